@@ -1,0 +1,46 @@
+// C++ code generation: one .h with the typed API and one .cpp with the weights, the planned
+// arena layout and one block of statements per node. The output has no heap use, no exceptions,
+// no RTTI and no mutable globals, and the same module always gives byte-identical text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "passes/memory_planner.h"
+#include "support/diagnostics.h"
+
+namespace onnxc {
+
+enum class WeightsMode { kEmbedded, kExternal };
+enum class RuntimeMode {
+  kInline,   // runtime_support headers are pasted into the .cpp: it builds on its own
+  kInclude,  // the .cpp #includes "onnxc/..." headers; add runtime_support/ to the include path
+};
+
+struct CodegenOptions {
+  std::string name;          // C++ namespace and symbol prefix
+  std::string header_file;   // file name the .cpp includes ("model.h")
+  WeightsMode weights = WeightsMode::kEmbedded;
+  RuntimeMode runtime = RuntimeMode::kInline;
+  std::string command_line;  // recorded in the file banner
+};
+
+struct GeneratedCode {
+  std::string header;
+  std::string source;
+  std::vector<uint8_t> weights;  // the blob; written to a .bin in external mode
+  size_t arena_bytes = 0;
+  std::string memory_plan;       // print_plan() of the arena
+};
+
+bool generate_cpp(const Module& module, const CodegenOptions& options, GeneratedCode& out,
+                  Diagnostics& diag);
+
+// A C++ identifier made from an arbitrary ONNX name ("input.1" -> "input_1").
+std::string cpp_identifier(const std::string& name);
+
+// Text of a runtime_support header, embedded in the compiler at build time; "" if unknown.
+const char* runtime_header_text(const std::string& path);
+
+}  // namespace onnxc

@@ -1,0 +1,44 @@
+#include "codegen/weights.h"
+
+#include <algorithm>
+
+namespace onnxc {
+
+WeightBlob layout_weights(const Graph& graph, const std::vector<const Value*>& used) {
+  WeightBlob blob;
+  for (const auto& v : graph.values) {
+    if (!v->is_constant() || std::find(used.begin(), used.end(), v.get()) == used.end()) continue;
+    blob.bytes.resize((blob.bytes.size() + 63) / 64 * 64, 0);
+    blob.offsets[v.get()] = blob.bytes.size();
+    blob.bytes.insert(blob.bytes.end(), v->constant->data.begin(), v->constant->data.end());
+  }
+  return blob;
+}
+
+void append_string_literal(std::string& out, const std::vector<uint8_t>& bytes) {
+  constexpr size_t kLineBytes = 96;  // source bytes of escaped text per line, roughly
+  out.reserve(out.size() + bytes.size() * 3);
+  size_t col = 0;
+  out += "    \"";
+  for (uint8_t b : bytes) {
+    if (col >= kLineBytes) {
+      out += "\"\n    \"";
+      col = 0;
+    }
+    // Printable ASCII goes as-is except the characters a literal must escape and '?' (trigraphs).
+    // Escapes are always three octal digits, so a following digit cannot extend them.
+    if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\' && b != '?') {
+      out += static_cast<char>(b);
+      col += 1;
+    } else {
+      out += '\\';
+      out += static_cast<char>('0' + ((b >> 6) & 7));
+      out += static_cast<char>('0' + ((b >> 3) & 7));
+      out += static_cast<char>('0' + (b & 7));
+      col += 4;
+    }
+  }
+  out += "\"";
+}
+
+}  // namespace onnxc

@@ -1,0 +1,170 @@
+// compile, check, inspect and ops subcommands.
+#include "driver/commands.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "driver/pipeline.h"
+#include "ir/printer.h"
+#include "ops/registry.h"
+#include "passes/memory_planner.h"
+
+namespace onnxc {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool parse_int(const std::string& s, int64_t& out) {
+  try {
+    size_t pos = 0;
+    out = std::stoll(s, &pos);
+    return pos == s.size() && out >= 0;
+  } catch (...) {
+    return false;
+  }
+}
+
+void print_errors(const Diagnostics& diag) { std::fputs(diag.str().c_str(), stderr); }
+
+// Shared by compile, inspect and bench: flags -> options -> lowered module.
+std::unique_ptr<Module> lower_with_flags(const std::string& model, const std::vector<std::string>& dims,
+                                         const std::vector<std::string>& shapes, int* exit_code) {
+  ImportOptions options;
+  std::string error;
+  if (!parse_dim_flags(dims, shapes, options, &error)) {
+    std::fprintf(stderr, "onnxc: %s\n", error.c_str());
+    *exit_code = kExitUsage;
+    return nullptr;
+  }
+  Diagnostics diag;
+  auto module = lower_model(model, options, diag);
+  if (!module) {
+    print_errors(diag);
+    *exit_code = kExitModelError;
+  }
+  return module;
+}
+
+}  // namespace
+
+bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std::string>& shapes,
+                     ImportOptions& options, std::string* error) {
+  for (const auto& d : dims) {
+    auto eq = d.rfind('=');
+    int64_t v;
+    if (eq == std::string::npos || eq == 0 || !parse_int(d.substr(eq + 1), v)) {
+      *error = fmt::format("bad --dim '{}': expected NAME=VALUE with VALUE >= 0", d);
+      return false;
+    }
+    options.dims[d.substr(0, eq)] = v;
+  }
+  for (const auto& s : shapes) {
+    auto eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      *error = fmt::format("bad --shape '{}': expected INPUT=1x3x224x224", s);
+      return false;
+    }
+    Shape shape;
+    std::string dims_text = s.substr(eq + 1);
+    size_t start = 0;
+    while (!dims_text.empty()) {
+      size_t x = dims_text.find_first_of("x,", start);
+      int64_t v;
+      if (!parse_int(dims_text.substr(start, x == std::string::npos ? x : x - start), v)) {
+        *error = fmt::format("bad --shape '{}': dims must be non-negative integers", s);
+        return false;
+      }
+      shape.push_back(v);
+      if (x == std::string::npos) break;
+      start = x + 1;
+    }
+    options.input_shapes[s.substr(0, eq)] = shape;
+  }
+  return true;
+}
+
+int run_compile(const CompileArgs& args) {
+  int rc = kExitOk;
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc);
+  if (!module) return rc;
+  CodegenOptions options;
+  options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
+  options.header_file = fs::path(args.output).stem().string() + ".h";
+  options.weights = args.weights == "external" ? WeightsMode::kExternal : WeightsMode::kEmbedded;
+  options.runtime = args.runtime == "include" ? RuntimeMode::kInclude : RuntimeMode::kInline;
+  options.command_line = args.command_line;
+  Diagnostics diag(args.model);
+  GeneratedCode code;
+  if (!generate_cpp(*module, options, code, diag) || !write_generated(args.output, code, options, diag)) {
+    print_errors(diag);
+    return kExitModelError;
+  }
+  if (args.print_plan) std::fputs(code.memory_plan.c_str(), stdout);
+  return kExitOk;
+}
+
+int run_check(const std::string& model) {
+  Diagnostics diag;
+  if (!check_model(model, diag)) {
+    print_errors(diag);
+    return kExitModelError;
+  }
+  std::printf("%s: valid\n", model.c_str());
+  return kExitOk;
+}
+
+int run_inspect(const InspectArgs& args) {
+  int rc = kExitOk;
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc);
+  if (!module) return rc;
+  const Graph& g = *module->graph;
+  if (args.ir) {
+    std::fputs(print_module(*module).c_str(), stdout);
+    return kExitOk;
+  }
+  std::string out = fmt::format("model {} (ir_version {}, producer '{}' {})\n", module->source_path,
+                                module->ir_version, module->producer_name, module->producer_version);
+  for (const Value* v : g.inputs) out += fmt::format("input  {}: {}\n", v->name, value_type_str(*v));
+  for (const Value* v : g.outputs) out += fmt::format("output {}: {}\n", v->name, value_type_str(*v));
+  std::map<std::string, int> histogram;
+  for (const auto& n : g.nodes) histogram[n->op_type]++;
+  out += "ops:";
+  for (const auto& [op, count] : histogram) out += fmt::format(" {}={}", op, count);
+  size_t params = 0;
+  for (const auto& v : g.values)
+    if (v->is_constant()) params += v->bytes();
+  auto buffers = collect_buffers(g);
+  auto plan = make_greedy_by_size_planner()->plan(buffers);
+  out += fmt::format("\nnodes {}\nparameter_bytes {}\narena_bytes {}\n", g.nodes.size(), params,
+                     plan.arena_size);
+  if (args.plan) out += print_plan(buffers, plan);
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
+int run_ops(bool markdown) {
+  const auto& rows = OpRegistry::instance().rows();
+  if (markdown) std::printf("| domain | op | opsets |\n|---|---|---|\n");
+  for (size_t i = 0; i < rows.size();) {
+    // One line per op with all its version ranges.
+    std::string ranges;
+    size_t j = i;
+    for (; j < rows.size() && rows[j].domain == std::string(rows[i].domain) &&
+           rows[j].op_type == std::string(rows[i].op_type);
+         ++j)
+      ranges += fmt::format("{}{}-{}", ranges.empty() ? "" : ", ", rows[j].since_version,
+                            rows[j].until_version);
+    const char* domain = *rows[i].domain ? rows[i].domain : "ai.onnx";
+    if (markdown)
+      std::printf("| %s | %s | %s |\n", domain, rows[i].op_type, ranges.c_str());
+    else
+      std::printf("%-10s %-28s %s\n", domain, rows[i].op_type, ranges.c_str());
+    i = j;
+  }
+  return kExitOk;
+}
+
+}  // namespace onnxc

@@ -1,0 +1,89 @@
+// onnxc command line: `onnxc MODEL.onnx -o model.cpp` plus the check, inspect, test, bench and
+// ops subcommands.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "driver/commands.h"
+#include "support/version.h"
+
+int main(int argc, char** argv) {
+  using namespace onnxc;
+  CLI::App app{"onnxc: ahead-of-time compiler from ONNX models to C++"};
+  app.set_version_flag("--version", std::string("onnxc ") + kOnnxcVersion + " (build " + kOnnxcBuildId + ")");
+  app.require_subcommand(0, 1);
+
+  CompileArgs compile;
+  for (int i = 0; i < argc; ++i) compile.command_line += (i ? " " : "") + std::string(argv[i]);
+  app.add_option("model", compile.model, "ONNX model to compile");
+  app.add_option("-o,--output", compile.output, "Generated .cpp (the .h is written beside it)");
+  app.add_option("--name", compile.name, "C++ namespace (default: the model file's stem)");
+  app.add_option("--dim", compile.dims, "Pin a symbolic dim: NAME=VALUE");
+  app.add_option("--shape", compile.shapes, "Pin an input's shape: INPUT=1x3x224x224");
+  app.add_option("--weights", compile.weights, "embedded (in the .cpp) or external (a .bin)")
+      ->check(CLI::IsMember({"embedded", "external"}));
+  app.add_option("--runtime", compile.runtime,
+                 "inline (paste runtime_support into the .cpp) or include (#include it)")
+      ->check(CLI::IsMember({"inline", "include"}));
+  app.add_flag("--print-plan", compile.print_plan, "Print the arena memory plan");
+
+  auto* check = app.add_subcommand("check", "Validate a model against the ONNX IR spec");
+  std::string check_model;
+  check->add_option("model", check_model, "ONNX model")->required();
+
+  InspectArgs inspect;
+  auto* insp = app.add_subcommand("inspect", "Print inputs, outputs, op histogram, weights and arena size");
+  insp->add_option("model", inspect.model, "ONNX model")->required();
+  insp->add_option("--dim", inspect.dims, "Pin a symbolic dim: NAME=VALUE");
+  insp->add_option("--shape", inspect.shapes, "Pin an input's shape: INPUT=1x3x224x224");
+  insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
+  insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
+
+  TestArgs test;
+  auto* tst = app.add_subcommand("test", "Compile, run and check ONNX backend-test cases");
+  tst->add_option("cases", test.cases, "Case folders (model.onnx + test_data_set_*), or folders of them")
+      ->required();
+  tst->add_option("-j,--jobs", test.jobs, "Parallel jobs")->check(CLI::Range(1, 256));
+  tst->add_option("--rtol", test.rtol, "Relative tolerance");
+  tst->add_option("--atol", test.atol, "Absolute tolerance");
+  tst->add_option("--report", test.report, "Write a TSV report: case, status, detail");
+  tst->add_option("--expect", test.expect,
+                  "Ratchet file: exit 0 iff every case listed passes (others may fail)");
+  tst->add_option("--cache", test.cache_dir, "Cache of built cases (default ~/.cache/onnxc/test)");
+  tst->add_option("--cxx", test.cxx, "C++ compiler (default $CXX, else c++)");
+  tst->add_option("--batch", test.batch, "Cases per translation unit")->check(CLI::Range(1, 1000));
+  tst->add_option("--filter", test.filter, "Only cases whose name contains this");
+  tst->add_flag("--keep", test.keep, "Keep the build folder");
+  tst->add_flag("-v,--verbose", test.verbose, "Print compiler output of failed builds");
+
+  BenchArgs bench;
+  auto* bch = app.add_subcommand("bench", "Compile with -O3 -march=native and time inference");
+  bch->add_option("model", bench.model, "ONNX model")->required();
+  bch->add_option("--dim", bench.dims, "Pin a symbolic dim: NAME=VALUE");
+  bch->add_option("--shape", bench.shapes, "Pin an input's shape: INPUT=1x3x224x224");
+  bch->add_option("--iters", bench.iters, "Timed inferences")->check(CLI::Range(1, 1000000));
+  bch->add_option("--threads", bench.threads, "Threads (the generated code is single-threaded)")
+      ->check(CLI::Range(1, 256));
+  bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
+
+  bool markdown = false;
+  auto* ops = app.add_subcommand("ops", "List supported ops and opset ranges");
+  ops->add_flag("--markdown", markdown, "As a Markdown table (the README's support table)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  if (*check) return run_check(check_model);
+  if (*insp) return run_inspect(inspect);
+  if (*tst) return run_test(test);
+  if (*bch) return run_bench(bench);
+  if (*ops) return run_ops(markdown);
+  if (compile.model.empty() || compile.output.empty()) {
+    std::fprintf(stderr, "onnxc: usage: onnxc MODEL.onnx -o model.cpp (see --help)\n");
+    return kExitUsage;
+  }
+  return run_compile(compile);
+}

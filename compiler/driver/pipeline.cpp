@@ -1,0 +1,64 @@
+#include "driver/pipeline.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "frontend/model_loader.h"
+#include "frontend/validator.h"
+#include "passes/passes.h"
+#include "support/sha256.h"
+
+namespace onnxc {
+namespace fs = std::filesystem;
+
+bool check_model(const std::string& path, Diagnostics& diag) {
+  diag.set_model(path);
+  onnx::ModelProto proto;
+  return load_model(path, proto, diag) && validate_model(proto, diag);
+}
+
+std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions& options,
+                                    Diagnostics& diag) {
+  diag.set_model(path);
+  onnx::ModelProto proto;
+  if (!load_model(path, proto, diag)) return nullptr;
+  if (!validate_model(proto, diag)) return nullptr;
+  auto module = import_model(proto, options, diag);
+  if (!diag.ok()) return nullptr;
+  module->source_path = fs::path(path).filename().string();
+  module->model_name = default_model_name(path);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  module->model_hash = sha256_hex(bytes.str());
+  if (!infer_shapes(*module, diag)) return nullptr;
+  eliminate_dead_code(*module->graph);
+  return module;
+}
+
+bool write_generated(const std::string& cpp_path, const GeneratedCode& code,
+                     const CodegenOptions& options, Diagnostics& diag) {
+  fs::path cpp(cpp_path);
+  fs::path header = cpp.parent_path() / options.header_file;
+  auto write = [&](const fs::path& p, const char* data, size_t n) {
+    std::ofstream out(p, std::ios::binary);
+    out.write(data, static_cast<std::streamsize>(n));
+    if (!out) diag.error("cannot write '{}'", p.string());
+    return static_cast<bool>(out);
+  };
+  bool ok = write(cpp, code.source.data(), code.source.size()) &&
+            write(header, code.header.data(), code.header.size());
+  if (ok && options.weights == WeightsMode::kExternal) {
+    fs::path bin = cpp;
+    bin.replace_extension(".bin");
+    ok = write(bin, reinterpret_cast<const char*>(code.weights.data()), code.weights.size());
+  }
+  return ok;
+}
+
+std::string default_model_name(const std::string& path) {
+  return cpp_identifier(fs::path(path).stem().string());
+}
+
+}  // namespace onnxc

@@ -1,0 +1,44 @@
+// ONNX backend-test cases on disk: the folder layout (CASE/model.onnx and
+// CASE/test_data_set_N/{input,output}_K.pb) and the flat light/ layout (light_X.onnx and
+// light_X_output_0.pb, inputs synthesized as arange(n) / n).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace onnxc {
+
+struct TestData {
+  std::vector<std::filesystem::path> input_files, output_files;
+  std::vector<Tensor> inputs, outputs;
+};
+
+struct TestCase {
+  std::string name;  // "node/test_abs", "light/light_resnet50"
+  std::filesystem::path model;
+  bool light = false;
+  double rtol = 0;   // per-case override (light densenet121 uses 2e-3); 0 means the default
+  std::vector<TestData> datasets;
+};
+
+enum class CaseStatus { kPass, kFail, kUnsupported };
+struct CaseResult {
+  CaseStatus status = CaseStatus::kFail;
+  std::string detail;
+};
+
+// Expands the command-line paths: a case folder, a folder of case folders, a light_*.onnx file
+// or a folder of them. Sorted by name; `filter` keeps names containing it.
+std::vector<TestCase> discover_test_cases(const std::vector<std::string>& paths,
+                                          const std::string& filter, std::string* error);
+
+// Reads the .pb tensors of every data set. Fails (unsupported) on sequence/map/optional data.
+bool load_case_data(TestCase& tc, std::string* error);
+
+// light/ cases ship no inputs: each graph input gets arange(n) / n as float32.
+void synthesize_light_inputs(TestCase& tc, const Graph& graph);
+
+}  // namespace onnxc

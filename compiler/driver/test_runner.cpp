@@ -1,0 +1,362 @@
+// `onnxc test`: runs ONNX backend-test cases. Phases, each parallel over -j workers:
+//   1. lower and generate C++ for every case (in-process), pinning input shapes from the data;
+//   2. build batches of cases as one translation unit + harness each (cached by content);
+//   3. run each case's data sets through its batch binary and compare outputs in-process.
+// A batch that fails to build is split and rebuilt case by case, so one bad case fails alone.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "driver/commands.h"
+#include "driver/compare.h"
+#include "driver/pipeline.h"
+#include "driver/test_case.h"
+#include "frontend/model_loader.h"
+#include "support/sha256.h"
+#include "support/version.h"
+
+namespace onnxc {
+namespace fs = std::filesystem;
+
+namespace {
+
+template <typename F>
+void parallel_for(size_t n, int jobs, F&& fn) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < std::max(1, jobs); ++w)
+    workers.emplace_back([&] {
+      for (size_t i = next++; i < n; i = next++) fn(i);
+    });
+  for (auto& t : workers) t.join();
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// Runs a shell command, capturing combined output; returns the exit status.
+int run_command(const std::string& cmd, std::string* output) {
+  std::string full = cmd + " 2>&1";
+  FILE* pipe = popen(full.c_str(), "r");
+  if (!pipe) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0)
+    if (output && output->size() < 20000) output->append(buf, n);
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string first_line(const std::string& s) {
+  auto pos = s.find('\n');
+  return pos == std::string::npos ? s : s.substr(0, pos);
+}
+
+struct Prepared {
+  bool ok = false;
+  std::vector<size_t> bound_inputs;  // data inputs compiled in as constants (see prepare())
+  std::string symbol;  // namespace of the generated code
+  fs::path cpp;        // generated source
+  std::vector<DataType> output_types;
+  std::vector<Shape> output_shapes;
+};
+
+class TestRunner {
+ public:
+  explicit TestRunner(const TestArgs& args) : args_(args) {
+    const char* env_cxx = std::getenv("CXX");
+    cxx_ = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
+    cache_ = args.cache_dir;
+    if (cache_.empty()) {
+      const char* home = std::getenv("HOME");
+      cache_ = fs::path(home ? home : "/tmp") / ".cache" / "onnxc" / "test";
+    }
+    fs::create_directories(cache_);
+    work_ = fs::temp_directory_path() / fmt::format("onnxc-test-{}", getpid());
+    fs::create_directories(work_);
+  }
+  ~TestRunner() {
+    std::error_code ec;
+    if (!args_.keep) fs::remove_all(work_, ec);
+  }
+
+  int run() {
+    std::string error;
+    cases_ = discover_test_cases(args_.cases, args_.filter, &error);
+    if (!error.empty()) {
+      std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    results_.assign(cases_.size(), CaseResult{});
+    prepared_.assign(cases_.size(), Prepared{});
+    parallel_for(cases_.size(), args_.jobs, [&](size_t i) { prepare(i); });
+    build_and_run();
+    return report();
+  }
+
+ private:
+  void prepare(size_t i) {
+    TestCase& tc = cases_[i];
+    CaseResult& r = results_[i];
+    std::string error;
+    if (!load_case_data(tc, &error)) {
+      r = {CaseStatus::kUnsupported, error};
+      return;
+    }
+    ImportOptions options;
+    options.default_dim = tc.light ? 1 : -1;
+    if (!tc.datasets.empty())
+      for (const auto& t : tc.datasets[0].inputs) options.positional_input_shapes.push_back(t.shape);
+    Diagnostics diag;
+    auto module = lower_model(tc.model.string(), options, diag);
+    Prepared& p = prepared_[i];
+    // An op that needs a compile-time value (Reshape's shape, Slice's starts) fed from a graph
+    // input: specialize the model to this case's small integer inputs and say so in the result.
+    if (!module && !tc.datasets.empty() && !diag.errors().empty() &&
+        diag.errors()[0].find("must be a constant") != std::string::npos) {
+      onnx::ModelProto proto;
+      Diagnostics load_diag;
+      if (load_model(tc.model.string(), proto, load_diag)) {
+        std::set<std::string> initializers;
+        for (const auto& init : proto.graph().initializer()) initializers.insert(init.name());
+        size_t position = 0;
+        for (const auto& in : proto.graph().input()) {
+          if (initializers.count(in.name())) continue;
+          const auto& data = tc.datasets[0].inputs;
+          if (position < data.size() && is_integer(data[position].dtype) && data[position].numel() <= 64) {
+            options.constant_inputs[in.name()] = data[position];
+            p.bound_inputs.push_back(position);
+          }
+          ++position;
+        }
+        diag = Diagnostics();
+        module = lower_model(tc.model.string(), options, diag);
+      }
+    }
+    p.symbol = fmt::format("case{}", i);
+    CodegenOptions cg;
+    cg.name = p.symbol;
+    cg.header_file = p.symbol + ".h";
+    cg.runtime = RuntimeMode::kInclude;
+    cg.command_line = "onnxc test " + tc.name;
+    GeneratedCode code;
+    if (module && tc.light) synthesize_light_inputs(tc, *module->graph);
+    if (!module || !generate_cpp(*module, cg, code, diag)) {
+      std::string msg = diag.errors().empty() ? "compile error" : diag.errors()[0];
+      bool unsupported = msg.find("not supported") != std::string::npos ||
+                         msg.find("unsupported") != std::string::npos;
+      r = {unsupported ? CaseStatus::kUnsupported : CaseStatus::kFail, msg};
+      return;
+    }
+    for (const Value* v : module->graph->outputs) {
+      p.output_types.push_back(v->dtype);
+      p.output_shapes.push_back(v->shape);
+    }
+    fs::path dir = work_ / p.symbol;
+    fs::create_directories(dir);
+    p.cpp = dir / (p.symbol + ".cpp");
+    write_generated(p.cpp.string(), code, cg, diag);
+    p.ok = diag.ok();
+  }
+
+  std::string compile_flags() const {
+    return fmt::format("-std=c++17 -O1 -Wall -Wextra -Werror -I{} -I{}", ONNXC_RUNTIME_DIR,
+                       ONNXC_TEMPLATES_DIR);
+  }
+
+  // Builds a binary for `members` (indices into cases_); returns its path or "" on failure.
+  fs::path build_batch(const std::vector<size_t>& members, std::string* log) {
+    std::string unity, models;
+    for (size_t k = 0; k < members.size(); ++k) {
+      const Prepared& p = prepared_[members[k]];
+      unity += read_text(p.cpp.parent_path() / (p.symbol + ".h"));
+      unity += read_text(p.cpp);
+      models += fmt::format(" X({})", p.symbol);
+    }
+    // Generated .cpp files #include their own header: provide it by text instead.
+    std::string src;
+    for (size_t k = 0; k < members.size(); ++k) {
+      const Prepared& p = prepared_[members[k]];
+      src += fmt::format("#include \"{}\"\n", (p.cpp.parent_path() / (p.symbol + ".cpp")).string());
+    }
+    src += fmt::format("#define ONNXC_HARNESS_MODELS{}\n#include \"test_harness.cpp\"\n", models);
+    std::string key = sha256_hex(fmt::format("{}|{}|{}|{}|{}", kOnnxcBuildId, cxx_, compile_flags(),
+                                             unity, src.substr(src.rfind("#define"))));
+    fs::path bin = cache_ / (key.substr(0, 32) + ".bin");
+    if (fs::exists(bin)) return bin;
+    fs::path batch_src = work_ / fmt::format("batch_{}.cpp", key.substr(0, 16));
+    write_text(batch_src, src);
+    fs::path tmp = bin;
+    tmp += fmt::format(".tmp{}", getpid());
+    std::string cmd = fmt::format("{} {} -o {} {}", cxx_, compile_flags(), tmp.string(), batch_src.string());
+    for (size_t k : members) cmd += " -I" + prepared_[k].cpp.parent_path().string();
+    if (run_command(cmd, log) != 0) return {};
+    fs::rename(tmp, bin);
+    return bin;
+  }
+
+  void build_and_run() {
+    std::vector<size_t> ready;
+    for (size_t i = 0; i < cases_.size(); ++i)
+      if (prepared_[i].ok) ready.push_back(i);
+    std::vector<std::vector<size_t>> batches;
+    for (size_t k = 0; k < ready.size(); k += static_cast<size_t>(args_.batch))
+      batches.emplace_back(ready.begin() + static_cast<long>(k),
+                           ready.begin() + static_cast<long>(std::min(ready.size(), k + args_.batch)));
+    parallel_for(batches.size(), args_.jobs, [&](size_t b) {
+      std::string log;
+      fs::path bin = build_batch(batches[b], &log);
+      if (!bin.empty()) {
+        for (size_t k = 0; k < batches[b].size(); ++k) run_case(batches[b][k], bin, k);
+        return;
+      }
+      for (size_t i : batches[b]) {  // isolate the case(s) that do not build
+        std::string own_log;
+        fs::path own = batches[b].size() > 1 ? build_batch({i}, &own_log) : fs::path{};
+        if (own.empty()) {
+          const std::string& l = batches[b].size() > 1 ? own_log : log;
+          results_[i] = {CaseStatus::kFail, "generated code does not build: " + first_error(l)};
+          if (args_.verbose) std::fprintf(stderr, "%s\n", l.c_str());
+        } else {
+          run_case(i, own, 0);
+        }
+      }
+    });
+  }
+
+  static std::string first_error(const std::string& log) {
+    std::istringstream in(log);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.find("error") != std::string::npos) return line;
+    return first_line(log);
+  }
+
+  void run_case(size_t i, const fs::path& bin, size_t index) {
+    const TestCase& tc = cases_[i];
+    const Prepared& p = prepared_[i];
+    for (size_t d = 0; d < tc.datasets.size(); ++d) {
+      const TestData& data = tc.datasets[d];
+      fs::path dir = work_ / p.symbol / fmt::format("data{}", d);
+      fs::create_directories(dir);
+      for (size_t k = 0, written = 0; k < data.inputs.size(); ++k) {
+        if (std::count(p.bound_inputs.begin(), p.bound_inputs.end(), k)) continue;
+        const auto& t = data.inputs[k];
+        std::ofstream(dir / fmt::format("input_{}.bin", written++), std::ios::binary)
+            .write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
+      }
+      std::string out;
+      int rc = run_command(fmt::format("timeout 120 {} {} {}", bin.string(), index, dir.string()), &out);
+      if (rc != 0) {
+        results_[i] = {CaseStatus::kFail,
+                       fmt::format("data set {}: generated code exited with {}{}", d, rc,
+                                   rc == 124 ? " (timeout)" : "")};
+        return;
+      }
+      for (size_t k = 0; k < data.outputs.size(); ++k) {
+        if (k >= p.output_types.size()) {
+          results_[i] = {CaseStatus::kFail, fmt::format("model has no output {}", k)};
+          return;
+        }
+        Tensor actual = Tensor::zeros(p.output_types[k], p.output_shapes[k]);
+        std::string bytes = read_text(dir / fmt::format("output_{}.bin", k));
+        if (bytes.size() != actual.data.size()) {
+          results_[i] = {CaseStatus::kFail, fmt::format("output {}: {} bytes written, {} expected", k,
+                                                        bytes.size(), actual.data.size())};
+          return;
+        }
+        std::copy(bytes.begin(), bytes.end(), actual.data.begin());
+        Tolerance tol{tc.rtol > 0 ? tc.rtol : args_.rtol, args_.atol};
+        Comparison c = compare_tensors(actual, data.outputs[k], tol);
+        if (!c.ok) {
+          results_[i] = {CaseStatus::kFail, fmt::format("data set {} output {}: {}", d, k, c.detail)};
+          return;
+        }
+      }
+    }
+    results_[i] = {CaseStatus::kPass, p.bound_inputs.empty() ? "" : fmt::format(
+        "specialized to the values of {} integer input(s)", p.bound_inputs.size())};
+  }
+
+  int report() {
+    size_t passed = 0, failed = 0, skipped = 0;
+    std::string tsv = "case\tstatus\tdetail\n";
+    for (size_t i = 0; i < cases_.size(); ++i) {
+      const CaseResult& r = results_[i];
+      const char* status = r.status == CaseStatus::kPass ? "PASS" : r.status == CaseStatus::kFail ? "FAIL" : "UNSUPPORTED";
+      (r.status == CaseStatus::kPass ? passed : r.status == CaseStatus::kFail ? failed : skipped)++;
+      std::printf("%-12s %s%s%s\n", status, cases_[i].name.c_str(), r.detail.empty() ? "" : ": ",
+                  r.detail.c_str());
+      tsv += fmt::format("{}\t{}\t{}\n", cases_[i].name, status, r.detail);
+    }
+    if (!args_.report.empty()) write_text(args_.report, tsv);
+    int rc = (failed == 0 && skipped == 0) ? kExitOk : kExitModelError;
+    if (!args_.expect.empty()) rc = check_expectations();
+    std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+    return rc;
+  }
+
+  // The ratchet: every listed case must pass. Newly passing cases are pointed out.
+  int check_expectations() {
+    std::ifstream in(args_.expect);
+    if (!in) {
+      std::fprintf(stderr, "onnxc test: cannot read %s\n", args_.expect.c_str());
+      return kExitUsage;
+    }
+    std::set<std::string> expected;
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line[0] != '#') expected.insert(line);
+    int regressions = 0, news = 0;
+    std::set<std::string> seen;
+    for (size_t i = 0; i < cases_.size(); ++i) {
+      bool pass = results_[i].status == CaseStatus::kPass;
+      seen.insert(cases_[i].name);
+      if (expected.count(cases_[i].name) && !pass) {
+        std::printf("REGRESSION   %s\n", cases_[i].name.c_str());
+        ++regressions;
+      }
+      if (!expected.count(cases_[i].name) && pass) ++news;
+    }
+    for (const auto& e : expected)
+      if (!seen.count(e)) {
+        std::printf("MISSING      %s (listed in %s but not run)\n", e.c_str(), args_.expect.c_str());
+        ++regressions;
+      }
+    std::printf("ratchet: %zu expected, %d regressed, %d newly passing (add them to %s)\n",
+                expected.size(), regressions, news, args_.expect.c_str());
+    return regressions ? kExitModelError : kExitOk;
+  }
+
+  const TestArgs& args_;
+  std::string cxx_;
+  fs::path cache_, work_;
+  std::vector<TestCase> cases_;
+  std::vector<CaseResult> results_;
+  std::vector<Prepared> prepared_;
+};
+
+}  // namespace
+
+int run_test(const TestArgs& args) { return TestRunner(args).run(); }
+
+}  // namespace onnxc

@@ -1,0 +1,329 @@
+#include "frontend/importer.h"
+
+#include <cstring>
+
+namespace onnxc {
+namespace {
+
+template <typename Src, typename Dst>
+void copy_cast(const google::protobuf::RepeatedField<Src>& src, Tensor& t) {
+  t.data.resize(src.size() * sizeof(Dst));
+  Dst* d = t.as<Dst>();
+  for (int i = 0; i < src.size(); ++i) d[i] = static_cast<Dst>(src.Get(i));
+}
+
+// Typed-field storage: which repeated field holds the values of each dtype, and at what width.
+bool decode_typed_fields(const onnx::TensorProto& p, Tensor& t, int64_t numel) {
+  const int bits = dtype_info(t.dtype).bits;
+  switch (t.dtype) {
+    case DataType::kFloat: copy_cast<float, float>(p.float_data(), t); break;
+    case DataType::kComplex64: copy_cast<float, float>(p.float_data(), t); numel *= 2; break;
+    case DataType::kDouble: copy_cast<double, double>(p.double_data(), t); break;
+    case DataType::kComplex128: copy_cast<double, double>(p.double_data(), t); numel *= 2; break;
+    case DataType::kInt64: copy_cast<int64_t, int64_t>(p.int64_data(), t); break;
+    case DataType::kUint32: copy_cast<uint64_t, uint32_t>(p.uint64_data(), t); break;
+    case DataType::kUint64: copy_cast<uint64_t, uint64_t>(p.uint64_data(), t); break;
+    case DataType::kInt32: copy_cast<int32_t, int32_t>(p.int32_data(), t); break;
+    default:
+      if (bits == 16) {
+        copy_cast<int32_t, uint16_t>(p.int32_data(), t);
+      } else if (bits == 8) {
+        copy_cast<int32_t, uint8_t>(p.int32_data(), t);
+      } else {
+        // Sub-byte types: each int32_data entry holds one byte of packed elements.
+        copy_cast<int32_t, uint8_t>(p.int32_data(), t);
+        return t.data.size() == dtype_bytes(t.dtype, numel);
+      }
+  }
+  return static_cast<int64_t>(t.data.size()) == static_cast<int64_t>(dtype_bytes(t.dtype, numel));
+}
+
+}  // namespace
+
+bool tensor_from_proto(const onnx::TensorProto& p, Tensor& t, std::string* error) {
+  if (!is_valid_dtype(p.data_type())) {
+    *error = fmt::format("tensor '{}' has invalid data_type {}", p.name(), p.data_type());
+    return false;
+  }
+  t.dtype = static_cast<DataType>(p.data_type());
+  t.shape.assign(p.dims().begin(), p.dims().end());
+  for (int64_t d : t.shape)
+    if (d < 0) {
+      *error = fmt::format("tensor '{}' has negative dim {}", p.name(), d);
+      return false;
+    }
+  const int64_t numel = t.numel();
+  if (p.data_location() == onnx::TensorProto::EXTERNAL && !p.has_raw_data()) {
+    *error = fmt::format("tensor '{}' has unresolved external data", p.name());
+    return false;
+  }
+  if (t.dtype == DataType::kString) {
+    t.strings.assign(p.string_data().begin(), p.string_data().end());
+    if (static_cast<int64_t>(t.strings.size()) != numel) {
+      *error = fmt::format("tensor '{}' has {} strings for shape {}", p.name(), t.strings.size(),
+                           shape_str(t.shape));
+      return false;
+    }
+    return true;
+  }
+  const size_t want = dtype_bytes(t.dtype, numel);
+  if (p.has_raw_data()) {
+    t.data.assign(p.raw_data().begin(), p.raw_data().end());
+    if (t.data.size() != want) {
+      *error = fmt::format("tensor '{}' has {} bytes of raw_data, shape {} of {} needs {}",
+                           p.name(), t.data.size(), shape_str(t.shape), dtype_name(t.dtype), want);
+      return false;
+    }
+    return true;
+  }
+  if (!decode_typed_fields(p, t, numel)) {
+    *error = fmt::format("tensor '{}' holds {} bytes of data, shape {} of {} needs {}", p.name(),
+                         t.data.size(), shape_str(t.shape), dtype_name(t.dtype), want);
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+class Importer {
+ public:
+  Importer(const ImportOptions& options, Diagnostics& diag, const std::map<std::string, int>& opsets)
+      : options_(options), diag_(diag), opsets_(opsets) {}
+
+  // `outer` is the chain of enclosing graphs' scopes, innermost last (empty for the main graph).
+  std::unique_ptr<Graph> import_graph(const onnx::GraphProto& g, bool is_main,
+                                      std::vector<const std::map<std::string, Value*>*> outer) {
+    auto graph = std::make_unique<Graph>();
+    graph->name = g.name();
+    std::map<std::string, Value*> scope;
+    for (const auto& init : g.initializer()) {
+      Value* v = graph->add_value(init.name());
+      auto t = std::make_shared<Tensor>();
+      std::string err;
+      if (!tensor_from_proto(init, *t, &err)) diag_.error("initializer: {}", err);
+      v->dtype = t->dtype;
+      v->shape = t->shape;
+      v->has_shape = true;
+      v->constant = std::move(t);
+      scope[v->name] = v;
+    }
+    size_t position = 0;  // index among the graph inputs that are not initializers
+    for (const auto& in : g.input()) {
+      if (scope.count(in.name())) continue;  // IR < 4: initializers are also listed as inputs
+      auto bound = is_main ? options_.constant_inputs.find(in.name()) : options_.constant_inputs.end();
+      if (bound != options_.constant_inputs.end()) {
+        Value* v = graph->add_value(in.name());
+        v->dtype = bound->second.dtype;
+        v->shape = bound->second.shape;
+        v->has_shape = true;
+        v->constant = std::make_shared<const Tensor>(bound->second);
+        scope[v->name] = v;
+        ++position;
+        continue;
+      }
+      Value* v = graph->add_value(in.name());
+      v->is_graph_input = true;
+      import_value_info(in, *v, is_main, position++);
+      graph->inputs.push_back(v);
+      scope[v->name] = v;
+    }
+    outer.push_back(&scope);  // visible to this graph's subgraphs
+    for (int i = 0; i < g.node_size(); ++i) import_node(g.node(i), i, *graph, scope, outer);
+    outer.pop_back();
+    for (const auto& out : g.output()) {
+      auto it = scope.find(out.name());
+      Value* v = it != scope.end() ? it->second : nullptr;
+      if (!v) v = capture(*graph, scope, outer, out.name());
+      if (!v) {
+        diag_.error("graph output '{}' is never produced", out.name());
+        continue;
+      }
+      v->is_graph_output = true;
+      if (v->dtype == DataType::kUndefined && out.type().has_tensor_type())
+        v->dtype = static_cast<DataType>(out.type().tensor_type().elem_type());
+      graph->outputs.push_back(v);
+    }
+    return graph;
+  }
+
+ private:
+  // A name a subgraph uses from an enclosing graph: a placeholder carrying the outer type.
+  Value* capture(Graph& graph, std::map<std::string, Value*>& scope,
+                 const std::vector<const std::map<std::string, Value*>*>& outer,
+                 const std::string& name) {
+    const Value* o = nullptr;
+    for (auto it = outer.rbegin(); it != outer.rend() && !o; ++it) {
+      auto found = (*it)->find(name);
+      if (found != (*it)->end()) o = found->second;
+    }
+    if (!o) return nullptr;
+    Value* v = graph.add_value(name);
+    v->dtype = o->dtype;
+    v->shape = o->shape;
+    v->has_shape = o->has_shape;
+    v->constant = o->constant;
+    scope[name] = v;
+    return v;
+  }
+
+  void import_value_info(const onnx::ValueInfoProto& vi, Value& v, bool pin, size_t position) {
+    if (!vi.type().has_tensor_type()) {
+      diag_.error("graph input '{}' is not a tensor (sequence/map/optional inputs are not "
+                  "supported)", vi.name());
+      return;
+    }
+    const auto& tt = vi.type().tensor_type();
+    v.dtype = static_cast<DataType>(tt.elem_type());
+    auto forced = options_.input_shapes.find(v.name);
+    if (forced != options_.input_shapes.end()) {
+      v.shape = forced->second;
+      v.has_shape = true;
+      return;
+    }
+    if (pin && position < options_.positional_input_shapes.size()) {
+      v.shape = options_.positional_input_shapes[position];
+      v.has_shape = true;
+      return;
+    }
+    if (!tt.has_shape()) {
+      if (pin) diag_.error("graph input '{}' has no shape; pin it with --shape {}=DIMS", v.name,
+                           v.name);
+      return;
+    }
+    bool resolved = true;
+    for (int d = 0; d < tt.shape().dim_size(); ++d) {
+      const auto& dim = tt.shape().dim(d);
+      v.dim_params.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+      if (dim.has_dim_value()) {
+        v.shape.push_back(dim.dim_value());
+        continue;
+      }
+      auto it = dim.has_dim_param() ? options_.dims.find(dim.dim_param()) : options_.dims.end();
+      if (it != options_.dims.end()) {
+        v.shape.push_back(it->second);
+        continue;
+      }
+      if (options_.default_dim >= 0) {
+        v.shape.push_back(options_.default_dim);
+        continue;
+      }
+      resolved = false;
+      v.shape.push_back(-1);
+      if (pin)
+        diag_.error("unresolved dim '{}' of graph input '{}' (axis {}); pin it with --dim {}=N or "
+                    "--shape {}=DIMS", dim.has_dim_param() ? dim.dim_param() : "?", v.name, d,
+                    dim.has_dim_param() ? dim.dim_param() : "NAME", v.name);
+    }
+    v.has_shape = resolved;
+  }
+
+  void import_node(const onnx::NodeProto& p, int index, Graph& graph,
+                   std::map<std::string, Value*>& scope,
+                   const std::vector<const std::map<std::string, Value*>*>& outer) {
+    auto n = std::make_unique<Node>();
+    n->name = p.name().empty() ? fmt::format("#{}", index) : p.name();
+    n->op_type = p.op_type();
+    n->domain = p.domain() == "ai.onnx" ? "" : p.domain();
+    auto os = opsets_.find(n->domain);
+    n->opset = os == opsets_.end() ? 0 : os->second;
+    for (const auto& name : p.input()) {
+      if (name.empty()) {
+        n->inputs.push_back(nullptr);
+        continue;
+      }
+      auto it = scope.find(name);
+      Value* v = it != scope.end() ? it->second : nullptr;
+      if (!v && outer.size() > 1) v = capture(graph, scope, {outer.begin(), outer.end() - 1}, name);
+      if (!v) diag_.node_error(n->name, n->op_type, "input '{}' is not defined", name);
+      n->inputs.push_back(v);
+    }
+    for (const auto& a : p.attribute()) import_attribute(a, *n, outer);
+    Node* node = graph.add_node(std::move(n));
+    for (const auto& name : p.output()) {
+      if (name.empty()) {
+        node->outputs.push_back(nullptr);
+        continue;
+      }
+      Value* v = graph.add_value(name);
+      v->producer = node;
+      node->outputs.push_back(v);
+      scope[name] = v;
+    }
+  }
+
+  void import_attribute(const onnx::AttributeProto& a, Node& n,
+                        const std::vector<const std::map<std::string, Value*>*>& outer) {
+    Attribute attr;
+    using K = Attribute::Kind;
+    std::string err;
+    auto tensor = [&](const onnx::TensorProto& tp) {
+      auto t = std::make_shared<Tensor>();
+      if (!tensor_from_proto(tp, *t, &err))
+        diag_.node_error(n.name, n.op_type, "attribute '{}': {}", a.name(), err);
+      return t;
+    };
+    switch (a.type()) {
+      case onnx::AttributeProto::FLOAT: attr.kind = K::kFloat; attr.f = a.f(); break;
+      case onnx::AttributeProto::INT: attr.kind = K::kInt; attr.i = a.i(); break;
+      case onnx::AttributeProto::STRING: attr.kind = K::kString; attr.s = a.s(); break;
+      case onnx::AttributeProto::TENSOR: attr.kind = K::kTensor; attr.t = tensor(a.t()); break;
+      case onnx::AttributeProto::GRAPH:
+        attr.kind = K::kGraph;
+        attr.g = import_graph(a.g(), false, outer);
+        break;
+      case onnx::AttributeProto::FLOATS:
+        attr.kind = K::kFloats;
+        attr.floats.assign(a.floats().begin(), a.floats().end());
+        break;
+      case onnx::AttributeProto::INTS:
+        attr.kind = K::kInts;
+        attr.ints.assign(a.ints().begin(), a.ints().end());
+        break;
+      case onnx::AttributeProto::STRINGS:
+        attr.kind = K::kStrings;
+        attr.strings.assign(a.strings().begin(), a.strings().end());
+        break;
+      case onnx::AttributeProto::TENSORS:
+        attr.kind = K::kTensors;
+        for (const auto& t : a.tensors()) attr.tensors.push_back(tensor(t));
+        break;
+      case onnx::AttributeProto::GRAPHS:
+        attr.kind = K::kGraphs;
+        for (const auto& g : a.graphs()) attr.graphs.push_back(import_graph(g, false, outer));
+        break;
+      case onnx::AttributeProto::SPARSE_TENSOR: attr.kind = K::kSparseTensor; break;
+      case onnx::AttributeProto::SPARSE_TENSORS: attr.kind = K::kSparseTensors; break;
+      case onnx::AttributeProto::TYPE_PROTO: attr.kind = K::kTypeProto; break;
+      case onnx::AttributeProto::TYPE_PROTOS: attr.kind = K::kTypeProtos; break;
+      default:
+        diag_.node_error(n.name, n.op_type, "attribute '{}' has unknown type {}", a.name(),
+                         static_cast<int>(a.type()));
+        return;
+    }
+    n.attributes[a.name()] = std::move(attr);
+  }
+
+  const ImportOptions& options_;
+  Diagnostics& diag_;
+  const std::map<std::string, int>& opsets_;
+};
+
+}  // namespace
+
+std::unique_ptr<Module> import_model(const onnx::ModelProto& model, const ImportOptions& options,
+                                     Diagnostics& diag) {
+  auto m = std::make_unique<Module>();
+  m->ir_version = model.ir_version();
+  m->producer_name = model.producer_name();
+  m->producer_version = model.producer_version();
+  for (const auto& os : model.opset_import())
+    m->opsets[os.domain() == "ai.onnx" ? "" : os.domain()] = static_cast<int>(os.version());
+  // IR version 1-2 models have no opset_import; they mean ai.onnx opset 1.
+  if (m->opsets.empty()) m->opsets[""] = 1;
+  Importer importer(options, diag, m->opsets);
+  m->graph = importer.import_graph(model.graph(), true, {});
+  return m;
+}
+
+}  // namespace onnxc

@@ -1,0 +1,36 @@
+// Builds the typed SSA IR from a loaded, validated ModelProto. Symbolic dims of graph inputs are
+// pinned here from --dim / --shape; any left unresolved is reported with the input and axis.
+// This is the only place protobuf messages turn into IR; passes never see protobuf.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "onnx.pb.h"
+#include "support/diagnostics.h"
+
+namespace onnxc {
+
+struct ImportOptions {
+  std::map<std::string, int64_t> dims;        // --dim NAME=VALUE
+  std::map<std::string, Shape> input_shapes;  // --shape INPUT=1x3x224x224
+  // Shapes of the graph inputs in order (the test runner takes them from input_N.pb files).
+  std::vector<Shape> positional_input_shapes;
+  // Graph inputs bound to known values: the model is specialized to them (the test runner binds
+  // integer inputs that ops need at compile time, e.g. Reshape's shape fed as an input).
+  std::map<std::string, Tensor> constant_inputs;
+  // Value for every symbolic dim not pinned otherwise (-1: none; light/ cases use 1).
+  int64_t default_dim = -1;
+};
+
+std::unique_ptr<Module> import_model(const onnx::ModelProto& model, const ImportOptions& options,
+                                     Diagnostics& diag);
+
+// Decodes a TensorProto (raw_data or typed fields; external data must already be resolved).
+// Returns false and sets `error` when the data does not match the declared type and shape.
+bool tensor_from_proto(const onnx::TensorProto& proto, Tensor& out, std::string* error);
+
+}  // namespace onnxc

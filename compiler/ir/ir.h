@@ -1,0 +1,136 @@
+// The typed SSA IR. Every Value has exactly one producer (a Node, a graph input or a constant) and
+// carries an element type and, once inference has run, a static shape. Nodes keep their op, the
+// opset version of their domain, attributes, and inputs/outputs. Subgraphs (If/Loop/Scan bodies)
+// hang off graph-valued attributes. The IR never refers to protobuf.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace onnxc {
+
+using Shape = std::vector<int64_t>;
+int64_t shape_numel(const Shape& s);
+std::string shape_str(const Shape& s);  // "1x3x224x224", "scalar" for rank 0
+
+// A constant tensor: little-endian raw bytes in ONNX layout (sub-byte types packed).
+struct Tensor {
+  DataType dtype = DataType::kUndefined;
+  Shape shape;
+  std::vector<uint8_t> data;          // dtype_bytes(dtype, numel) bytes, unless dtype is string
+  std::vector<std::string> strings;   // only for DataType::kString
+
+  int64_t numel() const { return shape_numel(shape); }
+  template <typename T>
+  const T* as() const { return reinterpret_cast<const T*>(data.data()); }
+  template <typename T>
+  T* as() { return reinterpret_cast<T*>(data.data()); }
+  // Reads element i of an integer tensor (int8..int64, uint8..uint64, bool) as int64.
+  int64_t int_at(int64_t i) const;
+  std::vector<int64_t> to_ints() const;
+  // Reads element i of a float/double/integer tensor as double.
+  double double_at(int64_t i) const;
+  static Tensor zeros(DataType dtype, Shape shape);
+};
+
+struct Graph;
+struct Node;
+
+struct Value {
+  int id = -1;
+  std::string name;
+  DataType dtype = DataType::kUndefined;
+  Shape shape;
+  bool has_shape = false;                 // set by inference (or import) once static
+  std::vector<std::string> dim_params;    // as declared on graph inputs/outputs; "" where numeric
+  Node* producer = nullptr;               // null for graph inputs and constants
+  std::shared_ptr<const Tensor> constant; // initializers and folded values
+  bool is_graph_input = false;
+  bool is_graph_output = false;
+
+  bool is_constant() const { return constant != nullptr; }
+  int64_t numel() const { return shape_numel(shape); }
+  size_t bytes() const { return dtype_bytes(dtype, numel()); }
+};
+
+struct Attribute {
+  enum class Kind {
+    kUndefined, kFloat, kInt, kString, kTensor, kGraph, kFloats, kInts, kStrings, kTensors, kGraphs,
+    kSparseTensor, kTypeProto, kSparseTensors, kTypeProtos
+  };
+  Kind kind = Kind::kUndefined;
+  float f = 0;
+  int64_t i = 0;
+  std::string s;
+  std::shared_ptr<const Tensor> t;
+  std::shared_ptr<Graph> g;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;
+  std::vector<std::shared_ptr<const Tensor>> tensors;
+  std::vector<std::shared_ptr<Graph>> graphs;
+};
+const char* attribute_kind_name(Attribute::Kind k);
+
+struct OpHandler;
+
+// Per-node state an op handler computes during inference (parsed attributes, derived sizes) and
+// reads back when emitting. Handlers subclass it.
+struct OpState {
+  virtual ~OpState() = default;
+};
+
+struct Node {
+  std::string name;     // never empty after import (a name is synthesized when the model has none)
+  std::string op_type;
+  std::string domain;   // "" for ai.onnx
+  int opset = 0;        // opset version imported for `domain`
+  std::vector<Value*> inputs;   // nullptr for an omitted optional input
+  std::vector<Value*> outputs;  // nullptr for an omitted optional output
+  std::map<std::string, Attribute> attributes;
+
+  const OpHandler* handler = nullptr;   // bound by inference
+  std::unique_ptr<OpState> state;        // set by the handler's infer()
+  size_t scratch_bytes = 0;              // temporary workspace the kernel needs while it runs
+
+  const Attribute* attr(const std::string& n) const {
+    auto it = attributes.find(n);
+    return it == attributes.end() ? nullptr : &it->second;
+  }
+  Value* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+  Value* output(size_t i) const { return i < outputs.size() ? outputs[i] : nullptr; }
+  template <typename S>
+  const S& state_as() const { return static_cast<const S&>(*state); }
+};
+
+struct Graph {
+  std::string name;
+  std::vector<std::unique_ptr<Value>> values;  // owns every value of this graph
+  std::vector<std::unique_ptr<Node>> nodes;    // in topological order
+  std::vector<Value*> inputs;
+  std::vector<Value*> outputs;
+
+  Value* add_value(std::string name);
+  Node* add_node(std::unique_ptr<Node> n);
+  Value* find_value(const std::string& name) const;
+  // Removes nodes whose outputs are unused and are not graph outputs; drops unreferenced values.
+  void remove_dead_nodes();
+};
+
+struct Module {
+  std::string model_name;          // file stem, for diagnostics and the default namespace
+  std::string source_path;
+  std::string model_hash;          // sha256 of the model file bytes
+  int64_t ir_version = 0;
+  std::string producer_name, producer_version;
+  std::map<std::string, int> opsets;  // domain -> version ("" is ai.onnx)
+  std::unique_ptr<Graph> graph;
+};
+
+}  // namespace onnxc

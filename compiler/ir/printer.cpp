@@ -1,0 +1,73 @@
+#include "ir/printer.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace onnxc {
+namespace {
+
+std::string attribute_str(const Attribute& a, int indent) {
+  using K = Attribute::Kind;
+  switch (a.kind) {
+    case K::kFloat: return fmt::format("{}", a.f);
+    case K::kInt: return fmt::format("{}", a.i);
+    case K::kString: return fmt::format("\"{}\"", a.s);
+    case K::kFloats: return fmt::format("[{}]", fmt::join(a.floats, ", "));
+    case K::kInts: return fmt::format("[{}]", fmt::join(a.ints, ", "));
+    case K::kStrings: return fmt::format("[\"{}\"]", fmt::join(a.strings, "\", \""));
+    case K::kTensor: return fmt::format("tensor<{}[{}]>", dtype_name(a.t->dtype), shape_str(a.t->shape));
+    case K::kGraph: return "\n" + print_graph(*a.g, indent + 4);
+    case K::kGraphs: {
+      std::string s;
+      for (const auto& g : a.graphs) s += "\n" + print_graph(*g, indent + 4);
+      return s;
+    }
+    default: return fmt::format("<{}>", attribute_kind_name(a.kind));
+  }
+}
+
+std::string ref(const Value* v) { return v ? "%" + v->name : "none"; }
+
+}  // namespace
+
+std::string value_type_str(const Value& v) {
+  return fmt::format("{}[{}]", dtype_name(v.dtype), v.has_shape ? shape_str(v.shape) : "?");
+}
+
+std::string print_graph(const Graph& g, int indent) {
+  std::string pad(static_cast<size_t>(indent), ' ');
+  std::vector<std::string> ins, outs;
+  for (const Value* v : g.inputs) ins.push_back(fmt::format("%{}: {}", v->name, value_type_str(*v)));
+  for (const Value* v : g.outputs) outs.push_back(ref(v));
+  std::string s = fmt::format("{}graph {}({}) -> ({}) {{\n", pad, g.name.empty() ? "main" : g.name,
+                              fmt::join(ins, ", "), fmt::join(outs, ", "));
+  std::set<const Value*> used(g.outputs.begin(), g.outputs.end());
+  for (const auto& n : g.nodes) used.insert(n->inputs.begin(), n->inputs.end());
+  for (const auto& v : g.values)
+    if (v->is_constant() && !v->producer && used.count(v.get()))
+      s += fmt::format("{}  %{}: {} = constant\n", pad, v->name, value_type_str(*v));
+  for (const auto& n : g.nodes) {
+    std::vector<std::string> results, args, attrs;
+    for (const Value* v : n->outputs)
+      results.push_back(v ? fmt::format("%{}: {}", v->name, value_type_str(*v)) : "none");
+    for (const Value* v : n->inputs) args.push_back(ref(v));
+    for (const auto& [name, a] : n->attributes)
+      attrs.push_back(fmt::format("{}={}", name, attribute_str(a, indent)));
+    s += fmt::format("{}  {} = {}{}@{}({}){}  # {}\n", pad, fmt::join(results, ", "),
+                     n->domain.empty() ? "" : n->domain + ".", n->op_type, n->opset,
+                     fmt::join(args, ", "),
+                     attrs.empty() ? "" : fmt::format(" {{{}}}", fmt::join(attrs, ", ")), n->name);
+  }
+  s += pad + "}\n";
+  return s;
+}
+
+std::string print_module(const Module& m) {
+  std::string opsets;
+  for (const auto& [d, v] : m.opsets) opsets += fmt::format(" {}={}", d.empty() ? "ai.onnx" : d, v);
+  return fmt::format("module {} ir_version={} opsets:{}\n", m.model_name, m.ir_version, opsets) +
+         print_graph(*m.graph);
+}
+
+}  // namespace onnxc

@@ -1,0 +1,133 @@
+// The interface every op family implements. A handler, bound to a node by the registry:
+//   1. infer():    parses and checks attributes and inputs, sets output types and static shapes,
+//                  stores what emit() needs in the node's OpState. Every error names the node.
+//   2. evaluate(): optional; computes outputs on the host when all inputs are constant, so shape
+//                  subgraphs and weight transforms fold away. Uses the same runtime_support kernels
+//                  as the generated code.
+//   3. emit():     writes the C++ statements that run the node. It never validates: infer() did.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "onnxc/base.h"  // kMaxRank, index_t: limits of the runtime kernels
+#include "support/diagnostics.h"
+
+namespace onnxc {
+
+
+class InferContext {
+ public:
+  InferContext(Node& node, Diagnostics& diag) : node_(node), diag_(diag) {}
+
+  Node& node() { return node_; }
+  const Node& node() const { return node_; }
+  int opset() const { return node_.opset; }
+
+  size_t num_inputs() const { return node_.inputs.size(); }
+  size_t num_outputs() const { return node_.outputs.size(); }
+  bool has_input(size_t i) const { return node_.input(i) != nullptr; }
+  bool has_output(size_t i) const { return node_.output(i) != nullptr; }
+  const Value* input(size_t i) const { return node_.input(i); }
+  // The constant value of input i, or nullptr if it is absent or only known at run time.
+  const Tensor* constant_input(size_t i) const;
+  // Checks the input/output counts against [min, max]; reports and returns false otherwise.
+  bool check_arity(size_t min_in, size_t max_in, size_t min_out, size_t max_out);
+  // Checks input i has one of `allowed` dtypes; reports and returns false otherwise.
+  bool check_dtype(size_t i, std::initializer_list<DataType> allowed);
+
+  bool has_attr(const std::string& name) const { return node_.attr(name) != nullptr; }
+  // Typed attribute getters: return `def` when absent; report a kind mismatch as an error.
+  int64_t attr_int(const std::string& name, int64_t def);
+  float attr_float(const std::string& name, float def);
+  std::string attr_string(const std::string& name, const std::string& def);
+  std::vector<int64_t> attr_ints(const std::string& name, std::vector<int64_t> def = {});
+  std::vector<float> attr_floats(const std::string& name, std::vector<float> def = {});
+  const Tensor* attr_tensor(const std::string& name);
+
+  // Records "node 'N' (Op): message" and returns false, so handlers can `return ctx.fail(...)`.
+  template <typename... Args>
+  bool fail(fmt::format_string<Args...> f, Args&&... args) {
+    diag_.node_error(node_.name, node_.op_type, f, std::forward<Args>(args)...);
+    return false;
+  }
+  // Normalizes a possibly negative axis against `rank`; reports out-of-range axes.
+  bool normalize_axis(int64_t& axis, int64_t rank, const char* what = "axis");
+
+  void set_output(size_t i, DataType dtype, Shape shape);
+  // Sets an output whose value is known at compile time (it is folded: no code is emitted for it).
+  void set_output_constant(size_t i, Tensor value);
+  void request_scratch(size_t bytes) { node_.scratch_bytes = bytes; }
+  template <typename S>
+  S& make_state() {
+    node_.state = std::make_unique<S>();
+    return static_cast<S&>(*node_.state);
+  }
+
+ private:
+  const Attribute* attr_of_kind(const std::string& name, Attribute::Kind kind);
+  Node& node_;
+  Diagnostics& diag_;
+};
+
+// Writes the statements for one node. Tensor expressions name typed pointers that the code
+// generator declared before the node (arena slices, weights, graph inputs and outputs).
+class EmitContext {
+ public:
+  // `ref` names a value's typed pointer, declaring it the first time it is asked for.
+  using ValueRef = std::function<std::string(const Value*)>;
+  EmitContext(const Node& node, ValueRef ref, std::string scratch, std::string* body,
+              std::set<std::string>* includes)
+      : node_(node), ref_(std::move(ref)), scratch_(std::move(scratch)), body_(body), includes_(includes) {}
+
+  const Node& node() const { return node_; }
+  const Value* input(size_t i) const { return node_.input(i); }
+  const Value* output(size_t i) const { return node_.output(i); }
+  // `const T*` expression for input i ("nullptr" when the optional input is absent).
+  std::string in(size_t i) const { return ref_(node_.input(i)); }
+  // `T*` expression for output i ("nullptr" when the optional output is absent).
+  std::string out(size_t i) const { return ref_(node_.output(i)); }
+  // `unsigned char*` expression for the node's scratch workspace (see request_scratch).
+  const std::string& scratch() const { return scratch_; }
+  // Requests a runtime_support header, e.g. include("onnxc/conv.h").
+  void include(const std::string& header) { includes_->insert(header); }
+
+  template <typename... Args>
+  void line(fmt::format_string<Args...> f, Args&&... args) {
+    *body_ += "    ";
+    *body_ += fmt::format(f, std::forward<Args>(args)...);
+    *body_ += '\n';
+  }
+
+ private:
+  const Node& node_;
+  ValueRef ref_;
+  std::string scratch_;
+  std::string* body_;
+  std::set<std::string>* includes_;
+};
+
+// C++ literal helpers for emit(): "{1, 3, 224, 224}", "1.5f", etc.
+std::string cpp_ints(const std::vector<int64_t>& v);
+std::string cpp_float(double v);       // exact, round-trippable float literal ("1.0f", "INFINITY")
+std::string cpp_double(double v);      // as above, for double
+std::string cpp_scalar(DataType dtype, double v);  // a literal of the element type
+
+struct OpHandler {
+  virtual ~OpHandler() = default;
+  virtual bool infer(InferContext& ctx) const = 0;
+  // Fills `outputs` (already sized to the node's outputs, typed and shaped by infer) from
+  // constant `inputs` (nullptr for absent ones). Returns false when the handler cannot fold.
+  virtual bool evaluate(const Node& /*node*/, const std::vector<const Tensor*>& /*inputs*/,
+                        std::vector<Tensor>& /*outputs*/) const {
+    return false;
+  }
+  virtual void emit(EmitContext& ctx) const = 0;
+};
+
+}  // namespace onnxc

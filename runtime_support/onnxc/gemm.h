@@ -1,0 +1,250 @@
+// Matrix multiplication kernels (Gemm, MatMul, and any op lowered to a GEMM such as Conv).
+//
+// The GEMM, for every op that needs one:
+//
+//   struct GemmParams { m, n, k, trans_a, trans_b, lda, ldb, ldy, alpha, beta,
+//                       c_row_stride, c_col_stride };
+//   template <typename T>
+//   void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y);
+//
+// computes, for i < m and j < n (all matrices row-major, leading dimensions in elements):
+//
+//   y[i * ldy + j] = alpha * sum_{kk < k} opA(i, kk) * opB(kk, j)
+//                    + beta * c[i * c_row_stride + j * c_col_stride]
+//   opA(i, kk) = trans_a ? a[kk * lda + i] : a[i * lda + kk]     (A stored m x k, or k x m)
+//   opB(kk, j) = trans_b ? b[j * ldb + kk] : b[kk * ldb + j]     (B stored k x n, or n x k)
+//
+// - c may be null (the beta term is then dropped). Strides of 0 broadcast C: a bias row is
+//   {c_row_stride 0, c_col_stride 1}, a per-row bias {1, 0}, a scalar {0, 0}.
+// - c may alias y when c_row_stride == ldy and c_col_stride == 1 (y = alpha*AB + beta*y).
+//   a and b must not overlap y.
+// - gemm() picks a variant by size (p is usually a compile-time constant, so the choice folds).
+//   Every variant below has the same signature and may be called directly:
+//     gemm_ref<T>                 any arithmetic T; integers accumulate with wraparound
+//     f32_gemm_4x16__generic      float; cache-blocked, 4x16 register tile
+//     f32_gemm_8x16__generic      float; cache-blocked, 8x16 register tile
+//   They use no heap and at most 16 KiB of stack.
+//
+// MatMul (numpy semantics) runs a GEMM per broadcast batch: matmul_ref / f32_matmul__blocked.
+#ifndef ONNXC_GEMM_H
+#define ONNXC_GEMM_H
+
+#include <type_traits>
+
+#include "onnxc/base.h"
+
+namespace onnxc {
+
+struct GemmParams {
+  index_t m, n, k;
+  int trans_a, trans_b;
+  index_t lda, ldb, ldy;               // row strides of A and B as stored, and of Y
+  double alpha, beta;
+  index_t c_row_stride, c_col_stride;  // C's strides; beta is ignored when C is null
+};
+
+namespace gemm_detail {
+
+// Integers accumulate in uint64_t so that overflow wraps (as numpy does) instead of being UB.
+template <typename T>
+using Acc = std::conditional_t<std::is_integral_v<T>, std::uint64_t, T>;
+
+// alpha * acc + beta * c, in T for floats; for integers exact when alpha and beta are 1.
+template <typename T>
+inline T combine(Acc<T> acc, const T* c, double alpha, double beta) {
+  if constexpr (std::is_integral_v<T>) {
+    std::uint64_t v = acc;
+    if (alpha != 1.0) v = static_cast<std::uint64_t>(static_cast<T>(alpha * static_cast<double>(static_cast<T>(v))));
+    if (c) {
+      if (beta == 1.0)
+        v += static_cast<std::uint64_t>(*c);
+      else
+        v = static_cast<std::uint64_t>(
+            static_cast<T>(static_cast<double>(static_cast<T>(v)) + beta * static_cast<double>(*c)));
+    }
+    return static_cast<T>(v);
+  } else {
+    T v = alpha == 1.0 ? acc : static_cast<T>(alpha) * acc;
+    if (c) v += static_cast<T>(beta) * *c;
+    return v;
+  }
+}
+
+}  // namespace gemm_detail
+
+// The reference: one dot product per output element.
+template <typename T>
+inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
+  using Acc = gemm_detail::Acc<T>;
+  const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
+  const index_t b_ks = p.trans_b ? 1 : p.ldb, b_js = p.trans_b ? p.ldb : 1;
+  for (index_t i = 0; i < p.m; ++i)
+    for (index_t j = 0; j < p.n; ++j) {
+      Acc acc = Acc(0);
+      for (index_t kk = 0; kk < p.k; ++kk)
+        acc += static_cast<Acc>(a[i * a_is + kk * a_ks]) * static_cast<Acc>(b[kk * b_ks + j * b_js]);
+      const T* ci = c ? c + i * p.c_row_stride + j * p.c_col_stride : nullptr;
+      y[i * p.ldy + j] = gemm_detail::combine<T>(acc, ci, p.alpha, p.beta);
+    }
+}
+
+namespace gemm_detail {
+
+constexpr index_t kBlockK = 256;  // a packed B panel (kBlockK x 16 floats, 16 KiB) stays in L1
+constexpr index_t kBlockM = 96;   // kBlockM x kBlockK of A (96 KiB) stays in L2 across B panels
+
+// panel[kk][0..NR) = opB(k0 + kk, j0 .. j0 + nr), zero beyond nr: tiles then never branch on n.
+template <index_t NR>
+inline void pack_b_panel(const GemmParams& p, const float* b, index_t k0, index_t kc, index_t j0,
+                         index_t nr, float* panel) {
+  for (index_t kk = 0; kk < kc; ++kk) {
+    float* dst = panel + kk * NR;
+    if (p.trans_b) {
+      const float* src = b + j0 * p.ldb + (k0 + kk);
+      for (index_t j = 0; j < nr; ++j) dst[j] = src[j * p.ldb];
+    } else {
+      const float* src = b + (k0 + kk) * p.ldb + j0;
+      for (index_t j = 0; j < nr; ++j) dst[j] = src[j];
+    }
+    for (index_t j = nr; j < NR; ++j) dst[j] = 0.0f;
+  }
+}
+
+// y[0..mr)[0..nr) += alpha * opA(rows, k0..k0+kc) * panel. The MR x NR accumulator tile has
+// compile-time extents so that the compiler keeps it in vector registers; rows beyond mr
+// re-read the last valid row and are not stored.
+template <index_t MR, index_t NR, bool kTransA>
+inline void tile(const float* a, index_t lda, const float* panel, index_t kc, float* y, index_t ldy,
+                 index_t mr, index_t nr, float alpha) {
+  const float* rows[MR];
+  for (index_t r = 0; r < MR; ++r) rows[r] = a + (r < mr ? r : mr - 1) * (kTransA ? 1 : lda);
+  // Every access to acc has compile-time indices (the column loop outside the row loop, the
+  // edge stores predicated), so both g++ and clang++ keep the tile in registers.
+  float acc[MR][NR] = {};
+  for (index_t kk = 0; kk < kc; ++kk) {
+    const float* bk = panel + kk * NR;
+    float av[MR];
+    for (index_t r = 0; r < MR; ++r) av[r] = kTransA ? rows[r][kk * lda] : rows[r][kk];
+    for (index_t j = 0; j < NR; ++j)
+      for (index_t r = 0; r < MR; ++r) acc[r][j] += av[r] * bk[j];
+  }
+  if (mr == MR && nr == NR) {
+    for (index_t r = 0; r < MR; ++r)
+      for (index_t j = 0; j < NR; ++j) y[r * ldy + j] += alpha * acc[r][j];
+  } else {
+    for (index_t r = 0; r < MR; ++r)
+      for (index_t j = 0; j < NR; ++j)
+        if (r < mr && j < nr) y[r * ldy + j] += alpha * acc[r][j];
+  }
+}
+
+// Cache-blocked GEMM around an MR x NR register tile (BLIS loop order, A read in place).
+template <index_t MR, index_t NR>
+inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b, const float* c,
+                             float* y) {
+  // Y = beta * C (or 0) first; the k blocks then accumulate into it.
+  const float beta = static_cast<float>(p.beta), alpha = static_cast<float>(p.alpha);
+  for (index_t i = 0; i < p.m; ++i) {
+    float* yi = y + i * p.ldy;
+    if (c) {
+      const float* ci = c + i * p.c_row_stride;
+      for (index_t j = 0; j < p.n; ++j) yi[j] = beta * ci[j * p.c_col_stride];
+    } else {
+      for (index_t j = 0; j < p.n; ++j) yi[j] = 0.0f;
+    }
+  }
+  alignas(64) float panel[kBlockK * NR];
+  const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
+  for (index_t k0 = 0; k0 < p.k; k0 += kBlockK) {
+    const index_t kc = p.k - k0 < kBlockK ? p.k - k0 : kBlockK;
+    for (index_t i0 = 0; i0 < p.m; i0 += kBlockM) {
+      const index_t mc = p.m - i0 < kBlockM ? p.m - i0 : kBlockM;
+      for (index_t j0 = 0; j0 < p.n; j0 += NR) {
+        const index_t nr = p.n - j0 < NR ? p.n - j0 : NR;
+        pack_b_panel<NR>(p, b, k0, kc, j0, nr, panel);
+        for (index_t i = i0; i < i0 + mc; i += MR) {
+          const index_t mr = i0 + mc - i < MR ? i0 + mc - i : MR;
+          const float* ai = a + i * a_is + k0 * a_ks;
+          float* yi = y + i * p.ldy + j0;
+          if (p.trans_a)
+            tile<MR, NR, true>(ai, p.lda, panel, kc, yi, p.ldy, mr, nr, alpha);
+          else
+            tile<MR, NR, false>(ai, p.lda, panel, kc, yi, p.ldy, mr, nr, alpha);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gemm_detail
+
+inline void f32_gemm_4x16__generic(const GemmParams& p, const float* a, const float* b,
+                                   const float* c, float* y) {
+  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y);
+}
+
+inline void f32_gemm_8x16__generic(const GemmParams& p, const float* a, const float* b,
+                                   const float* c, float* y) {
+  gemm_detail::f32_gemm_blocked<8, 16>(p, a, b, c, y);
+}
+
+// Whether the blocked float GEMM beats the reference for an m x n x k product; below this the
+// packing and tile bookkeeping cost more than they save. Also used by the compiler to pick.
+constexpr bool gemm_prefers_blocked(index_t m, index_t n, index_t k) {
+  return m * n * k >= 4096 && n >= 8 && k >= 4;
+}
+
+template <typename T>
+inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (gemm_prefers_blocked(p.m, p.n, p.k)) return f32_gemm_4x16__generic(p, a, b, c, y);
+  }
+  gemm_ref(p, a, b, c, y);
+}
+
+// ---- MatMul ---------------------------------------------------------------------------------
+
+// Y[batch..., m, n] = A[batch..., m, k] @ B[batch..., k, n]; batch dims broadcast through
+// stride-0 entries. A 1-D operand is passed as m = 1 (A) or n = 1 (B).
+struct MatMulParams {
+  int batch_rank;
+  index_t batch_dims[kMaxRank];
+  index_t a_strides[kMaxRank], b_strides[kMaxRank];  // in elements, per batch dim
+  index_t batch_count;
+  index_t m, n, k;
+};
+
+namespace gemm_detail {
+
+template <typename T, typename Gemm>
+inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, T* y, Gemm gemm_fn) {
+  const GemmParams g = {p.m, p.n, p.k, 0, 0, p.k, p.n, p.n, 1.0, 0.0, 0, 0};
+  index_t idx[kMaxRank] = {};
+  for (index_t bi = 0; bi < p.batch_count; ++bi) {
+    index_t ao = 0, bo = 0;
+    for (int d = 0; d < p.batch_rank; ++d) {
+      ao += idx[d] * p.a_strides[d];
+      bo += idx[d] * p.b_strides[d];
+    }
+    gemm_fn(g, a + ao, b + bo, static_cast<const T*>(nullptr), y + bi * p.m * p.n);
+    for (int d = p.batch_rank - 1; d >= 0; --d) {
+      if (++idx[d] < p.batch_dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace gemm_detail
+
+template <typename T>
+inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, T* y) {
+  gemm_detail::matmul_batched(p, a, b, y, gemm_ref<T>);
+}
+
+inline void f32_matmul__blocked(const MatMulParams& p, const float* a, const float* b, float* y) {
+  gemm_detail::matmul_batched(p, a, b, y, f32_gemm_4x16__generic);
+}
+
+}  // namespace onnxc
+
+#endif  // ONNXC_GEMM_H
