@@ -47,8 +47,8 @@ bool read_file(const fs::path& path, std::string& bytes, std::string& why) {
   return true;
 }
 
-// Parses one message from `bytes`. Protobuf's default total-bytes limit is far below the 2 GB a
-// single serialized message may reach, so it is raised. Sets `why` on failure.
+// Parses one message from `bytes`. Older protobuf releases cap a parse at 64 MB by default; the
+// limit is raised to the 2 GB a serialized message may reach. Sets `why` on failure.
 bool parse_message(const std::string& bytes, google::protobuf::Message& msg, std::string& why) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     why = "file is " + std::to_string(bytes.size()) +
@@ -93,7 +93,7 @@ class ExternalDataResolver {
   }
 
   void resolve_model(onnx::ModelProto& model) {
-    resolve_graph(*model.mutable_graph(), "");
+    if (model.has_graph()) resolve_graph(*model.mutable_graph(), "");
     for (auto& function : *model.mutable_functions())
       resolve_nodes(*function.mutable_node(), "function '" + function.name() + "' ");
     for (auto& info : *model.mutable_training_info()) {
@@ -106,11 +106,9 @@ class ExternalDataResolver {
   void resolve_graph(onnx::GraphProto& graph, const std::string& where) {
     for (auto& t : *graph.mutable_initializer())
       resolve(t, [&] { return where + "initializer '" + t.name() + "'"; });
-    for (auto& sparse : *graph.mutable_sparse_initializer()) {
-      auto label = [&] { return where + "sparse initializer '" + sparse.values().name() + "'"; };
-      resolve(*sparse.mutable_values(), label);
-      resolve(*sparse.mutable_indices(), [&] { return label() + " indices"; });
-    }
+    for (auto& sparse : *graph.mutable_sparse_initializer())
+      resolve_sparse(sparse,
+                     [&] { return where + "sparse initializer '" + sparse.values().name() + "'"; });
     resolve_nodes(*graph.mutable_node(), where);
   }
 
@@ -135,8 +133,9 @@ class ExternalDataResolver {
 
   template <typename Label>
   void resolve_sparse(onnx::SparseTensorProto& sparse, const Label& label) {
-    resolve(*sparse.mutable_values(), label);
-    resolve(*sparse.mutable_indices(), label);
+    if (sparse.has_values()) resolve(*sparse.mutable_values(), label);
+    if (sparse.has_indices())
+      resolve(*sparse.mutable_indices(), [&] { return label() + " indices"; });
   }
 
   // `label` builds the tensor's description; it is only called for external tensors.
@@ -164,14 +163,16 @@ class ExternalDataResolver {
     }
     fs::path relative(location);
     if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) {
-      diag_.error("{}: external data location '{}' is absolute; it must be relative to the "
-                  "model's folder", what, location);
+      diag_.error(
+          "{}: external data location '{}' is absolute; it must be relative to the model's folder",
+          what, location);
       return;
     }
     for (const auto& part : relative) {
       if (part == "..") {
-        diag_.error("{}: external data location '{}' contains '..'; it must stay inside the "
-                    "model's folder", what, location);
+        diag_.error(
+            "{}: external data location '{}' contains '..'; it must stay inside the model's folder",
+            what, location);
         return;
       }
     }
@@ -183,8 +184,10 @@ class ExternalDataResolver {
       return;
     }
     if (!is_inside(base_, full)) {
-      diag_.error("{}: external data location '{}' resolves (through a symlink) to '{}', outside "
-                  "the model's folder", what, location, full.string());
+      diag_.error(
+          "{}: external data location '{}' resolves (through a symlink) to '{}', outside "
+          "the model's folder",
+          what, location, full.string());
       return;
     }
     if (!fs::exists(full, ec)) {
@@ -244,7 +247,11 @@ bool load_model_from_bytes(const std::string& bytes, const std::string& model_di
 bool load_model(const std::string& path, onnx::ModelProto& model, Diagnostics& diag) {
   std::string bytes, why;
   if (!read_file(path, bytes, why)) {
-    diag.error("cannot read model file '{}': {}", path, why);
+    // The pipeline names the model in every error already (Diagnostics::set_model).
+    if (diag.model() == path)
+      diag.error("cannot read model file: {}", why);
+    else
+      diag.error("cannot read model file '{}': {}", path, why);
     return false;
   }
   return load_model_from_bytes(bytes, fs::path(path).parent_path().string(), model, diag);
@@ -253,11 +260,11 @@ bool load_model(const std::string& path, onnx::ModelProto& model, Diagnostics& d
 bool load_tensor_proto(const std::string& path, onnx::TensorProto& tensor, std::string* error) {
   std::string bytes, why;
   if (!read_file(path, bytes, why)) {
-    *error = "cannot read tensor file '" + path + "': " + why;
+    *error = "cannot read file: " + why;
     return false;
   }
   if (!parse_message(bytes, tensor, why)) {
-    *error = "cannot parse tensor file '" + path + "': " + why;
+    *error = why;
     return false;
   }
   return true;

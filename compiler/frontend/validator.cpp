@@ -49,35 +49,56 @@ enum class DataField { kFloat, kInt32, kString, kInt64, kDouble, kUint64 };
 
 DataField data_field_of(DataType t) {
   switch (t) {
-    case DataType::kFloat: case DataType::kComplex64: return DataField::kFloat;
-    case DataType::kDouble: case DataType::kComplex128: return DataField::kDouble;
-    case DataType::kInt64: return DataField::kInt64;
-    case DataType::kUint32: case DataType::kUint64: return DataField::kUint64;
-    case DataType::kString: return DataField::kString;
-    default: return DataField::kInt32;
+    case DataType::kFloat:
+    case DataType::kComplex64:
+      return DataField::kFloat;
+    case DataType::kDouble:
+    case DataType::kComplex128:
+      return DataField::kDouble;
+    case DataType::kInt64:
+      return DataField::kInt64;
+    case DataType::kUint32:
+    case DataType::kUint64:
+      return DataField::kUint64;
+    case DataType::kString:
+      return DataField::kString;
+    default:
+      return DataField::kInt32;
   }
 }
 
 const char* data_field_name(DataField f) {
   switch (f) {
-    case DataField::kFloat: return "float_data";
-    case DataField::kInt32: return "int32_data";
-    case DataField::kString: return "string_data";
-    case DataField::kInt64: return "int64_data";
-    case DataField::kDouble: return "double_data";
-    case DataField::kUint64: return "uint64_data";
+    case DataField::kFloat:
+      return "float_data";
+    case DataField::kInt32:
+      return "int32_data";
+    case DataField::kString:
+      return "string_data";
+    case DataField::kInt64:
+      return "int64_data";
+    case DataField::kDouble:
+      return "double_data";
+    case DataField::kUint64:
+      return "uint64_data";
   }
   return "?";
 }
 
 int64_t data_field_size(const onnx::TensorProto& t, DataField f) {
   switch (f) {
-    case DataField::kFloat: return t.float_data_size();
-    case DataField::kInt32: return t.int32_data_size();
-    case DataField::kString: return t.string_data_size();
-    case DataField::kInt64: return t.int64_data_size();
-    case DataField::kDouble: return t.double_data_size();
-    case DataField::kUint64: return t.uint64_data_size();
+    case DataField::kFloat:
+      return t.float_data_size();
+    case DataField::kInt32:
+      return t.int32_data_size();
+    case DataField::kString:
+      return t.string_data_size();
+    case DataField::kInt64:
+      return t.int64_data_size();
+    case DataField::kDouble:
+      return t.double_data_size();
+    case DataField::kUint64:
+      return t.uint64_data_size();
   }
   return 0;
 }
@@ -122,7 +143,9 @@ bool is_list_type(AttrType t) {
          t == A::SPARSE_TENSORS || t == A::TYPE_PROTOS;
 }
 
-std::string attr_type_name(AttrType t) { return onnx::AttributeProto::AttributeType_Name(t); }
+std::string attr_type_name(AttrType t) {
+  return onnx::AttributeProto::AttributeType_Name(t);
+}
 
 // ---- The validator -----------------------------------------------------------------------------
 
@@ -193,8 +216,10 @@ class Validator {
       check_opset_imports(f.opset_import(), where, domains);
       domains.insert(model_domains_.begin(), model_domains_.end());
       Scope scope;
-      for (const auto& in : f.input()) define(scope, in, where + ": input");
-      check_nodes(f.node(), scope, where + "/", {&domains, true});
+      for (const auto& in : f.input())
+        if (const char* broken = define(scope, in))
+          diag_.error("{}: input '{}' {}", where, in, broken);
+      check_nodes(f.node(), scope, f.name() + "/", {&domains, true});
       for (const auto& out : f.output())
         if (!scope.contains(out))
           diag_.error("{}: output '{}' is not produced by any node or input", where, out);
@@ -203,12 +228,11 @@ class Validator {
 
   // ---- graphs ------------------------------------------------------------------------------
 
-  // Adds a definition of `name` to `scope`, reporting SSA breaches. `what` names the definer.
-  void define(Scope& scope, const std::string& name, const std::string& what) {
-    if (!scope.names.insert(name).second)
-      diag_.error("{} '{}': value is assigned more than once (graphs are SSA)", what, name);
-    else if (scope.outer_contains(name))
-      diag_.error("{} '{}': value shadows a name of an enclosing graph (not allowed)", what, name);
+  // Adds a definition of `name` to `scope`; returns the rule it breaks, or nullptr.
+  static const char* define(Scope& scope, const std::string& name) {
+    if (!scope.names.insert(name).second) return "is assigned more than once (graphs are SSA)";
+    if (scope.outer_contains(name)) return "shadows a name of an enclosing graph (not allowed)";
+    return nullptr;
   }
 
   // `prefix` qualifies node names in errors (subgraph nodes as "outer/attr/inner"); `where` names
@@ -219,10 +243,14 @@ class Validator {
     Scope scope{&outer, {}};
     std::set<std::string> input_names;
     for (const auto& in : g.input()) {
-      if (in.name().empty()) diag_.error("{}: an input has no name", where);
+      if (in.name().empty()) {
+        diag_.error("{}: an input has no name", where);
+        continue;
+      }
       check_value_info(in, where + " input", is_main);
       input_names.insert(in.name());
-      define(scope, in.name(), where + " input");
+      if (const char* broken = define(scope, in.name()))
+        diag_.error("{} input '{}' {}", where, in.name(), broken);
     }
     bool initializer_may_be_input =
         is_main || model_.ir_version() < kSubgraphInitializerInputDistinctSince;
@@ -230,10 +258,12 @@ class Validator {
       if (name.empty()) {
         diag_.error("{}: {} has no name", where, what);
       } else if (!input_names.count(name)) {
-        define(scope, name, where + " " + what);
+        if (const char* broken = define(scope, name))
+          diag_.error("{} {} '{}' {}", where, what, name, broken);
       } else if (!initializer_may_be_input) {
-        diag_.error("{} {} '{}' has the name of a subgraph input (not allowed from IR version "
-                    "{} on)", where, what, name, kSubgraphInitializerInputDistinctSince);
+        diag_.error(
+            "{} {} '{}' has the name of a subgraph input (not allowed from IR version {} on)",
+            where, what, name, kSubgraphInitializerInputDistinctSince);
       }
     };
     for (const auto& init : g.initializer()) {
@@ -268,11 +298,13 @@ class Validator {
       const onnx::NodeProto& n = nodes[i];
       std::string label = prefix + (n.name().empty() ? "#" + std::to_string(i) : n.name());
       if (!n.name().empty() && !node_names.insert(n.name()).second)
-        diag_.node_error(label, n.op_type(), "another node of the same graph has this name "
+        diag_.node_error(label, n.op_type(),
+                         "another node of the same graph has this name "
                          "(node names are unique per graph)");
       check_node(n, label, scope, produced, ctx);
       for (const auto& out : n.output())
-        if (!out.empty()) define(scope, out, "node '" + label + "' (" + n.op_type() + ") output");
+        if (const char* broken = out.empty() ? nullptr : define(scope, out))
+          diag_.node_error(label, n.op_type(), "output '{}' {}", out, broken);
     }
   }
 
@@ -281,21 +313,25 @@ class Validator {
     const std::string& op = n.op_type();
     if (op.empty()) diag_.node_error(label, "?", "op_type is empty; every node names its operator");
     if (!ctx.domains->count(canonical_domain(n.domain())))
-      diag_.node_error(label, op, "domain '{}' has no opset_import (every node's domain must be "
-                       "imported)", display_domain(n.domain()));
+      diag_.node_error(label, op,
+                       "domain '{}' has no opset_import (every node's domain must be imported)",
+                       display_domain(n.domain()));
     if (n.output_size() == 0) diag_.node_error(label, op, "node has no outputs");
     for (const auto& in : n.input()) {
       if (in.empty() || scope.contains(in)) continue;  // "" is an absent optional input
       if (produced.count(in))
-        diag_.node_error(label, op, "input '{}' is used before the node that produces it "
-                         "(nodes must be in topological order)", in);
+        diag_.node_error(label, op,
+                         "input '{}' is used before the node that produces it "
+                         "(nodes must be in topological order)",
+                         in);
       else
-        diag_.node_error(label, op, "input '{}' is not defined by any node, graph input or "
-                         "initializer", in);
+        diag_.node_error(label, op,
+                         "input '{}' is not defined by any node, graph input or initializer", in);
     }
     std::set<std::string> attr_names;
     for (const auto& a : n.attribute()) {
-      if (a.name().empty()) diag_.node_error(label, op, "an attribute has no name");
+      if (a.name().empty())
+        diag_.node_error(label, op, "an attribute has no name");
       else if (!attr_names.insert(a.name()).second)
         diag_.node_error(label, op, "attribute '{}' appears more than once", a.name());
       check_attribute(a, label, op, scope, ctx);
@@ -308,8 +344,10 @@ class Validator {
     std::vector<AttrType> values = attribute_value_types(a);
     if (!a.ref_attr_name().empty()) {
       if (!ctx.in_function)
-        diag_.node_error(label, op, "attribute '{}' refers to a function attribute ('{}') "
-                         "outside a function body", a.name(), a.ref_attr_name());
+        diag_.node_error(label, op,
+                         "attribute '{}' refers to a function attribute ('{}') "
+                         "outside a function body",
+                         a.name(), a.ref_attr_name());
       if (!values.empty())
         diag_.node_error(label, op, "attribute '{}' refers to '{}' and also holds a value",
                          a.name(), a.ref_attr_name());
@@ -318,8 +356,9 @@ class Validator {
     if (values.size() > 1) {
       std::string fields;
       for (AttrType t : values) fields += (fields.empty() ? "" : ", ") + attr_type_name(t);
-      diag_.node_error(label, op, "attribute '{}' holds {} values ({}); an attribute holds "
-                       "exactly one", a.name(), values.size(), fields);
+      diag_.node_error(label, op,
+                       "attribute '{}' holds {} values ({}); an attribute holds exactly one",
+                       a.name(), values.size(), fields);
     } else if (a.type() == A::UNDEFINED) {
       if (model_.ir_version() >= kAttributeTypeRequiredSince)
         diag_.node_error(label, op, "attribute '{}' has no type (required from IR version {} on)",
@@ -328,9 +367,9 @@ class Validator {
         diag_.node_error(label, op, "attribute '{}' holds no value", a.name());
     } else if (values.empty() ? !is_list_type(a.type()) : values[0] != a.type()) {
       // An empty list is a legal value; a scalar type needs its field.
-      diag_.node_error(label, op, "attribute '{}' has type {} but {}", a.name(),
-                       attr_type_name(a.type()),
-                       values.empty() ? "no value" : "holds a " + attr_type_name(values[0]));
+      diag_.node_error(
+          label, op, "attribute '{}' has type {} but {}", a.name(), attr_type_name(a.type()),
+          values.empty() ? "no value" : "holds a value of type " + attr_type_name(values[0]));
     }
     std::string what = "node '" + label + "' (" + op + ") attribute '" + a.name() + "'";
     if (a.has_t()) check_tensor(a.t(), what);
@@ -382,9 +421,9 @@ class Validator {
         break;
       case T::kMapType: {
         int key = type.map_type().key_type();
-        bool integral_or_string = is_valid_dtype(key) &&
-                                  (is_integer(static_cast<DataType>(key)) ||
-                                   key == static_cast<int>(DataType::kString));
+        bool integral_or_string =
+            is_valid_dtype(key) &&
+            (is_integer(static_cast<DataType>(key)) || key == static_cast<int>(DataType::kString));
         if (!integral_or_string && (strict || key != 0))
           diag_.error("{} is a map with key type {}; keys are integers or strings", where, key);
         if (type.map_type().has_value_type())
@@ -411,7 +450,8 @@ class Validator {
   }
 
   // Returns the element count, or -1 after reporting invalid dims.
-  int64_t check_dims(const google::protobuf::RepeatedField<int64_t>& dims, const std::string& what) {
+  int64_t check_dims(const google::protobuf::RepeatedField<int64_t>& dims,
+                     const std::string& what) {
     int64_t numel = 1;
     for (int64_t d : dims) {
       if (d < 0) {
@@ -439,8 +479,8 @@ class Validator {
     auto type = static_cast<DataType>(t.data_type());
     int fields = !t.raw_data().empty();
     DataField used = DataField::kFloat;
-    for (DataField f : {DataField::kFloat, DataField::kInt32, DataField::kString,
-                        DataField::kInt64, DataField::kDouble, DataField::kUint64}) {
+    for (DataField f : {DataField::kFloat, DataField::kInt32, DataField::kString, DataField::kInt64,
+                        DataField::kDouble, DataField::kUint64}) {
       if (data_field_size(t, f) > 0) {
         ++fields;
         used = f;

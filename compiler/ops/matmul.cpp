@@ -1,5 +1,9 @@
-// Gemm (1, 6, 7, 9, 11, 13) and MatMul (1, 9, 13): transposes, alpha/beta, C broadcast to
-// (M, N); MatMul with numpy semantics (1-D operands, broadcast batch dims).
+// Gemm (opsets 1, 6, 7, 9, 11, 13) and MatMul (1, 9, 13), both lowered to onnxc::gemm.
+//   Gemm:   Y = alpha * op(A) op(B) + beta * C; C broadcasts unidirectionally to (M, N)
+//           (before opset 7 only when broadcast=1), is optional from opset 11; integer types
+//           from opset 9.
+//   MatMul: numpy matmul: 1-D operands are promoted and the added dim dropped, batch dims
+//           broadcast; integer types from opset 9.
 #include <fmt/format.h>
 
 #include "ops/broadcast.h"
@@ -10,119 +14,167 @@
 namespace onnxc {
 namespace {
 
-std::string gemm_params_decl(const GemmParams& p) {
-  return fmt::format("static constexpr onnxc::GemmParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}}};", p.m,
-                     p.n, p.k, p.trans_a, p.trans_b, cpp_double(p.alpha), cpp_double(p.beta), p.c_row_stride,
-                     p.c_col_stride);
+// Element types of both ops: float/double always, 32/64-bit integers from opset 9.
+bool check_matmul_types(InferContext& ctx, const char* names) {
+  const DataType t = ctx.input(0)->dtype;
+  const bool ints = t == DataType::kInt32 || t == DataType::kInt64 || t == DataType::kUint32 ||
+                    t == DataType::kUint64;
+  if (t != DataType::kFloat && t != DataType::kDouble && !(ints && ctx.opset() >= 9))
+    return ctx.fail("type {} is not supported at opset {} (float, double; int32, int64, uint32, "
+                    "uint64 from opset 9)",
+                    dtype_name(t), ctx.opset());
+  for (size_t i = 1; i < ctx.num_inputs(); ++i)
+    if (ctx.input(i) && ctx.input(i)->dtype != t)
+      return ctx.fail("{} must have one type, input {} is {} and input 0 is {}", names, i,
+                      dtype_name(ctx.input(i)->dtype), dtype_name(t));
+  return true;
+}
+
+// "static_cast<const T*>(nullptr)" when input i is absent, so templates still deduce T.
+std::string typed_input(const EmitContext& ctx, size_t i) {
+  if (ctx.input(i)) return ctx.in(i);
+  return fmt::format("static_cast<const {}*>(nullptr)", dtype_cpp(ctx.input(0)->dtype));
+}
+
+// The aggregate initializers of the params structs, in declaration order.
+std::string gemm_params_literal(const GemmParams& p) {
+  return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}", p.m, p.n, p.k, p.trans_a,
+                     p.trans_b, p.lda, p.ldb, p.ldy, cpp_double(p.alpha), cpp_double(p.beta),
+                     p.c_row_stride, p.c_col_stride);
+}
+
+std::string matmul_params_literal(const MatMulParams& p) {
+  auto arr = [&](const index_t* v) {
+    return fmt::format("{{{}}}", fmt::join(v, v + p.batch_rank, ", "));
+  };
+  return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}}}", p.batch_rank, arr(p.batch_dims),
+                     arr(p.a_strides), arr(p.b_strides), p.batch_count, p.m, p.n, p.k);
 }
 
 struct GemmState : OpState {
-  GemmParams p;
+  GemmParams p{};
 };
 
 class GemmOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 3, 1, 1) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble})) return false;
+    if (!ctx.check_arity(ctx.opset() >= 11 ? 2 : 3, 3, 1, 1) || !check_matmul_types(ctx, "A, B and C"))
+      return false;
     const Value *a = ctx.input(0), *b = ctx.input(1), *c = ctx.input(2);
-    if (ctx.opset() < 11 && !c) return ctx.fail("input C is required before opset 11");
-    if (b->dtype != a->dtype || (c && c->dtype != a->dtype)) return ctx.fail("A, B and C must have one type");
     if (a->shape.size() != 2 || b->shape.size() != 2)
       return ctx.fail("A and B must be 2-D, are {} and {}", shape_str(a->shape), shape_str(b->shape));
-    auto& s = ctx.make_state<GemmState>();
-    GemmParams& p = s.p;
-    p.trans_a = static_cast<int>(ctx.attr_int("transA", 0));
-    p.trans_b = static_cast<int>(ctx.attr_int("transB", 0));
+    GemmParams p{};
+    p.trans_a = ctx.attr_int("transA", 0) != 0;
+    p.trans_b = ctx.attr_int("transB", 0) != 0;
     p.alpha = ctx.attr_float("alpha", 1.0f);
     p.beta = ctx.attr_float("beta", 1.0f);
     p.m = a->shape[p.trans_a ? 1 : 0];
     p.k = a->shape[p.trans_a ? 0 : 1];
     p.n = b->shape[p.trans_b ? 0 : 1];
+    p.lda = a->shape[1];
+    p.ldb = b->shape[1];
+    p.ldy = p.n;
     if (b->shape[p.trans_b ? 1 : 0] != p.k)
-      return ctx.fail("inner dims differ: A is {}, B is {} (transA={}, transB={})", shape_str(a->shape),
-                      shape_str(b->shape), p.trans_a, p.trans_b);
+      return ctx.fail("inner dims differ: A is {}, B is {} (transA={}, transB={})",
+                      shape_str(a->shape), shape_str(b->shape), p.trans_a, p.trans_b);
     if (c) {
+      const Shape mn = {p.m, p.n};
+      if (ctx.opset() < 7 && ctx.attr_int("broadcast", 0) == 0 && c->shape != mn)
+        return ctx.fail("C has shape {} but must be {} when broadcast=0 (before opset 7)",
+                        shape_str(c->shape), shape_str(mn));
       Shape out;
-      // C broadcasts unidirectionally to (M, N).
-      if (!broadcast_shapes({{p.m, p.n}, c->shape}, out) || out != Shape{p.m, p.n} || c->shape.size() > 2)
-        return ctx.fail("C of shape {} does not broadcast to {}x{}", shape_str(c->shape), p.m, p.n);
-      BroadcastParams bp = make_broadcast_params({p.m, p.n}, {p.m, p.n}, c->shape);
+      if (c->shape.size() > 2 || !broadcast_shapes({mn, c->shape}, out) || out != mn)
+        return ctx.fail("C of shape {} does not broadcast unidirectionally to {}",
+                        shape_str(c->shape), shape_str(mn));
+      const BroadcastParams bp = make_broadcast_params(mn, mn, c->shape);
       p.c_row_stride = bp.b_strides[0];
       p.c_col_stride = bp.b_strides[1];
     }
+    ctx.make_state<GemmState>().p = p;
     ctx.set_output(0, a->dtype, {p.m, p.n});
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
-    const auto& p = n.state_as<GemmState>().p;
-    return visit_dtype<kFloatTypes>(in[0]->dtype, [&](auto tag) {
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const GemmParams& p = n.state_as<GemmState>().p;
+    return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
-      gemm_ref(p, in[0]->as<T>(), in[1]->as<T>(), in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr, out[0].as<T>());
+      const T* c = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
+      gemm<T>(p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>());
     });
   }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/gemm.h");
-    ctx.line("{}", gemm_params_decl(ctx.node().state_as<GemmState>().p));
-    ctx.line("onnxc::gemm_ref<{}>(p, {}, {}, {}, {});", dtype_cpp(ctx.input(0)->dtype), ctx.in(0), ctx.in(1),
-             ctx.input(2) ? ctx.in(2) : "nullptr", ctx.out(0));
+    ctx.line("static constexpr onnxc::GemmParams p = {};",
+             gemm_params_literal(ctx.node().state_as<GemmState>().p));
+    ctx.line("onnxc::gemm(p, {}, {}, {}, {});", ctx.in(0), ctx.in(1), typed_input(ctx, 2),
+             ctx.out(0));
   }
 };
 
 struct MatMulState : OpState {
-  MatMulParams p;
+  MatMulParams p{};
 };
 
 class MatMulOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 2, 1, 1)) return false;
+    if (!ctx.check_arity(2, 2, 1, 1) || !check_matmul_types(ctx, "A and B")) return false;
     const Value *a = ctx.input(0), *b = ctx.input(1);
-    if (!in_type_set(a->dtype, kNumeric) || a->dtype != b->dtype)
-      return ctx.fail("A and B must have one numeric type, have {} and {}", dtype_name(a->dtype), dtype_name(b->dtype));
     Shape as = a->shape, bs = b->shape;
-    if (as.empty() || bs.empty()) return ctx.fail("operands must have rank >= 1");
-    bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+    if (as.empty() || bs.empty()) return ctx.fail("operands must have rank >= 1 (no scalars)");
+    const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
     if (a_vec) as.insert(as.begin(), 1);  // numpy: promote 1-D operands, then drop the added dim
     if (b_vec) bs.push_back(1);
-    int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
-    if (bs[bs.size() - 2] != k) return ctx.fail("inner dims differ: {} and {}", shape_str(a->shape), shape_str(b->shape));
-    Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2), batch;
-    if (!broadcast_shapes({a_batch, b_batch}, batch)) return ctx.fail("batch dims do not broadcast");
-    if (batch.size() > kMaxRank) return ctx.fail("too many batch dims");
-    auto& s = ctx.make_state<MatMulState>();
-    MatMulParams& p = s.p;
-    p = MatMulParams{};
-    p.batch_rank = static_cast<int>(batch.size());
-    BroadcastParams bp = make_broadcast_params(batch, a_batch, b_batch);
-    for (size_t i = 0; i < batch.size(); ++i) {
-      p.batch_dims[i] = batch[i];
-      p.a_strides[i] = bp.a_strides[i] * m * k;
-      p.b_strides[i] = bp.b_strides[i] * k * n;
-    }
-    p.batch_count = shape_numel(batch);
+    const int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+    if (bs[bs.size() - 2] != k)
+      return ctx.fail("inner dims differ: A is {}, B is {}", shape_str(a->shape),
+                      shape_str(b->shape));
+    const Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
+    Shape batch;
+    if (!broadcast_shapes({a_batch, b_batch}, batch))
+      return ctx.fail("batch dims of {} and {} do not broadcast", shape_str(a->shape),
+                      shape_str(b->shape));
+    if (batch.size() > static_cast<size_t>(kMaxRank))
+      return ctx.fail("{} batch dims exceed the supported {}", batch.size(), kMaxRank);
+    MatMulParams& p = ctx.make_state<MatMulState>().p;
     p.m = m;
     p.n = n;
     p.k = k;
+    p.batch_count = shape_numel(batch);
+    const BroadcastParams bp = make_broadcast_params(batch, a_batch, b_batch);
+    bool b_shared = true;  // one B for every batch: fold the batch into M, one larger GEMM
+    for (size_t i = 0; i < batch.size(); ++i) b_shared &= bp.b_strides[i] == 0 || batch[i] == 1;
+    if (b_shared && a_batch == batch) {
+      p.m = m * p.batch_count;
+      p.batch_count = 1;
+    } else {
+      p.batch_rank = static_cast<int>(batch.size());
+      for (size_t i = 0; i < batch.size(); ++i) {
+        p.batch_dims[i] = batch[i];
+        p.a_strides[i] = bp.a_strides[i] * m * k;
+        p.b_strides[i] = bp.b_strides[i] * k * n;
+      }
+    }
     Shape out = batch;
     if (!a_vec) out.push_back(m);
     if (!b_vec) out.push_back(n);
     ctx.set_output(0, a->dtype, out);
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
-    const auto& p = n.state_as<MatMulState>().p;
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const MatMulParams& p = n.state_as<MatMulState>().p;
     return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
-      matmul_ref(p, in[0]->as<T>(), in[1]->as<T>(), out[0].as<T>());
+      matmul<T>(p, in[0]->as<T>(), in[1]->as<T>(), out[0].as<T>());
     });
   }
   void emit(EmitContext& ctx) const override {
-    const auto& p = ctx.node().state_as<MatMulState>().p;
     ctx.include("onnxc/gemm.h");
-    auto arr = [&](const index_t* v) { return fmt::format("{{{}}}", fmt::join(v, v + p.batch_rank, ", ")); };
-    ctx.line("static constexpr onnxc::MatMulParams p = {{{}, {}, {}, {}, {}, {}, {}, {}}};", p.batch_rank,
-             arr(p.batch_dims), arr(p.a_strides), arr(p.b_strides), p.batch_count, p.m, p.n, p.k);
-    ctx.line("onnxc::matmul_ref(p, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.out(0));
+    ctx.line("static constexpr onnxc::MatMulParams p = {};",
+             matmul_params_literal(ctx.node().state_as<MatMulState>().p));
+    ctx.line("onnxc::matmul(p, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.out(0));
   }
 };
 

@@ -1,90 +1,318 @@
-// BatchNormalization (1, 6, 7, 9, 14, 15; inference form) and LayerNormalization (17+).
+// Normalizations:
+//   BatchNormalization (1, 6, 7, 9, 14, 15): the inference form; before opset 9 `spatial=0`
+//     means per-element parameters [C, D1, ...]; from 14 `training_mode=1` normalizes with
+//     the batch statistics and outputs the updated running mean/var; the training outputs of
+//     opsets < 14 (mean, var, saved_mean, saved_var) are rejected. Scale/bias (15) and
+//     mean/var (14) may have their own float type.
+//   LayerNormalization (17): axis, epsilon, stash_type (1 only), optional Mean, InvStdDev.
+//   InstanceNormalization (1, 6, 22), GroupNormalization (18: per-group scale/bias; 21:
+//   per-channel), LpNormalization (1, 22), MeanVarianceNormalization (9, 13).
 #include <fmt/format.h>
 
-#include <algorithm>
-
+#include "ops/broadcast.h"
+#include "ops/dispatch.h"
+#include "ops/reduce_params.h"
 #include "ops/registry.h"
+#include "onnxc/normalization.h"
 
 namespace onnxc {
 namespace {
 
+bool is_float_type(DataType t) { return t == DataType::kFloat || t == DataType::kDouble; }
+
+// Input i has `numel` elements and X's type (or, with any_float, float or double).
+bool check_param(InferContext& ctx, size_t i, const char* name, int64_t numel, bool any_float) {
+  const Value* v = ctx.input(i);
+  const DataType xt = ctx.input(0)->dtype;
+  if (any_float ? !is_float_type(v->dtype) : v->dtype != xt)
+    return ctx.fail("{} has type {}, expected {}", name, dtype_name(v->dtype),
+                    any_float ? "float or double" : dtype_name(xt));
+  if (v->numel() != numel)
+    return ctx.fail("{} has shape {}, expected {} elements", name, shape_str(v->shape), numel);
+  return true;
+}
+
+// ---- BatchNormalization ------------------------------------------------------------------------
+
 struct BatchNormState : OpState {
-  double epsilon = 1e-5;
+  BatchNormParams p{};
+  bool training = false;
 };
 
 class BatchNormOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(5, 5, 1, 5) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble})) return false;
+    const int opset = ctx.opset();
+    if (!ctx.check_arity(5, 5, 1, opset >= 14 ? 3 : 5) ||
+        !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
+      return false;
     const Value* x = ctx.input(0);
-    if (x->shape.size() < 2) return ctx.fail("X must have rank >= 2, has {}", x->shape.size());
-    if (ctx.attr_int("training_mode", 0) != 0 || (ctx.opset() < 7 && ctx.attr_int("is_test", 0) == 0 && ctx.num_outputs() > 1))
-      return ctx.fail("training mode is not supported (inference only)");
-    if (ctx.num_outputs() > 1) return ctx.fail("running mean/var outputs are only produced in training mode");
-    for (size_t i = 1; i < 5; ++i) {
-      const Value* v = ctx.input(i);
-      if (v->dtype != x->dtype) return ctx.fail("input {} has type {}, X has {}", i, dtype_name(v->dtype), dtype_name(x->dtype));
-      if (v->numel() != x->shape[1]) return ctx.fail("input {} has {} elements, X has {} channels", i, v->numel(), x->shape[1]);
+    const Shape& xs = x->shape;
+    if (xs.size() < (opset >= 9 ? 1u : 2u))
+      return ctx.fail("X must have rank >= {}, has {}", opset >= 9 ? 1 : 2, xs.size());
+    auto& s = ctx.make_state<BatchNormState>();
+    BatchNormParams& p = s.p;
+    p.batch = xs[0];
+    p.channels = xs.size() > 1 ? xs[1] : 1;
+    p.spatial = 1;
+    for (size_t d = 2; d < xs.size(); ++d) p.spatial *= xs[d];
+    p.epsilon = ctx.attr_float("epsilon", 1e-5f);
+    p.momentum = ctx.attr_float("momentum", 0.9f);
+    p.per_element = opset < 9 && ctx.attr_int("spatial", 1) == 0;
+    size_t extra_outputs = 0;
+    for (size_t i = 1; i < ctx.num_outputs(); ++i) extra_outputs += ctx.has_output(i);
+    if (opset >= 14) {
+      s.training = ctx.attr_int("training_mode", 0) != 0;
+      if (!s.training && extra_outputs)
+        return ctx.fail("running_mean/running_var outputs are only valid with training_mode=1");
+    } else if (extra_outputs) {
+      return ctx.fail("the training outputs (mean, var, saved_mean, saved_var) of opset {} are not "
+                      "supported; only the inference form (output Y alone) is",
+                      opset);
     }
-    ctx.make_state<BatchNormState>().epsilon = ctx.attr_float("epsilon", 1e-5f);
-    ctx.set_output(0, x->dtype, x->shape);
+    if (s.training && p.per_element) return ctx.fail("training with spatial=0 is not supported");
+    const int64_t numel = p.per_element ? p.channels * p.spatial : p.channels;
+    // Parameter types: all X's type before 14; mean/var free from 14, scale/bias too from 15.
+    if (!check_param(ctx, 1, "scale", numel, opset >= 15) || !check_param(ctx, 2, "B", numel, opset >= 15) ||
+        !check_param(ctx, 3, "mean", numel, opset >= 14) || !check_param(ctx, 4, "var", numel, opset >= 14))
+      return false;
+    if (ctx.input(2)->dtype != ctx.input(1)->dtype || ctx.input(4)->dtype != ctx.input(3)->dtype)
+      return ctx.fail("scale and B, and mean and var, must share a type");
+    ctx.set_output(0, x->dtype, xs);
+    ctx.set_output(1, ctx.input(3)->dtype, {p.channels});
+    ctx.set_output(2, ctx.input(3)->dtype, {p.channels});
     return true;
   }
   void emit(EmitContext& ctx) const override {
-    const Shape& s = ctx.input(0)->shape;
+    const auto& s = ctx.node().state_as<BatchNormState>();
+    const BatchNormParams& p = s.p;
     ctx.include("onnxc/normalization.h");
-    ctx.line("onnxc::batch_norm_ref({}, {}, {}, {}, {}, {}, {}, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.in(2),
-             ctx.in(3), ctx.in(4), ctx.out(0), s[0], s[1], shape_numel(s) / std::max<int64_t>(s[0] * s[1], 1),
-             cpp_double(ctx.node().state_as<BatchNormState>().epsilon));
+    ctx.line("static constexpr onnxc::BatchNormParams p = {{{}, {}, {}, {}, {}, {}}};", p.batch,
+             p.channels, p.spatial, p.per_element, cpp_double(p.epsilon), cpp_double(p.momentum));
+    const std::string args = fmt::format("p, {}, {}, {}, {}, {}, {}", ctx.in(0), ctx.in(1),
+                                         ctx.in(2), ctx.in(3), ctx.in(4), ctx.out(0));
+    if (!s.training) {
+      ctx.line("onnxc::batch_norm_ref({});", args);
+      return;
+    }
+    const char* ts = dtype_cpp(ctx.input(3)->dtype);
+    auto out = [&](size_t i) {
+      return ctx.output(i) ? ctx.out(i) : fmt::format("static_cast<{}*>(nullptr)", ts);
+    };
+    ctx.line("onnxc::batch_norm_training_ref({}, {}, {});", args, out(1), out(2));
   }
 };
 
+// ---- LayerNormalization ------------------------------------------------------------------------
+
 struct LayerNormState : OpState {
-  int64_t rows = 0, size = 0;
-  double epsilon = 1e-5;
+  LayerNormParams p{};
 };
 
 class LayerNormOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 3, 1, 3) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble})) return false;
+    if (!ctx.check_arity(2, 3, 1, 3) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
+      return false;
     const Value* x = ctx.input(0);
+    const int64_t rank = static_cast<int64_t>(x->shape.size());
+    if (rank < 1) return ctx.fail("X must have rank >= 1");
+    if (rank > kMaxRank) return ctx.fail("rank {} exceeds the supported {}", rank, kMaxRank);
+    const int64_t stash = ctx.attr_int("stash_type", 1);
+    if (stash != 1) return ctx.fail("stash_type {} is not supported (only 1, float)", stash);
     int64_t axis = ctx.attr_int("axis", -1);
-    if (!ctx.normalize_axis(axis, static_cast<int64_t>(x->shape.size()))) return false;
+    if (!ctx.normalize_axis(axis, rank)) return false;
     auto& s = ctx.make_state<LayerNormState>();
-    s.epsilon = ctx.attr_float("epsilon", 1e-5f);
-    Shape outer(x->shape.begin(), x->shape.begin() + axis), stat_shape = outer;
-    s.rows = shape_numel(outer);
-    s.size = x->numel() / std::max<int64_t>(s.rows, 1);
+    LayerNormParams& p = s.p;
+    p.epsilon = ctx.attr_float("epsilon", 1e-5f);
+    const auto a = static_cast<size_t>(axis);
+    const Shape outer(x->shape.begin(), x->shape.begin() + axis);
+    p.rows = shape_numel(outer);
+    p.size = shape_numel(Shape(x->shape.begin() + axis, x->shape.end()));
+    p.norm_rank = static_cast<int>(rank - axis);
+    for (size_t d = a; d < x->shape.size(); ++d) p.norm_dims[d - a] = x->shape[d];
+    // Scale and B broadcast unidirectionally to X, but must not vary across rows.
     for (size_t i = 1; i < 3; ++i) {
       const Value* v = ctx.input(i);
-      if (v && (v->dtype != x->dtype || v->numel() < 1 || s.size % v->numel()))
-        return ctx.fail("input {} of shape {} does not broadcast over the normalized dims", i, shape_str(v->shape));
+      if (!v) continue;
+      const char* name = i == 1 ? "Scale" : "B";
+      if (v->dtype != x->dtype)
+        return ctx.fail("{} has type {}, X has {}", name, dtype_name(v->dtype), dtype_name(x->dtype));
+      Shape out;
+      if (v->shape.size() > x->shape.size() || !broadcast_shapes({x->shape, v->shape}, out) ||
+          out != x->shape)
+        return ctx.fail("{} of shape {} does not broadcast to X's shape {}", name,
+                        shape_str(v->shape), shape_str(x->shape));
+      const BroadcastParams bp = make_broadcast_params(x->shape, x->shape, v->shape);
+      for (size_t d = 0; d < a; ++d)
+        if (bp.b_strides[d] != 0)
+          return ctx.fail("{} of shape {} varies along dim {}, before axis {} (unsupported)", name,
+                          shape_str(v->shape), d, axis);
+      index_t* strides = i == 1 ? p.scale_strides : p.bias_strides;
+      for (size_t d = a; d < x->shape.size(); ++d) strides[d - a] = bp.b_strides[d];
+      (i == 1 ? p.scale_contiguous : p.bias_contiguous) = v->numel() == p.size;
     }
+    Shape stat_shape = outer;
     stat_shape.resize(x->shape.size(), 1);
     ctx.set_output(0, x->dtype, x->shape);
-    ctx.set_output(1, x->dtype, stat_shape);
-    ctx.set_output(2, x->dtype, stat_shape);
+    ctx.set_output(1, DataType::kFloat, stat_shape);
+    ctx.set_output(2, DataType::kFloat, stat_shape);
     return true;
   }
   void emit(EmitContext& ctx) const override {
-    const auto& s = ctx.node().state_as<LayerNormState>();
+    const LayerNormParams& p = ctx.node().state_as<LayerNormState>().p;
+    auto arr = [&](const index_t* v) {
+      return fmt::format("{{{}}}", fmt::join(v, v + p.norm_rank, ", "));
+    };
     ctx.include("onnxc/normalization.h");
-    ctx.line("onnxc::layer_norm_ref<{}>({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});", dtype_cpp(ctx.input(0)->dtype),
-             ctx.in(0), ctx.in(1), ctx.input(2) ? ctx.in(2) : "nullptr", ctx.out(0),
-             ctx.output(1) ? ctx.out(1) : "nullptr", ctx.output(2) ? ctx.out(2) : "nullptr", s.rows, s.size,
-             ctx.input(1)->numel(), ctx.input(2) ? ctx.input(2)->numel() : 1, cpp_double(s.epsilon));
+    ctx.line("static constexpr onnxc::LayerNormParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}}};",
+             p.rows, p.size, cpp_double(p.epsilon), p.norm_rank, arr(p.norm_dims),
+             arr(p.scale_strides), arr(p.bias_strides), p.scale_contiguous, p.bias_contiguous);
+    const char* t = dtype_cpp(ctx.input(0)->dtype);
+    auto typed = [&](bool present, const std::string& expr, const char* type, bool is_const) {
+      return present ? expr : fmt::format("static_cast<{}{}*>(nullptr)", is_const ? "const " : "", type);
+    };
+    ctx.line("onnxc::layer_norm_ref(p, {}, {}, {}, {}, {}, {});", ctx.in(0), ctx.in(1),
+             typed(ctx.input(2) != nullptr, ctx.in(2), t, true), ctx.out(0),
+             typed(ctx.output(1) != nullptr, ctx.out(1), "float", false),
+             typed(ctx.output(2) != nullptr, ctx.out(2), "float", false));
+  }
+};
+
+// ---- GroupNormalization / InstanceNormalization ----------------------------------------------
+
+struct GroupNormState : OpState {
+  GroupNormParams p{};
+};
+
+// kInstance: InstanceNormalization (one group per channel, per-channel scale and B).
+template <bool kInstance>
+class GroupNormOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(3, 3, 1, 1) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
+      return false;
+    const Value* x = ctx.input(0);
+    const Shape& xs = x->shape;
+    if (xs.size() < 2) return ctx.fail("X must have rank >= 2 (N, C, ...), has {}", xs.size());
+    auto& s = ctx.make_state<GroupNormState>();
+    GroupNormParams& p = s.p;
+    p.batch = xs[0];
+    p.channels = xs[1];
+    p.spatial = shape_numel(Shape(xs.begin() + 2, xs.end()));
+    p.epsilon = ctx.attr_float("epsilon", 1e-5f);
+    if (kInstance) {
+      p.groups = p.channels;
+    } else {
+      if (!ctx.has_attr("num_groups")) return ctx.fail("attribute num_groups is required");
+      p.groups = ctx.attr_int("num_groups", 1);
+      if (p.groups < 1 || p.channels % p.groups != 0)
+        return ctx.fail("num_groups {} must be positive and divide the {} channels", p.groups,
+                        p.channels);
+      p.affine_per_group = ctx.opset() < 21;
+      const int64_t stash = ctx.attr_int("stash_type", 1);
+      if (stash != 1) return ctx.fail("stash_type {} is not supported (only 1, float)", stash);
+    }
+    const int64_t numel = p.affine_per_group ? p.groups : p.channels;
+    if (!check_param(ctx, 1, "scale", numel, false) || !check_param(ctx, 2, "bias", numel, false))
+      return false;
+    ctx.set_output(0, x->dtype, xs);
+    return true;
+  }
+  void emit(EmitContext& ctx) const override {
+    const GroupNormParams& p = ctx.node().state_as<GroupNormState>().p;
+    ctx.include("onnxc/normalization.h");
+    ctx.line("static constexpr onnxc::GroupNormParams p = {{{}, {}, {}, {}, {}, {}}};", p.batch,
+             p.channels, p.groups, p.spatial, p.affine_per_group, cpp_double(p.epsilon));
+    ctx.line("onnxc::group_norm_ref(p, {}, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.in(2),
+             ctx.out(0));
+  }
+};
+
+// ---- LpNormalization -------------------------------------------------------------------------
+
+struct LpNormState : OpState {
+  int64_t outer = 1, axis = 1, inner = 1, p = 2;
+};
+
+class LpNormOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(1, 1, 1, 1) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
+      return false;
+    const Value* x = ctx.input(0);
+    const int64_t rank = static_cast<int64_t>(x->shape.size());
+    if (rank < 1) return ctx.fail("input must have rank >= 1");
+    int64_t axis = ctx.attr_int("axis", -1);
+    if (!ctx.normalize_axis(axis, rank)) return false;
+    auto& s = ctx.make_state<LpNormState>();
+    s.p = ctx.attr_int("p", 2);
+    if (s.p != 1 && s.p != 2) return ctx.fail("p must be 1 or 2, is {}", s.p);
+    const auto a = static_cast<size_t>(axis);
+    s.axis = x->shape[a];
+    for (size_t d = 0; d < a; ++d) s.outer *= x->shape[d];
+    for (size_t d = a + 1; d < x->shape.size(); ++d) s.inner *= x->shape[d];
+    ctx.set_output(0, x->dtype, x->shape);
+    return true;
+  }
+  void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<LpNormState>();
+    ctx.include("onnxc/normalization.h");
+    ctx.line("onnxc::lp_norm_ref({}, {}, {}, {}, {}, {});", ctx.in(0), ctx.out(0), s.outer, s.axis,
+             s.inner, s.p);
+  }
+};
+
+// ---- MeanVarianceNormalization -----------------------------------------------------------------
+
+struct MvnState : OpState {
+  ReduceParams p{};
+};
+
+class MvnOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(1, 1, 1, 1) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
+      return false;
+    const Value* x = ctx.input(0);
+    const int64_t rank = static_cast<int64_t>(x->shape.size());
+    if (rank > kMaxRank) return ctx.fail("rank {} exceeds the supported {}", rank, kMaxRank);
+    std::vector<bool> reduced(static_cast<size_t>(rank), false);
+    for (int64_t axis : ctx.attr_ints("axes", {0, 2, 3})) {
+      if (!ctx.normalize_axis(axis, rank, "axes entry")) return false;
+      if (rank == 0) continue;
+      if (reduced[static_cast<size_t>(axis)]) return ctx.fail("axis {} is listed twice in axes", axis);
+      reduced[static_cast<size_t>(axis)] = true;
+    }
+    ctx.make_state<MvnState>().p = reduce_params_for(x->shape, reduced);
+    ctx.set_output(0, x->dtype, x->shape);
+    return true;
+  }
+  void emit(EmitContext& ctx) const override {
+    ctx.include("onnxc/normalization.h");
+    ctx.line("static constexpr onnxc::ReduceParams p = {};",
+             reduce_params_literal(ctx.node().state_as<MvnState>().p));
+    ctx.line("onnxc::mean_variance_norm_ref(p, {}, {});", ctx.in(0), ctx.out(0));
   }
 };
 
 const BatchNormOp kBatchNorm;
 const LayerNormOp kLayerNorm;
+const GroupNormOp<false> kGroupNorm;
+const GroupNormOp<true> kInstanceNorm;
+const LpNormOp kLpNorm;
+const MvnOp kMvn;
 
 }  // namespace
 
 std::vector<OpRegistration> normalization_ops() {
-  return {{"", "BatchNormalization", 1, kMaxOpset, &kBatchNorm},
-          {"", "LayerNormalization", 17, kMaxOpset, &kLayerNorm}};
+  const int L = kMaxOpset;
+  return {{"", "BatchNormalization", 1, L, &kBatchNorm},
+          {"", "LayerNormalization", 17, L, &kLayerNorm},
+          {"", "GroupNormalization", 18, L, &kGroupNorm},
+          {"", "InstanceNormalization", 1, L, &kInstanceNorm},
+          {"", "LpNormalization", 1, L, &kLpNorm},
+          {"", "MeanVarianceNormalization", 9, L, &kMvn}};
 }
 
 }  // namespace onnxc

@@ -23,9 +23,10 @@
 //     gemm_ref<T>                 any arithmetic T; integers accumulate with wraparound
 //     f32_gemm_4x16__generic      float; cache-blocked, 4x16 register tile
 //     f32_gemm_8x16__generic      float; cache-blocked, 8x16 register tile
-//   They use no heap and at most 16 KiB of stack.
+//     f32_gemm_4x32__generic      float; cache-blocked, 4x32 register tile
+//   They use no heap and at most 32 KiB of stack.
 //
-// MatMul (numpy semantics) runs a GEMM per broadcast batch: matmul_ref / f32_matmul__blocked.
+// MatMul (numpy semantics) runs a GEMM per broadcast batch: matmul_ref, and matmul (via gemm).
 #ifndef ONNXC_GEMM_H
 #define ONNXC_GEMM_H
 
@@ -90,7 +91,7 @@ inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T*
 
 namespace gemm_detail {
 
-constexpr index_t kBlockK = 256;  // a packed B panel (kBlockK x 16 floats, 16 KiB) stays in L1
+constexpr index_t kPanelFloats = 4096;  // a packed B panel (KC x NR floats, 16 KiB) stays in L1
 constexpr index_t kBlockM = 96;   // kBlockM x kBlockK of A (96 KiB) stays in L2 across B panels
 
 // panel[kk][0..NR) = opB(k0 + kk, j0 .. j0 + nr), zero beyond nr: tiles then never branch on n.
@@ -138,8 +139,33 @@ inline void tile(const float* a, index_t lda, const float* panel, index_t kc, fl
   }
 }
 
+// One row of Y with a contiguous A row (a fully connected layer at batch 1):
+// y += alpha * a . opB. Memory bound on B, so B is streamed in its stored order.
+inline void f32_gemv(const GemmParams& p, const float* a, const float* b, float* y, float alpha) {
+  constexpr index_t kLanes = 16;
+  if (p.trans_b) {
+    for (index_t j = 0; j < p.n; ++j) {  // y[j] += alpha * dot(a, row j of B)
+      const float* bj = b + j * p.ldb;
+      float acc[kLanes] = {};
+      index_t kk = 0;
+      for (; kk + kLanes <= p.k; kk += kLanes)
+        for (index_t l = 0; l < kLanes; ++l) acc[l] += a[kk + l] * bj[kk + l];
+      float sum = 0.0f;
+      for (; kk < p.k; ++kk) sum += a[kk] * bj[kk];
+      for (index_t l = 0; l < kLanes; ++l) sum += acc[l];
+      y[j] += alpha * sum;
+    }
+  } else {
+    for (index_t kk = 0; kk < p.k; ++kk) {  // y += (alpha * a[kk]) * row kk of B
+      const float av = alpha * a[kk];
+      const float* bk = b + kk * p.ldb;
+      for (index_t j = 0; j < p.n; ++j) y[j] += av * bk[j];
+    }
+  }
+}
+
 // Cache-blocked GEMM around an MR x NR register tile (BLIS loop order, A read in place).
-template <index_t MR, index_t NR>
+template <index_t MR, index_t NR, index_t KC = kPanelFloats / NR>
 inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b, const float* c,
                              float* y) {
   // Y = beta * C (or 0) first; the k blocks then accumulate into it.
@@ -153,10 +179,14 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
       for (index_t j = 0; j < p.n; ++j) yi[j] = 0.0f;
     }
   }
-  alignas(64) float panel[kBlockK * NR];
   const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
-  for (index_t k0 = 0; k0 < p.k; k0 += kBlockK) {
-    const index_t kc = p.k - k0 < kBlockK ? p.k - k0 : kBlockK;
+  if (p.m < 4 && (a_ks == 1 || p.k == 1)) {  // too few rows to fill a tile
+    for (index_t i = 0; i < p.m; ++i) f32_gemv(p, a + i * a_is, b, y + i * p.ldy, alpha);
+    return;
+  }
+  alignas(64) float panel[KC * NR];
+  for (index_t k0 = 0; k0 < p.k; k0 += KC) {
+    const index_t kc = p.k - k0 < KC ? p.k - k0 : KC;
     for (index_t i0 = 0; i0 < p.m; i0 += kBlockM) {
       const index_t mc = p.m - i0 < kBlockM ? p.m - i0 : kBlockM;
       for (index_t j0 = 0; j0 < p.n; j0 += NR) {
@@ -178,14 +208,22 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
 
 }  // namespace gemm_detail
 
+// 4 x 16 tile: 4 accumulators of 16 floats (one zmm each with AVX-512, two ymm with AVX2).
 inline void f32_gemm_4x16__generic(const GemmParams& p, const float* a, const float* b,
                                    const float* c, float* y) {
   gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y);
 }
 
+// 8 x 16 tile: 8 zmm accumulators, enough independent FMAs to cover their latency on AVX-512.
 inline void f32_gemm_8x16__generic(const GemmParams& p, const float* a, const float* b,
                                    const float* c, float* y) {
   gemm_detail::f32_gemm_blocked<8, 16>(p, a, b, c, y);
+}
+
+// 4 x 32 tile: 8 zmm accumulators with AVX-512; measured the fastest of these with AVX2 only.
+inline void f32_gemm_4x32__generic(const GemmParams& p, const float* a, const float* b,
+                                   const float* c, float* y) {
+  gemm_detail::f32_gemm_blocked<4, 32, 256>(p, a, b, c, y);
 }
 
 // Whether the blocked float GEMM beats the reference for an m x n x k product; below this the
@@ -194,10 +232,22 @@ constexpr bool gemm_prefers_blocked(index_t m, index_t n, index_t k) {
   return m * n * k >= 4096 && n >= 8 && k >= 4;
 }
 
+// The float variant for the target's vector width (measured; see bench/).
+inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y) {
+#if defined(__AVX512F__)
+  f32_gemm_8x16__generic(p, a, b, c, y);
+#elif defined(__AVX__)
+  f32_gemm_4x32__generic(p, a, b, c, y);
+#else
+  f32_gemm_4x16__generic(p, a, b, c, y);
+#endif
+}
+
 template <typename T>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
   if constexpr (std::is_same_v<T, float>) {
-    if (gemm_prefers_blocked(p.m, p.n, p.k)) return f32_gemm_4x16__generic(p, a, b, c, y);
+    if (gemm_prefers_blocked(p.m, p.n, p.k)) return f32_gemm_blocked_best(p, a, b, c, y);
   }
   gemm_ref(p, a, b, c, y);
 }
@@ -241,8 +291,10 @@ inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, T* y) {
   gemm_detail::matmul_batched(p, a, b, y, gemm_ref<T>);
 }
 
-inline void f32_matmul__blocked(const MatMulParams& p, const float* a, const float* b, float* y) {
-  gemm_detail::matmul_batched(p, a, b, y, f32_gemm_4x16__generic);
+// Each batch through gemm(), so float products large enough run blocked.
+template <typename T>
+inline void matmul(const MatMulParams& p, const T* a, const T* b, T* y) {
+  gemm_detail::matmul_batched(p, a, b, y, gemm<T>);
 }
 
 }  // namespace onnxc

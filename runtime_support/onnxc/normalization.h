@@ -1,72 +1,241 @@
-// Normalization and softmax kernels over an [outer, axis, inner] view of the tensor.
+// Normalization kernels: BatchNormalization (inference and training forms), LayerNormalization,
+// GroupNormalization / InstanceNormalization, LpNormalization and MeanVarianceNormalization.
+// Statistics accumulate in double and use two passes (mean, then squared deviations), so
+// inputs with a large mean keep their precision.
 #ifndef ONNXC_NORMALIZATION_H
 #define ONNXC_NORMALIZATION_H
 
 #include <cmath>
 
 #include "onnxc/base.h"
+#include "onnxc/reduce.h"
 
 namespace onnxc {
 
-// Inference BatchNormalization: y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + bias[c].
+namespace norm_detail {
+
+// Mean and population variance of n elements x[0..n).
 template <typename T>
-inline void batch_norm_ref(const T* x, const T* scale, const T* bias, const T* mean, const T* var,
-                           T* y, index_t batch, index_t channels, index_t spatial, double epsilon) {
-  for (index_t c = 0; c < channels; ++c) {
-    const double inv = 1.0 / std::sqrt(static_cast<double>(var[c]) + epsilon);
-    const T a = static_cast<T>(static_cast<double>(scale[c]) * inv);
-    const T b = static_cast<T>(static_cast<double>(bias[c]) - static_cast<double>(mean[c]) * static_cast<double>(scale[c]) * inv);
-    for (index_t n = 0; n < batch; ++n) {
-      const T* xc = x + (n * channels + c) * spatial;
-      T* yc = y + (n * channels + c) * spatial;
-      for (index_t i = 0; i < spatial; ++i) yc[i] = xc[i] * a + b;
+inline void mean_var(const T* x, index_t n, double& mean, double& var) {
+  double sum = 0.0;
+  for (index_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]);
+  mean = n ? sum / static_cast<double>(n) : 0.0;
+  double sq = 0.0;
+  for (index_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    sq += d * d;
+  }
+  var = n ? sq / static_cast<double>(n) : 0.0;
+}
+
+}  // namespace norm_detail
+
+// ---- BatchNormalization ------------------------------------------------------------------------
+
+struct BatchNormParams {
+  index_t batch, channels, spatial;  // x viewed as [batch, channels, spatial]
+  int per_element;                   // legacy spatial=0: parameters are [channels, spatial]
+  double epsilon, momentum;          // momentum: training form only
+};
+
+// Inference: y = (x - mean) / sqrt(var + epsilon) * scale + bias, folded per channel into
+// y = x * a + b. T: x and y; TP: scale and bias; TS: mean and var.
+template <typename T, typename TP, typename TS>
+inline void batch_norm_ref(const BatchNormParams& p, const T* x, const TP* scale, const TP* bias,
+                           const TS* mean, const TS* var, T* y) {
+  const index_t per = p.per_element ? p.spatial : 1;  // parameters per channel
+  for (index_t c = 0; c < p.channels; ++c)
+    for (index_t j = 0; j < per; ++j) {
+      const index_t k = c * per + j;
+      const double inv = 1.0 / std::sqrt(static_cast<double>(var[k]) + p.epsilon);
+      const double a = static_cast<double>(scale[k]) * inv;
+      const T ta = static_cast<T>(a);
+      const T tb = static_cast<T>(static_cast<double>(bias[k]) - static_cast<double>(mean[k]) * a);
+      const index_t len = p.per_element ? 1 : p.spatial;
+      for (index_t n = 0; n < p.batch; ++n) {
+        const index_t base = (n * p.channels + c) * p.spatial + j;
+        for (index_t i = 0; i < len; ++i) y[base + i] = x[base + i] * ta + tb;
+      }
     }
+}
+
+// Training (training_mode=1): normalizes with the batch statistics of each channel (population
+// variance) and, when the outputs are non-null, updates the running statistics:
+//   running = input * momentum + current * (1 - momentum).
+template <typename T, typename TP, typename TS>
+inline void batch_norm_training_ref(const BatchNormParams& p, const T* x, const TP* scale,
+                                    const TP* bias, const TS* mean, const TS* var, T* y,
+                                    TS* running_mean, TS* running_var) {
+  const double count = static_cast<double>(p.batch * p.spatial);
+  for (index_t c = 0; c < p.channels; ++c) {
+    double sum = 0.0, sq = 0.0;
+    for (index_t n = 0; n < p.batch; ++n) {
+      const T* xc = x + (n * p.channels + c) * p.spatial;
+      for (index_t i = 0; i < p.spatial; ++i) sum += static_cast<double>(xc[i]);
+    }
+    const double m = count > 0 ? sum / count : 0.0;
+    for (index_t n = 0; n < p.batch; ++n) {
+      const T* xc = x + (n * p.channels + c) * p.spatial;
+      for (index_t i = 0; i < p.spatial; ++i) {
+        const double d = static_cast<double>(xc[i]) - m;
+        sq += d * d;
+      }
+    }
+    const double v = count > 0 ? sq / count : 0.0;
+    const double a = static_cast<double>(scale[c]) / std::sqrt(v + p.epsilon);
+    const double b = static_cast<double>(bias[c]) - m * a;
+    for (index_t n = 0; n < p.batch; ++n) {
+      const index_t base = (n * p.channels + c) * p.spatial;
+      for (index_t i = 0; i < p.spatial; ++i)
+        y[base + i] = static_cast<T>(static_cast<double>(x[base + i]) * a + b);
+    }
+    if (running_mean)
+      running_mean[c] = static_cast<TS>(static_cast<double>(mean[c]) * p.momentum + m * (1.0 - p.momentum));
+    if (running_var)
+      running_var[c] = static_cast<TS>(static_cast<double>(var[c]) * p.momentum + v * (1.0 - p.momentum));
   }
 }
 
-// LayerNormalization over the trailing `size` elements of each of `rows` rows; scale and bias
-// broadcast to a row through `scale_period` / `bias_period` (their element counts).
-template <typename T>
-inline void layer_norm_ref(const T* x, const T* scale, const T* bias, T* y, T* mean_out, T* inv_std_out,
-                           index_t rows, index_t size, index_t scale_size, index_t bias_size, double epsilon) {
-  for (index_t r = 0; r < rows; ++r) {
-    const T* xr = x + r * size;
-    T* yr = y + r * size;
-    double mean = 0, var = 0;
-    for (index_t i = 0; i < size; ++i) mean += static_cast<double>(xr[i]);
-    mean /= static_cast<double>(size);
-    for (index_t i = 0; i < size; ++i) {
-      const double d = static_cast<double>(xr[i]) - mean;
-      var += d * d;
+// ---- LayerNormalization ------------------------------------------------------------------------
+
+struct LayerNormParams {
+  index_t rows, size;  // x viewed as [rows, size]; each row is normalized
+  double epsilon;
+  // Scale and B broadcast over a row's dims (the normalized ones) through these strides; the
+  // *_contiguous flags say a parameter is a full row, indexed directly.
+  int norm_rank;
+  index_t norm_dims[kMaxRank], scale_strides[kMaxRank], bias_strides[kMaxRank];
+  int scale_contiguous, bias_contiguous;
+};
+
+// y = (x - mean) / sqrt(var + epsilon) * scale + bias per row; mean_out and inv_std_out (one per
+// row, may be null) receive the statistics in U, the stash type.
+template <typename T, typename U>
+inline void layer_norm_ref(const LayerNormParams& p, const T* x, const T* scale, const T* bias,
+                           T* y, U* mean_out, U* inv_std_out) {
+  for (index_t r = 0; r < p.rows; ++r) {
+    const T* xr = x + r * p.size;
+    T* yr = y + r * p.size;
+    double mean, var;
+    norm_detail::mean_var(xr, p.size, mean, var);
+    const double inv = 1.0 / std::sqrt(var + p.epsilon);
+    if (mean_out) mean_out[r] = static_cast<U>(mean);
+    if (inv_std_out) inv_std_out[r] = static_cast<U>(inv);
+    if (p.scale_contiguous && (!bias || p.bias_contiguous)) {
+      for (index_t i = 0; i < p.size; ++i) {
+        double v = (static_cast<double>(xr[i]) - mean) * inv * static_cast<double>(scale[i]);
+        if (bias) v += static_cast<double>(bias[i]);
+        yr[i] = static_cast<T>(v);
+      }
+      continue;
     }
-    var /= static_cast<double>(size);
-    const double inv = 1.0 / std::sqrt(var + epsilon);
-    for (index_t i = 0; i < size; ++i) {
-      double v = (static_cast<double>(xr[i]) - mean) * inv * static_cast<double>(scale[i % scale_size]);
-      if (bias) v += static_cast<double>(bias[i % bias_size]);
+    index_t idx[kMaxRank] = {}, so = 0, bo = 0;
+    for (index_t i = 0; i < p.size; ++i) {
+      double v = (static_cast<double>(xr[i]) - mean) * inv * static_cast<double>(scale[so]);
+      if (bias) v += static_cast<double>(bias[bo]);
       yr[i] = static_cast<T>(v);
+      for (int d = p.norm_rank - 1; d >= 0; --d) {  // odometer over the row's dims
+        so += p.scale_strides[d];
+        bo += p.bias_strides[d];
+        if (++idx[d] < p.norm_dims[d]) break;
+        so -= idx[d] * p.scale_strides[d];
+        bo -= idx[d] * p.bias_strides[d];
+        idx[d] = 0;
+      }
     }
-    if (mean_out) mean_out[r] = static_cast<T>(mean);
-    if (inv_std_out) inv_std_out[r] = static_cast<T>(inv);
   }
 }
 
-// Softmax (or log-softmax) along the middle axis of an [outer, axis, inner] view.
-template <typename T, bool kLog>
-inline void softmax_ref(const T* x, T* y, index_t outer, index_t axis, index_t inner) {
+// ---- GroupNormalization / InstanceNormalization ------------------------------------------------
+
+struct GroupNormParams {
+  index_t batch, channels, groups, spatial;  // x viewed as [batch, channels, spatial]
+  int affine_per_group;  // GroupNormalization-18: scale and bias hold one value per group
+  double epsilon;
+};
+
+// Normalizes each (batch, group of channels / groups channels) block by its own mean and
+// variance, then applies scale and bias per channel (or per group). InstanceNormalization is
+// groups == channels.
+template <typename T>
+inline void group_norm_ref(const GroupNormParams& p, const T* x, const T* scale, const T* bias,
+                           T* y) {
+  const index_t per_group = p.groups ? p.channels / p.groups : 0;
+  const index_t block = per_group * p.spatial;
+  for (index_t n = 0; n < p.batch; ++n)
+    for (index_t g = 0; g < p.groups; ++g) {
+      const index_t base = (n * p.channels + g * per_group) * p.spatial;
+      double mean, var;
+      norm_detail::mean_var(x + base, block, mean, var);
+      const double inv = 1.0 / std::sqrt(var + p.epsilon);
+      for (index_t cg = 0; cg < per_group; ++cg) {
+        const index_t k = p.affine_per_group ? g : g * per_group + cg;
+        const double a = static_cast<double>(scale[k]) * inv;
+        const double b = static_cast<double>(bias[k]) - mean * a;
+        const index_t off = base + cg * p.spatial;
+        for (index_t i = 0; i < p.spatial; ++i)
+          y[off + i] = static_cast<T>(static_cast<double>(x[off + i]) * a + b);
+      }
+    }
+}
+
+// ---- LpNormalization ---------------------------------------------------------------------------
+
+// y = x / ||x||_p along the middle axis of [outer, axis, inner], p = 1 or 2; a zero norm gives 0.
+template <typename T>
+inline void lp_norm_ref(const T* x, T* y, index_t outer, index_t axis, index_t inner, int p) {
   for (index_t o = 0; o < outer; ++o)
     for (index_t in = 0; in < inner; ++in) {
       const T* xs = x + o * axis * inner + in;
       T* ys = y + o * axis * inner + in;
-      T mx = xs[0];
-      for (index_t i = 1; i < axis; ++i) mx = xs[i * inner] > mx ? xs[i * inner] : mx;
-      double sum = 0;
-      for (index_t i = 0; i < axis; ++i) sum += std::exp(static_cast<double>(xs[i * inner] - mx));
-      const double log_sum = std::log(sum);
+      double norm = 0.0;
       for (index_t i = 0; i < axis; ++i) {
-        const double d = static_cast<double>(xs[i * inner] - mx);
-        ys[i * inner] = static_cast<T>(kLog ? d - log_sum : std::exp(d) / sum);
+        const double v = static_cast<double>(xs[i * inner]);
+        norm += p == 1 ? std::fabs(v) : v * v;
       }
+      if (p != 1) norm = std::sqrt(norm);
+      for (index_t i = 0; i < axis; ++i)
+        ys[i * inner] = norm == 0.0 ? T(0) : static_cast<T>(static_cast<double>(xs[i * inner]) / norm);
+    }
+}
+
+// ---- MeanVarianceNormalization -----------------------------------------------------------------
+
+// y = (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9), the expectations over the reduced axes of p
+// (the ONNX function body's formula, epsilon included).
+template <typename T>
+inline void mean_variance_norm_ref(const ReduceParams& p, const T* x, T* y) {
+  constexpr index_t kChunk = 64;
+  const int last = p.red_rank - 1;
+  const index_t run = p.red_dims[last], run_stride = p.red_strides[last];
+  const double count = static_cast<double>(p.red_count);
+  reduce_detail::OuterCursor outer;
+  for (index_t o = 0; o < p.outer_count; ++o, outer.next(p))
+    for (index_t i0 = 0; i0 < p.inner; i0 += kChunk) {
+      const index_t n = p.inner - i0 < kChunk ? p.inner - i0 : kChunk;
+      double sum[kChunk] = {}, sq[kChunk] = {};
+      reduce_detail::for_each_reduced_run(p, [&](index_t off) {
+        for (index_t r = 0; r < run; ++r) {
+          const T* xr = x + outer.offset + off + r * run_stride + i0;
+          for (index_t i = 0; i < n; ++i) {
+            const double v = static_cast<double>(xr[i]);
+            sum[i] += v;
+            sq[i] += v * v;
+          }
+        }
+      });
+      for (index_t i = 0; i < n; ++i) {
+        const double mean = sum[i] / count, var = sq[i] / count - mean * mean;
+        sum[i] = mean;
+        sq[i] = 1.0 / (std::sqrt(var > 0.0 ? var : 0.0) + 1e-9);
+      }
+      reduce_detail::for_each_reduced_run(p, [&](index_t off) {
+        for (index_t r = 0; r < run; ++r) {
+          const index_t base = outer.offset + off + r * run_stride + i0;
+          for (index_t i = 0; i < n; ++i)
+            y[base + i] = static_cast<T>((static_cast<double>(x[base + i]) - sum[i]) * sq[i]);
+        }
+      });
     }
 }
 

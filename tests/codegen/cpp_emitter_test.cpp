@@ -46,6 +46,7 @@ const char* kDriver = R"(#include "bias_relu.h"
 #include <fstream>
 #include <vector>
 int main(int argc, char** argv) {
+  (void)argc;
   float x[6] = {-1.5f, 3.0f, 0.0f, 2.0f, 1.0f, -1.0f};
   float y[6] = {};
   alignas(64) static unsigned char ws[bias_relu::kWorkspaceSize + 1];
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
   in.read(reinterpret_cast<char*>(weights), bias_relu::kWeightsSize);
   if (bias_relu::run({x}, {y}, ws, weights) != 0) return 1;
 #else
-  (void)argc; (void)argv;
+  (void)argv;
   if (bias_relu::run({x}, {y}, ws) != 0) return 1;
 #endif
   for (float v : y) std::printf("%g ", static_cast<double>(v));

@@ -1,11 +1,12 @@
-#include <catch2/catch.hpp>
+#include "frontend/model_loader.h"
+
 #include <stdlib.h>
 
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
-#include "frontend/model_loader.h"
 #include "support/model_builder.h"
 
 using namespace onnxc;
@@ -85,11 +86,15 @@ TEST_CASE("load_model_from_bytes parses bytes in memory", "[loader]") {
   onnx::ModelProto model;
   REQUIRE(load_model_from_bytes(mb.proto().SerializeAsString(), ".", model, diag));
   CHECK(model.graph().input(0).name() == "x");
+  // A model without a graph stays without one, for the validator to report.
+  mb.proto().clear_graph();
+  REQUIRE(load_model_from_bytes(mb.proto().SerializeAsString(), ".", model, diag));
+  CHECK_FALSE(model.has_graph());
 }
 
 TEST_CASE("external data is read at its offset and length", "[loader]") {
-  ModelBuilder mb = external_model({{"location", "weights/w.bin"}, {"offset", "4"},
-                                    {"length", "8"}});
+  ModelBuilder mb =
+      external_model({{"location", "weights/w.bin"}, {"offset", "4"}, {"length", "8"}});
   // A Constant inside an If branch also points at external data: nested graphs are resolved.
   auto& if_node = mb.node("If", {"c"}, {"z"}, "if0");
   auto* branch = if_node.add_attribute();
@@ -200,7 +205,9 @@ TEST_CASE("unreadable and unparsable model files give one clean error", "[loader
   SECTION("missing") {
     CHECK(contains(single_error((dir / "none.onnx").string()), "cannot read model file"));
   }
-  SECTION("a directory") { CHECK(contains(single_error(dir.string()), "is a directory")); }
+  SECTION("a directory") {
+    CHECK(contains(single_error(dir.string()), "is a directory"));
+  }
   SECTION("empty") {
     write_bytes(dir / "empty.onnx", "");
     CHECK(contains(single_error((dir / "empty.onnx").string()), "cannot parse model"));

@@ -1,6 +1,7 @@
+#include "frontend/validator.h"
+
 #include <catch2/catch.hpp>
 
-#include "frontend/validator.h"
 #include "support/model_builder.h"
 
 using namespace onnxc;
@@ -82,6 +83,10 @@ TEST_CASE("model header rules", "[validator]") {
     CHECK_THAT(errors[0], Catch::Contains("ai.onnx version 99 is newer than the newest known"));
     CHECK_THAT(errors[1], Catch::Contains("'ai.onnx.ml' has version 0"));
   }
+  SECTION("no graph") {
+    m.clear_graph();
+    CHECK_THAT(single_error(m), Catch::Contains("model has no graph"));
+  }
   SECTION("graph without a name") {
     m.mutable_graph()->clear_name();
     CHECK_THAT(single_error(m), Catch::Contains("main graph has no name"));
@@ -103,13 +108,13 @@ TEST_CASE("SSA and topological order", "[validator]") {
     mb.node("Relu", {"x"}, {"y"}, "relu0");
     mb.node("Neg", {"x"}, {"y"}, "neg0");
     CHECK_THAT(single_error(mb.proto()),
-               Catch::Contains("node 'neg0' (Neg) output 'y': value is assigned more than once"));
+               Catch::Contains("node 'neg0' (Neg): output 'y' is assigned more than once"));
   }
   SECTION("a node output reusing a graph input name") {
     mb.node("Relu", {"x"}, {"x"}, "relu0");
     mb.node("Neg", {"x"}, {"y"}, "neg0");
     CHECK_THAT(single_error(mb.proto()),
-               Catch::Contains("node 'relu0' (Relu) output 'x': value is assigned more than once"));
+               Catch::Contains("node 'relu0' (Relu): output 'x' is assigned more than once"));
   }
   SECTION("use before definition") {
     mb.node("Neg", {"h"}, {"y"}, "neg0");
@@ -177,7 +182,7 @@ TEST_CASE("attribute rules", "[validator]") {
   SECTION("value not matching the type") {
     add_attr(relu, "axes", onnx::AttributeProto::INTS)->set_i(1);
     CHECK_THAT(single_error(mb.proto()),
-               Catch::Contains("attribute 'axes' has type INTS but holds a INT"));
+               Catch::Contains("attribute 'axes' has type INTS but holds a value of type INT"));
   }
   SECTION("scalar type without value") {
     add_attr(relu, "alpha", onnx::AttributeProto::FLOAT);
@@ -256,13 +261,15 @@ TEST_CASE("subgraphs see outer names but may not shadow them", "[validator]") {
   inner->set_op_type("Neg");
   inner->add_input("h");  // from the outer graph
   inner->add_output("t");
-  SECTION("outer names are visible") { CHECK(errors_of(mb.proto()).empty()); }
+  SECTION("outer names are visible") {
+    CHECK(errors_of(mb.proto()).empty());
+  }
   SECTION("shadowing") {
     inner->set_output(0, "x");
     then_branch->mutable_output(0)->set_name("x");
     CHECK_THAT(single_error(mb.proto()),
-               Catch::Contains("node 'if0/then_branch/#0' (Neg) output 'x': value shadows a name "
-                               "of an enclosing graph"));
+               Catch::Contains("node 'if0/then_branch/#0' (Neg): output 'x' shadows a name of "
+                               "an enclosing graph"));
   }
   SECTION("the node's own outputs are not visible inside") {
     inner->set_input(0, "z");
@@ -280,8 +287,8 @@ TEST_CASE("all errors are reported, each naming its node and op", "[validator]")
   auto& exp = mb.node("Exp", {"x"}, {"later"});
   exp.set_domain("com.example");
   exp.clear_name();  // reported by position, as "#3"
-  auto* a = add_attr(*mb.proto().mutable_graph()->mutable_node(0), "alpha",
-                     onnx::AttributeProto::FLOAT);
+  auto* a =
+      add_attr(*mb.proto().mutable_graph()->mutable_node(0), "alpha", onnx::AttributeProto::FLOAT);
   a->set_f(1);
   a->add_floats(2);
   auto errors = errors_of(mb.proto());
@@ -291,4 +298,53 @@ TEST_CASE("all errors are reported, each naming its node and op", "[validator]")
   CHECK_THAT(errors[1], Catch::StartsWith("node 'neg0' (Neg): input 'missing' is not defined"));
   CHECK_THAT(errors[2], Catch::StartsWith("node 'add0' (Add): input 'later' is used before"));
   CHECK_THAT(errors[3], Catch::StartsWith("node '#3' (Exp): domain 'com.example' has no"));
+}
+
+TEST_CASE("model-local function bodies are checked", "[validator]") {
+  ModelBuilder mb = valid_model();
+  auto* local = mb.proto().add_opset_import();
+  local->set_domain("local");
+  local->set_version(1);
+  mb.node("Scale", {"y"}, {"z"}, "call0").set_domain("local");
+  auto* f = mb.proto().add_functions();
+  f->set_name("Scale");
+  f->set_domain("local");
+  f->add_input("u");
+  f->add_output("v");
+  f->add_attribute("alpha");
+  auto* constant = f->add_node();
+  constant->set_op_type("Constant");
+  constant->add_output("k");
+  add_attr(*constant, "value_float", onnx::AttributeProto::FLOAT)->set_ref_attr_name("alpha");
+  auto* mul = f->add_node();
+  mul->set_op_type("Mul");
+  mul->add_input("u");
+  mul->add_input("k");
+  mul->add_output("v");
+  SECTION("valid, with an attribute reference") {
+    CHECK(errors_of(mb.proto()).empty());
+  }
+  SECTION("undefined name in the body") {
+    mul->set_input(1, "nowhere");
+    CHECK_THAT(single_error(mb.proto()),
+               Catch::Contains("node 'Scale/#1' (Mul): input 'nowhere' is not defined"));
+  }
+}
+
+TEST_CASE("subgraph initializers may not repeat subgraph input names from IR 4", "[validator]") {
+  ModelBuilder mb = valid_model();
+  auto& loop = mb.node("Loop", {"", ""}, {}, "loop0");
+  loop.add_output("out");
+  auto* body = add_attr(loop, "body", onnx::AttributeProto::GRAPH)->mutable_g();
+  body->set_name("body");
+  body->add_input()->set_name("i");
+  body->add_output()->set_name("i");
+  auto* init = body->add_initializer();
+  init->set_name("i");
+  init->set_data_type(onnx::TensorProto::INT64);
+  init->add_int64_data(0);
+  CHECK_THAT(single_error(mb.proto()),
+             Catch::Contains("initializer 'i' has the name of a subgraph input"));
+  mb.proto().set_ir_version(3);
+  CHECK(errors_of(mb.proto()).empty());
 }

@@ -53,8 +53,8 @@ TEST_CASE("overlap checker reports conflicts, misalignment and overflow", "[plan
   bad.arena_size = 128;
   auto errors = check_plan(req, bad);
   REQUIRE(errors.size() == 2);
-  CHECK(errors[0].find("ends past the arena") != std::string::npos);
-  CHECK(errors[1].find("'a' [0, 128) overlaps 'b' [64, 192)") != std::string::npos);
+  CHECK(errors[0].find("'a' [0, 128) overlaps 'b' [64, 192)") != std::string::npos);
+  CHECK(errors[1].find("'b' [64, 192) ends past the arena") != std::string::npos);
   MemoryPlan misaligned;
   misaligned.offsets = {0, 130};
   misaligned.arena_size = 512;
