@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "onnxc/convert.h"
+
 
 namespace onnxc {
 namespace {
@@ -14,12 +16,20 @@ double element_as_double(const Tensor& t, int64_t i) {
   switch (t.dtype) {
     case DataType::kFloat: return t.as<float>()[i];
     case DataType::kDouble: return t.as<double>()[i];
+    case DataType::kFloat16: return to_float(t.as<float16>()[i]);
+    case DataType::kBFloat16: return to_float(t.as<bfloat16>()[i]);
+    case DataType::kFloat8E4M3FN: return to_float(t.as<float8e4m3fn>()[i]);
+    case DataType::kFloat8E4M3FNUZ: return to_float(t.as<float8e4m3fnuz>()[i]);
+    case DataType::kFloat8E5M2: return to_float(t.as<float8e5m2>()[i]);
+    case DataType::kFloat8E5M2FNUZ: return to_float(t.as<float8e5m2fnuz>()[i]);
+    case DataType::kFloat8E8M0: return to_float(t.as<float8e8m0>()[i]);
     default: return t.int_at(i);
   }
 }
 
 bool compared_with_tolerance(DataType t) {
-  return t == DataType::kFloat || t == DataType::kDouble;
+  // Every float format one element per byte or wider; packed 4-bit floats compare bit for bit.
+  return is_float(t) && dtype_info(t).bits >= 8 && t != DataType::kComplex64 && t != DataType::kComplex128;
 }
 
 }  // namespace

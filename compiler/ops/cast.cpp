@@ -1,8 +1,255 @@
-// Placeholder until the cast family is written: registers no ops.
+// Cast (1, 6, 9, 13, 19, 21, 23, 24, 25) and CastLike (15, 19, 21, 23, 24, 25): element type
+// conversion between every numeric type, bool, and the small float and packed integer formats.
+// Versions differ in how `to` is spelled (a type name string before opset 6), which types exist,
+// and the float8 attributes (`saturate` from 19, `round_mode` for float8e8m0 from 24). Strings are
+// not supported. Folding and generated code run the same kernels (onnxc/cast.h).
+#include "onnxc/cast.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <string>
+
 #include "ops/registry.h"
 
 namespace onnxc {
+namespace {
 
-std::vector<OpRegistration> cast_ops() { return {}; }
+// The first opset of Cast (and CastLike) whose type constraints include `t`.
+int first_opset_with_type(DataType t) {
+  switch (t) {
+    case DataType::kBFloat16:
+      return 13;
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+      return 19;
+    case DataType::kInt4:
+    case DataType::kUint4:
+      return 21;
+    case DataType::kFloat4E2M1:
+      return 23;
+    case DataType::kFloat8E8M0:
+      return 24;
+    case DataType::kInt2:
+    case DataType::kUint2:
+      return 25;
+    default:
+      return 1;
+  }
+}
+
+// Calls f(T{}) with the storage type T of any element type the Cast kernels handle.
+template <typename F>
+bool visit_cast_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kFloat:
+      return f(float{}), true;
+    case DataType::kDouble:
+      return f(double{}), true;
+    case DataType::kInt8:
+      return f(int8_t{}), true;
+    case DataType::kInt16:
+      return f(int16_t{}), true;
+    case DataType::kInt32:
+      return f(int32_t{}), true;
+    case DataType::kInt64:
+      return f(int64_t{}), true;
+    case DataType::kUint8:
+      return f(uint8_t{}), true;
+    case DataType::kUint16:
+      return f(uint16_t{}), true;
+    case DataType::kUint32:
+      return f(uint32_t{}), true;
+    case DataType::kUint64:
+      return f(uint64_t{}), true;
+    case DataType::kBool:
+      return f(bool{}), true;
+    case DataType::kFloat16:
+      return f(float16{}), true;
+    case DataType::kBFloat16:
+      return f(bfloat16{}), true;
+    case DataType::kFloat8E4M3FN:
+      return f(float8e4m3fn{}), true;
+    case DataType::kFloat8E4M3FNUZ:
+      return f(float8e4m3fnuz{}), true;
+    case DataType::kFloat8E5M2:
+      return f(float8e5m2{}), true;
+    case DataType::kFloat8E5M2FNUZ:
+      return f(float8e5m2fnuz{}), true;
+    case DataType::kFloat8E8M0:
+      return f(float8e8m0{}), true;
+    case DataType::kInt4:
+      return f(int4x2{}), true;
+    case DataType::kUint4:
+      return f(uint4x2{}), true;
+    case DataType::kFloat4E2M1:
+      return f(float4e2m1x2{}), true;
+    case DataType::kInt2:
+      return f(int2x4{}), true;
+    case DataType::kUint2:
+      return f(uint2x4{}), true;
+    default:
+      return false;
+  }
+}
+
+bool is_cast_type(DataType t) {
+  return visit_cast_type(t, [](auto) {});
+}
+
+const char* rounding_cpp(E8M0Rounding r) {
+  switch (r) {
+    case E8M0Rounding::kDown:
+      return "onnxc::E8M0Rounding::kDown";
+    case E8M0Rounding::kNearest:
+      return "onnxc::E8M0Rounding::kNearest";
+    default:
+      return "onnxc::E8M0Rounding::kUp";
+  }
+}
+
+// The specialized kernel for a (from, to) pair, or the generic reference.
+const char* cast_kernel(DataType from, DataType to) {
+  if (from == DataType::kFloat && to == DataType::kFloat16) return "f32_f16_cast__scalar";
+  if (from == DataType::kFloat16 && to == DataType::kFloat) return "f16_f32_cast__scalar";
+  if (from == DataType::kFloat && to == DataType::kBFloat16) return "f32_bf16_cast__scalar";
+  if (from == DataType::kBFloat16 && to == DataType::kFloat) return "bf16_f32_cast__scalar";
+  return nullptr;
+}
+
+struct CastState : OpState {
+  DataType from = DataType::kUndefined;
+  DataType to = DataType::kUndefined;
+  CastParams params = {true, E8M0Rounding::kUp};
+};
+
+// Checks the types, reads the attributes shared by Cast and CastLike and sets the output.
+bool infer_cast(InferContext& ctx, DataType to) {
+  const Value* x = ctx.input(0);
+  for (DataType t : {x->dtype, to}) {
+    if (t == DataType::kString) return ctx.fail("casting from or to string is not supported");
+    if (!is_cast_type(t)) return ctx.fail("type {} is not supported by Cast", dtype_name(t));
+    if (ctx.opset() < first_opset_with_type(t))
+      return ctx.fail("type {} needs opset {} or later (model imports opset {})", dtype_name(t),
+                      first_opset_with_type(t), ctx.opset());
+  }
+  auto& s = ctx.make_state<CastState>();
+  s.from = x->dtype;
+  s.to = to;
+  if (ctx.opset() >= 19) {
+    int64_t saturate = ctx.attr_int("saturate", 1);
+    if (saturate != 0 && saturate != 1)
+      return ctx.fail("saturate must be 0 or 1, got {}", saturate);
+    s.params.saturate = saturate == 1;
+  } else if (ctx.has_attr("saturate")) {
+    return ctx.fail("attribute 'saturate' exists from opset 19 (model imports opset {})",
+                    ctx.opset());
+  }
+  if (ctx.opset() >= 24) {
+    std::string mode = ctx.attr_string("round_mode", "up");
+    if (mode == "up")
+      s.params.round_mode = E8M0Rounding::kUp;
+    else if (mode == "down")
+      s.params.round_mode = E8M0Rounding::kDown;
+    else if (mode == "nearest")
+      s.params.round_mode = E8M0Rounding::kNearest;
+    else
+      return ctx.fail("round_mode must be 'up', 'down' or 'nearest', got '{}'", mode);
+  } else if (ctx.has_attr("round_mode")) {
+    return ctx.fail("attribute 'round_mode' exists from opset 24 (model imports opset {})",
+                    ctx.opset());
+  }
+  ctx.set_output(0, to, x->shape);
+  return true;
+}
+
+// Cast-1 names the target type ("FLOAT", "INT64"): the TensorProto.DataType enum spelling, which
+// is dtype_name() in upper case.
+bool parse_type_name(const std::string& name, DataType& out) {
+  for (int raw = 1; raw <= kMaxDataType; ++raw) {
+    std::string candidate = dtype_name(static_cast<DataType>(raw));
+    if (candidate.size() != name.size()) continue;
+    bool equal = true;
+    for (size_t i = 0; i < name.size() && equal; ++i)
+      equal = std::toupper(static_cast<unsigned char>(candidate[i])) ==
+              std::toupper(static_cast<unsigned char>(name[i]));
+    if (equal) {
+      out = static_cast<DataType>(raw);
+      return true;
+    }
+  }
+  return false;
+}
+
+class CastKernelOp : public OpHandler {
+ public:
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& inputs,
+                std::vector<Tensor>& outputs) const override {
+    const auto& s = n.state_as<CastState>();
+    const Tensor& x = *inputs[0];
+    Tensor& y = outputs[0];
+    return visit_cast_type(s.from, [&](auto from_tag) {
+      using From = decltype(from_tag);
+      visit_cast_type(s.to, [&](auto to_tag) {
+        using To = decltype(to_tag);
+        cast_ref<From, To>(x.as<From>(), y.as<To>(), x.numel(), s.params);
+      });
+    });
+  }
+  void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<CastState>();
+    ctx.include("onnxc/cast.h");
+    ctx.line("static constexpr onnxc::CastParams p = {{{}, {}}};",
+             s.params.saturate ? "true" : "false", rounding_cpp(s.params.round_mode));
+    if (const char* kernel = cast_kernel(s.from, s.to))
+      ctx.line("onnxc::{}({}, {}, {}, p);", kernel, ctx.in(0), ctx.out(0), ctx.input(0)->numel());
+    else
+      ctx.line("onnxc::cast_ref<{}, {}>({}, {}, {}, p);", dtype_cpp(s.from), dtype_cpp(s.to),
+               ctx.in(0), ctx.out(0), ctx.input(0)->numel());
+  }
+};
+
+class CastOp final : public CastKernelOp {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(1, 1, 1, 1)) return false;
+    const Attribute* a = ctx.node().attr("to");
+    if (!a) return ctx.fail("attribute 'to' is required");
+    DataType to = DataType::kUndefined;
+    if (ctx.opset() < 6) {
+      if (a->kind != Attribute::Kind::kString)
+        return ctx.fail("'to' must be a type name string before opset 6, got {}",
+                        attribute_kind_name(a->kind));
+      if (!parse_type_name(a->s, to)) return ctx.fail("'to' names no data type: '{}'", a->s);
+    } else {
+      if (a->kind != Attribute::Kind::kInt)
+        return ctx.fail("'to' must be an int (a TensorProto.DataType) from opset 6, got {}",
+                        attribute_kind_name(a->kind));
+      if (a->i <= 0 || a->i > kMaxDataType)
+        return ctx.fail("'to' is not a valid data type: {}", a->i);
+      to = static_cast<DataType>(a->i);
+    }
+    return infer_cast(ctx, to);
+  }
+};
+
+class CastLikeOp final : public CastKernelOp {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(2, 2, 1, 1)) return false;
+    return infer_cast(ctx, ctx.input(1)->dtype);
+  }
+};
+
+const CastOp kCast;
+const CastLikeOp kCastLike;
+
+}  // namespace
+
+std::vector<OpRegistration> cast_ops() {
+  return {{"", "Cast", 1, kMaxOpset, &kCast}, {"", "CastLike", 15, kMaxOpset, &kCastLike}};
+}
 
 }  // namespace onnxc

@@ -1,13 +1,16 @@
-// Constant (all versions: value, value_float(s), value_int(s), value_string(s)) and
-// ConstantOfShape (9+). Both produce compile-time values; ConstantOfShape results larger than
-// the fold limit are filled at run time instead.
+// Constant (1, 9, 11, 12, 13, 19, 21, 23, 24, 25) and ConstantOfShape (9, 20, 21, 23, 24, 25).
+// Constant always becomes a compile-time value: `value` (every version), `sparse_value` (11+,
+// rejected: sparse tensors are not supported) and value_float(s) / value_int(s) / value_string(s)
+// (12+). ConstantOfShape needs a constant shape; its result is folded, or filled at run time when
+// larger than the fold limit. Its element type is that of the one-element `value` attribute (float
+// 0 by default), any numeric type of the version: small floats and packed integers included.
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "onnxc/convert.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
-#include "onnxc/transform.h"
 
 namespace onnxc {
 namespace {
@@ -18,69 +21,184 @@ class ConstantOp final : public OpHandler {
     if (!ctx.check_arity(0, 0, 1, 1)) return false;
     const Node& n = ctx.node();
     if (n.attributes.size() != 1)
-      return ctx.fail("needs exactly one of value, value_float(s), value_int(s), value_string(s), has {} attributes",
-                      n.attributes.size());
+      return ctx.fail(
+          "needs exactly one of value, sparse_value, value_float(s), value_int(s), "
+          "value_string(s); has {} "
+          "attributes",
+          n.attributes.size());
     const auto& [name, a] = *n.attributes.begin();
+    if (name == "sparse_value")
+      return ctx.fail("sparse_value is not supported (sparse tensors are not)");
+    if (name != "value" && ctx.opset() < 12)
+      return ctx.fail(
+          "attribute '{}' exists from opset 12 (model imports opset {}); only 'value' before", name,
+          ctx.opset());
     Tensor t;
-    if (name == "value" && a.t) {
-      t = *a.t;
+    if (name == "value") {
+      const Tensor* v = ctx.attr_tensor(name);
+      if (!v) return false;  // attr_tensor reported the kind mismatch
+      if (v->dtype == DataType::kComplex64 || v->dtype == DataType::kComplex128)
+        return ctx.fail("complex constants are not supported");
+      t = *v;
     } else if (name == "value_float" || name == "value_floats") {
-      std::vector<float> v = name == "value_float" ? std::vector<float>{ctx.attr_float(name, 0)} : ctx.attr_floats(name);
-      t = Tensor::zeros(DataType::kFloat, name == "value_float" ? Shape{} : Shape{static_cast<int64_t>(v.size())});
+      const bool scalar = name == "value_float";
+      std::vector<float> v =
+          scalar ? std::vector<float>{ctx.attr_float(name, 0)} : ctx.attr_floats(name);
+      t = Tensor::zeros(DataType::kFloat, scalar ? Shape{} : Shape{static_cast<int64_t>(v.size())});
       std::copy(v.begin(), v.end(), t.as<float>());
     } else if (name == "value_int" || name == "value_ints") {
-      std::vector<int64_t> v = name == "value_int" ? std::vector<int64_t>{ctx.attr_int(name, 0)} : ctx.attr_ints(name);
-      t = Tensor::zeros(DataType::kInt64, name == "value_int" ? Shape{} : Shape{static_cast<int64_t>(v.size())});
+      const bool scalar = name == "value_int";
+      std::vector<int64_t> v =
+          scalar ? std::vector<int64_t>{ctx.attr_int(name, 0)} : ctx.attr_ints(name);
+      t = Tensor::zeros(DataType::kInt64, scalar ? Shape{} : Shape{static_cast<int64_t>(v.size())});
       std::copy(v.begin(), v.end(), t.as<int64_t>());
-    } else if (name == "value_string" || name == "value_strings") {
+    } else if (name == "value_string") {
       t.dtype = DataType::kString;
-      t.strings = name == "value_string" ? std::vector<std::string>{a.s} : a.strings;
-      if (name == "value_strings") t.shape = {static_cast<int64_t>(t.strings.size())};
+      t.strings = {ctx.attr_string(name, "")};
+    } else if (name == "value_strings") {
+      if (a.kind != Attribute::Kind::kStrings)
+        return ctx.fail("attribute 'value_strings' must be of type strings, got {}",
+                        attribute_kind_name(a.kind));
+      t.dtype = DataType::kString;
+      t.strings = a.strings;
+      t.shape = {static_cast<int64_t>(t.strings.size())};
     } else {
-      return ctx.fail("attribute '{}' is not supported (sparse constants are not)", name);
+      return ctx.fail("unknown attribute '{}'", name);
     }
     ctx.set_output_constant(0, std::move(t));
     return true;
   }
-  void emit(EmitContext&) const override {}  // always folded
+  void emit(EmitContext&) const override {}  // the output is always a compile-time value
 };
 
+// The first ConstantOfShape opset whose output types include `t`; 0 when no version has it.
+int constant_of_shape_first_opset(DataType t) {
+  if (in_type_set(t, kAllPlain) || t == DataType::kFloat16) return 9;
+  switch (t) {
+    case DataType::kBFloat16:
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+      return 20;
+    case DataType::kInt4:
+    case DataType::kUint4:
+      return 21;
+    case DataType::kFloat4E2M1:
+      return 23;
+    case DataType::kFloat8E8M0:
+      return 24;
+    case DataType::kInt2:
+    case DataType::kUint2:
+      return 25;
+    default:
+      return 0;
+  }
+}
+
+// Calls f(P{}) for the packed sub-byte types.
+template <typename F>
+bool visit_packed_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kInt4:
+      return f(int4x2{}), true;
+    case DataType::kUint4:
+      return f(uint4x2{}), true;
+    case DataType::kFloat4E2M1:
+      return f(float4e2m1x2{}), true;
+    case DataType::kInt2:
+      return f(int2x4{}), true;
+    case DataType::kUint2:
+      return f(uint2x4{}), true;
+    default:
+      return false;
+  }
+}
+
 struct FillState : OpState {
-  double value = 0;
+  Tensor value;  // the one element, in the output type
 };
+
+// An exact C++ expression of element 0 of `t`.
+std::string element_literal(const Tensor& t) {
+  DataType d = t.dtype;
+  if (d == DataType::kFloat) return cpp_float(t.as<float>()[0]);
+  if (d == DataType::kDouble) return cpp_double(t.as<double>()[0]);
+  if (d == DataType::kBool) return t.data[0] ? "true" : "false";
+  if (d == DataType::kUint64) return fmt::format("uint64_t{{{}u}}", t.as<uint64_t>()[0]);
+  if (is_integer(d) && dtype_info(d).bits >= 8) {
+    int64_t v = t.int_at(0);
+    if (v == INT64_MIN) return "int64_t{-9223372036854775807 - 1}";
+    return fmt::format("{}{{{}}}", dtype_cpp(d), v);
+  }
+  // Small floats: the raw bits in their struct.
+  unsigned bits = t.data[0];
+  if (dtype_info(d).bits == 16) bits |= static_cast<unsigned>(t.data[1]) << 8;
+  return fmt::format("{}{{{}}}", dtype_cpp(d), bits);
+}
 
 class ConstantOfShapeOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, 1, 1, 1)) return false;
+    if (!ctx.check_arity(1, 1, 1, 1) || !ctx.check_dtype(0, {DataType::kInt64})) return false;
+    if (ctx.input(0)->shape.size() != 1)
+      return ctx.fail("shape input must be 1-D, got rank {}", ctx.input(0)->shape.size());
     const Tensor* shape = ctx.constant_input(0);
     if (!shape) return ctx.fail("shape input must be a constant");
     Shape out = shape->to_ints();
     for (int64_t d : out)
       if (d < 0) return ctx.fail("shape has a negative dim {}", d);
-    DataType dtype = DataType::kFloat;
     auto& s = ctx.make_state<FillState>();
-    if (const Tensor* v = ctx.attr_tensor("value")) {
-      if (v->numel() != 1) return ctx.fail("value must hold one element");
-      dtype = v->dtype;
-      if (!in_type_set(dtype, kAllPlain)) return ctx.fail("value type {} is not supported", dtype_name(dtype));
-      s.value = v->double_at(0);
+    s.value = Tensor::zeros(DataType::kFloat, {});
+    if (ctx.has_attr("value")) {
+      const Tensor* v = ctx.attr_tensor("value");
+      if (!v) return false;  // attr_tensor reported the kind mismatch
+      if (v->numel() != 1)
+        return ctx.fail("value must hold exactly one element, has {}", v->numel());
+      const int first = constant_of_shape_first_opset(v->dtype);
+      if (first == 0) return ctx.fail("value type {} is not supported", dtype_name(v->dtype));
+      if (ctx.opset() < first)
+        return ctx.fail("value type {} needs opset {} or later (model imports opset {})",
+                        dtype_name(v->dtype), first, ctx.opset());
+      s.value = *v;
     }
-    ctx.set_output(0, dtype, out);
+    ctx.set_output(0, s.value.dtype, out);
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>&, std::vector<Tensor>& out) const override {
-    double value = n.state_as<FillState>().value;
-    return visit_dtype<kAllPlain>(out[0].dtype, [&](auto tag) {
-      using T = decltype(tag);
-      fill_ref(out[0].as<T>(), out[0].numel(), static_cast<T>(value));
-    });
+  bool evaluate(const Node& n, const std::vector<const Tensor*>&,
+                std::vector<Tensor>& out) const override {
+    const Tensor& value = n.state_as<FillState>().value;
+    Tensor& y = out[0];
+    if (visit_packed_type(y.dtype, [&](auto tag) {
+          using P = decltype(tag);
+          fill_packed_ref(y.as<P>(), y.numel(), packed_code_at(value.as<P>(), 0));
+        }))
+      return true;
+    if (visit_dtype<kAllPlain>(y.dtype, [&](auto tag) {
+          using T = decltype(tag);
+          fill_value_ref<T>(y.as<T>(), y.numel(), value.as<T>()[0]);
+        }))
+      return true;
+    // Small floats: fill their raw bits, which is all fill_value_ref does with the structs.
+    if (dtype_info(y.dtype).bits == 16) {
+      fill_value_ref<uint16_t>(y.as<uint16_t>(), y.numel(), value.as<uint16_t>()[0]);
+    } else {
+      fill_value_ref<uint8_t>(y.as<uint8_t>(), y.numel(), value.data[0]);
+    }
+    return true;
   }
   void emit(EmitContext& ctx) const override {
-    DataType t = ctx.output(0)->dtype;
-    ctx.include("onnxc/transform.h");
-    ctx.line("onnxc::fill_ref<{}>({}, {}, {});", dtype_cpp(t), ctx.out(0), ctx.output(0)->numel(),
-             cpp_scalar(t, ctx.node().state_as<FillState>().value));
+    const Tensor& value = ctx.node().state_as<FillState>().value;
+    const Value* y = ctx.output(0);
+    if (dtype_info(y->dtype).bits < 8) {
+      ctx.include("onnxc/convert.h");
+      ctx.line("onnxc::fill_packed_ref<{}>({}, {}, {}u);", dtype_cpp(y->dtype), ctx.out(0),
+               y->numel(), value.data[0] & ((1u << dtype_info(y->dtype).bits) - 1));
+      return;
+    }
+    ctx.include("onnxc/convert.h");
+    ctx.line("onnxc::fill_value_ref<{}>({}, {}, {});", dtype_cpp(y->dtype), ctx.out(0), y->numel(),
+             element_literal(value));
   }
 };
 
@@ -90,7 +208,8 @@ const ConstantOfShapeOp kConstantOfShape;
 }  // namespace
 
 std::vector<OpRegistration> constant_ops() {
-  return {{"", "Constant", 1, kMaxOpset, &kConstant}, {"", "ConstantOfShape", 9, kMaxOpset, &kConstantOfShape}};
+  return {{"", "Constant", 1, kMaxOpset, &kConstant},
+          {"", "ConstantOfShape", 9, kMaxOpset, &kConstantOfShape}};
 }
 
 }  // namespace onnxc

@@ -1,27 +1,71 @@
 // Elementwise ops: unary maps, broadcasting binary ops, variadic Max/Min/Sum/Mean, Clip, Where,
-// Identity and Dropout (inference). Each op is a row of a table binding its name and opset range
-// to a handler templated on the runtime_support functor that computes it.
+// Identity and Dropout. Each op is a row of a table binding its name and opset range to a handler
+// templated on the runtime_support functor that computes it. float16 and bfloat16 are computed in
+// float by the kernels (onnxc/elementwise.h), so float ops accept them too.
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "onnxc/elementwise.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
-#include "onnxc/elementwise.h"
 
 namespace onnxc {
 namespace {
 
-constexpr int kLastOpset = kMaxOpset;
+constexpr int L = kMaxOpset;
 
-bool check_types(InferContext& ctx, size_t input, unsigned set) {
-  const Value* v = ctx.input(input);
-  if (!v || in_type_set(v->dtype, set)) return true;
-  return ctx.fail("input {} ('{}') has unsupported type {}", input, v->name, dtype_name(v->dtype));
+// Type sets: dispatch.h's plus the half types.
+constexpr unsigned kHalfTypes = 1u << 8;
+constexpr unsigned kFloats = kFloatTypes | kHalfTypes;
+constexpr unsigned kNum = kNumeric | kHalfTypes;
+constexpr unsigned kSignedNum = kSignedNumeric | kHalfTypes;
+constexpr unsigned kAny = kAllPlain | kHalfTypes;
+
+bool in_set(DataType t, unsigned set) {
+  if (t == DataType::kFloat16 || t == DataType::kBFloat16) return (set & kHalfTypes) != 0;
+  return in_type_set(t, set);
 }
 
+template <unsigned kSet, typename F>
+bool visit(DataType t, F&& f) {
+  if constexpr ((kSet & kHalfTypes) != 0) {
+    if (t == DataType::kFloat16) return f(float16{}), true;
+    if (t == DataType::kBFloat16) return f(bfloat16{}), true;
+  }
+  return visit_dtype<kSet & ~kHalfTypes>(t, f);
+}
+
+bool check_types(InferContext& ctx, size_t input, unsigned set, const char* note = nullptr) {
+  const Value* v = ctx.input(input);
+  if (!v || in_set(v->dtype, set)) return true;
+  return ctx.fail("input {} ('{}') has unsupported type {}{}", input, v->name, dtype_name(v->dtype),
+                  note ? note : "");
+}
+
+bool check_rank(InferContext& ctx, const Shape& out) {
+  if (out.size() <= static_cast<size_t>(kMaxRank)) return true;
+  return ctx.fail("rank {} exceeds the supported {}", out.size(), kMaxRank);
+}
+
+// A constant of element type t, half types spelled by their bits.
+std::string elem_literal(DataType t, double v) {
+  if (t == DataType::kFloat16) return fmt::format("onnxc::float16{{{}}}", to_float16(v).bits);
+  if (t == DataType::kBFloat16) return fmt::format("onnxc::bfloat16{{{}}}", to_bfloat16(v).bits);
+  return cpp_scalar(t, v);
+}
+
+// ---- unary --------------------------------------------------------------------------------
+
+// A float attribute of a unary op (the functor's alpha or beta); int ones are read as ints.
 struct Attr {
   const char* name = nullptr;  // null: the functor field is unused
   float def = 0;
+  bool is_int = false;
 };
 
 struct UnaryState : OpState {
@@ -37,15 +81,15 @@ class UnaryOp final : public OpHandler {
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1) || !check_types(ctx, 0, kTypes)) return false;
     auto& s = ctx.make_state<UnaryState>();
-    s.alpha = alpha_.name ? ctx.attr_float(alpha_.name, alpha_.def) : alpha_.def;
-    s.beta = beta_.name ? ctx.attr_float(beta_.name, beta_.def) : beta_.def;
+    s.alpha = read(ctx, alpha_);
+    s.beta = read(ctx, beta_);
     const Value* x = ctx.input(0);
     ctx.set_output(0, kBoolOut ? DataType::kBool : x->dtype, x->shape);
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<UnaryState>();
-    return visit_dtype<kTypes>(in[0]->dtype, [&](auto tag) {
+    return visit<kTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       using Y = std::conditional_t<kBoolOut, bool, T>;
       unary_ref(in[0]->as<T>(), out[0].as<Y>(), in[0]->numel(), F{s.alpha, s.beta});
@@ -59,11 +103,19 @@ class UnaryOp final : public OpHandler {
   }
 
  private:
+  static float read(InferContext& ctx, const Attr& a) {
+    if (!a.name) return a.def;
+    if (a.is_int) return static_cast<float>(ctx.attr_int(a.name, static_cast<int64_t>(a.def)));
+    return ctx.attr_float(a.name, a.def);
+  }
   const char* cpp_;
   Attr alpha_, beta_;
 };
 
-// Opset 1-6 binary ops broadcast only with broadcast=1, B aligned to A at `axis`.
+// ---- binary -------------------------------------------------------------------------------
+
+// Opset 1-6 binary ops broadcast only with broadcast=1, B aligned to A at `axis` (default: B's
+// dims are A's trailing ones).
 bool legacy_broadcast_shape(InferContext& ctx, const Shape& a, Shape& b) {
   if (ctx.opset() >= 7) return true;
   if (ctx.attr_int("broadcast", 0) == 0) {
@@ -73,7 +125,8 @@ bool legacy_broadcast_shape(InferContext& ctx, const Shape& a, Shape& b) {
   int64_t rank = static_cast<int64_t>(a.size()), nb = static_cast<int64_t>(b.size());
   int64_t axis = ctx.attr_int("axis", rank - nb);
   if (axis < 0) axis += rank;
-  if (axis < 0 || axis + nb > rank) return ctx.fail("axis {} does not fit B of rank {} in A of rank {}", axis, nb, rank);
+  if (axis < 0 || axis + nb > rank)
+    return ctx.fail("axis {} does not fit B of rank {} in A of rank {}", axis, nb, rank);
   Shape aligned(static_cast<size_t>(axis), 1);
   aligned.insert(aligned.end(), b.begin(), b.end());
   aligned.resize(static_cast<size_t>(rank), 1);
@@ -81,41 +134,71 @@ bool legacy_broadcast_shape(InferContext& ctx, const Shape& a, Shape& b) {
   return true;
 }
 
+// PRelu's slope broadcasts to X (unidirectionally). Like the ONNX reference, a 1-d slope that
+// does not broadcast goes along the one axis of X of its length (per-channel slopes of old
+// exporters, e.g. slope [C] for X [N, C, H, W]).
+bool prelu_slope_shape(InferContext& ctx, const Shape& x, Shape& slope) {
+  Shape out;
+  if (broadcast_shapes({x, slope}, out) && out == x) return true;
+  if (slope.size() == 1) {
+    int matches = 0;
+    Shape aligned(x.size(), 1);
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i] == slope[0]) aligned[i] = x[i], ++matches;
+    if (matches == 1) {
+      slope = aligned;
+      return true;
+    }
+  }
+  return ctx.fail("slope shape {} does not broadcast to X shape {}", shape_str(slope), shape_str(x));
+}
+
+enum class BinaryOut { kSameAsA, kBool };
+enum class ShapeRule { kMultidirectional, kPRelu };
+
 struct BinaryState : OpState {
   BroadcastParams params;
 };
 
-enum class BinaryOut { kSameAsA, kBool };
-
-// y = F(a, b) with broadcasting. kMixed: b may have a different type (Pow, BitShift).
-template <typename F, unsigned kTypes, BinaryOut kOut = BinaryOut::kSameAsA, bool kMixed = false,
-          unsigned kTypesB = kTypes>
+// y = F(a, b) with broadcasting. kTypesB != 0: b may have another type, from that set (Pow).
+template <typename F, unsigned kTypes, BinaryOut kOut = BinaryOut::kSameAsA, unsigned kTypesB = 0>
 class BinaryOp final : public OpHandler {
  public:
-  explicit BinaryOp(const char* cpp) : cpp_(cpp) {}
+  explicit BinaryOp(const char* cpp, ShapeRule rule = ShapeRule::kMultidirectional,
+                    const char* type_note = nullptr)
+      : cpp_(cpp), rule_(rule), type_note_(type_note) {}
 
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 2, 1, 1) || !check_types(ctx, 0, kTypes) || !check_types(ctx, 1, kTypesB))
+    if (!ctx.check_arity(2, 2, 1, 1) || !check_types(ctx, 0, kTypes, type_note_) ||
+        !check_types(ctx, 1, kTypesB ? kTypesB : kTypes, type_note_))
       return false;
     const Value *a = ctx.input(0), *b = ctx.input(1);
-    if (!kMixed && a->dtype != b->dtype)
+    if (!kTypesB && a->dtype != b->dtype)
       return ctx.fail("inputs have different types {} and {}", dtype_name(a->dtype), dtype_name(b->dtype));
     Shape b_shape = b->shape, out;
-    if (!legacy_broadcast_shape(ctx, a->shape, b_shape)) return false;
+    bool ok = rule_ == ShapeRule::kPRelu ? prelu_slope_shape(ctx, a->shape, b_shape)
+                                         : legacy_broadcast_shape(ctx, a->shape, b_shape);
+    if (!ok) return false;
     if (!broadcast_shapes({a->shape, b_shape}, out))
       return ctx.fail("shapes {} and {} do not broadcast", shape_str(a->shape), shape_str(b->shape));
-    if (out.size() > kMaxRank) return ctx.fail("rank {} exceeds the supported {}", out.size(), kMaxRank);
+    if (!check_rank(ctx, out)) return false;
     ctx.make_state<BinaryState>().params = make_broadcast_params(out, a->shape, b_shape);
     ctx.set_output(0, kOut == BinaryOut::kBool ? DataType::kBool : a->dtype, out);
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
     const auto& p = n.state_as<BinaryState>().params;
-    if (kMixed && in[0]->dtype != in[1]->dtype) return false;  // folded only for equal types
-    return visit_dtype<kTypes & kTypesB>(in[0]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      using Y = std::conditional_t<kOut == BinaryOut::kBool, bool, T>;
-      binary_ref(p, in[0]->as<T>(), in[1]->as<T>(), out[0].as<Y>(), F{});
+    return visit<kTypes>(in[0]->dtype, [&](auto tag_a) {
+      using A = decltype(tag_a);
+      using Y = std::conditional_t<kOut == BinaryOut::kBool, bool, A>;
+      if constexpr (kTypesB == 0) {
+        binary_ref(p, in[0]->as<A>(), in[1]->as<A>(), out[0].as<Y>(), F{});
+      } else {
+        visit<kTypesB>(in[1]->dtype, [&](auto tag_b) {
+          using B = decltype(tag_b);
+          binary_ref(p, in[0]->as<A>(), in[1]->as<B>(), out[0].as<Y>(), F{});
+        });
+      }
     });
   }
   void emit(EmitContext& ctx) const override {
@@ -126,31 +209,39 @@ class BinaryOp final : public OpHandler {
 
  private:
   const char* cpp_;
+  ShapeRule rule_;
+  const char* type_note_;
 };
+
+// ---- variadic -----------------------------------------------------------------------------
 
 struct VariadicState : OpState {
   std::vector<BroadcastParams> steps;  // step 0 broadcasts input 0 into y, step i folds input i
   float scale = 1;                     // Mean divides by the input count
 };
 
-// y = F(...F(F(x0, x1), x2)...), all inputs broadcast to one shape: Max, Min, Sum, Mean.
+// y = F(...F(F(x0, x1), x2)...), all inputs broadcast to one shape (from opset 8; before, they
+// must have equal shapes): Max, Min, Sum, Mean.
 template <typename F, unsigned kTypes, bool kMean = false>
 class VariadicOp final : public OpHandler {
  public:
   explicit VariadicOp(const char* cpp) : cpp_(cpp) {}
 
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, 1 << 20, 1, 1)) return false;
+    if (!ctx.check_arity(1, SIZE_MAX, 1, 1)) return false;
     std::vector<Shape> shapes;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       if (!ctx.has_input(i)) return ctx.fail("input {} is missing", i);
       if (!check_types(ctx, i, kTypes)) return false;
       if (ctx.input(i)->dtype != ctx.input(0)->dtype) return ctx.fail("inputs have different types");
       shapes.push_back(ctx.input(i)->shape);
+      if (ctx.opset() < 8 && shapes[i] != shapes[0])
+        return ctx.fail("inputs must have equal shapes before opset 8, got {} and {}", shape_str(shapes[0]),
+                        shape_str(shapes[i]));
     }
     Shape out;
     if (!broadcast_shapes(shapes, out)) return ctx.fail("input shapes do not broadcast");
-    if (out.size() > kMaxRank) return ctx.fail("rank {} exceeds the supported {}", out.size(), kMaxRank);
+    if (!check_rank(ctx, out)) return false;
     auto& s = ctx.make_state<VariadicState>();
     s.steps.push_back(make_broadcast_params(out, shapes[0], shapes[0]));
     for (size_t i = 1; i < shapes.size(); ++i) s.steps.push_back(make_broadcast_params(out, out, shapes[i]));
@@ -160,7 +251,7 @@ class VariadicOp final : public OpHandler {
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<VariadicState>();
-    return visit_dtype<kTypes>(in[0]->dtype, [&](auto tag) {
+    return visit<kTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       T* y = out[0].as<T>();
       binary_ref(s.steps[0], in[0]->as<T>(), in[0]->as<T>(), y, First{});
@@ -188,31 +279,52 @@ class VariadicOp final : public OpHandler {
   const char* cpp_;
 };
 
-// Clip: bounds are attributes before opset 11 and optional scalar inputs from 11 on.
+// ---- Clip ---------------------------------------------------------------------------------
+
+// Bounds are attributes before opset 11 (absent: unbounded at opset 1, +-FLT_MAX at opset 6) and
+// optional scalar inputs from 11 on (absent or empty name: unbounded).
 struct ClipState : OpState {
+  bool has_lo = false, has_hi = false;  // attribute bounds
   double lo = 0, hi = 0;
-  bool has_lo = false, has_hi = false;  // attribute bounds (opset < 11)
 };
 
 class ClipOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, ctx.opset() < 11 ? 1 : 3, 1, 1) || !check_types(ctx, 0, kNumeric)) return false;
+    const bool inputs = ctx.opset() >= 11;
+    if (!ctx.check_arity(1, inputs ? 3 : 1, 1, 1) || !check_types(ctx, 0, ctx.opset() >= 12 ? kNum : kFloats))
+      return false;
     auto& s = ctx.make_state<ClipState>();
-    if (ctx.opset() < 11) {
-      s.has_lo = ctx.has_attr("min");
-      s.has_hi = ctx.has_attr("max");
-      s.lo = ctx.attr_float("min", 0);
-      s.hi = ctx.attr_float("max", 0);
+    if (!inputs) {
+      const double flt_max = std::numeric_limits<float>::max();
+      s.has_lo = ctx.opset() >= 6 || ctx.has_attr("min");
+      s.has_hi = ctx.opset() >= 6 || ctx.has_attr("max");
+      s.lo = ctx.attr_float("min", static_cast<float>(-flt_max));
+      s.hi = ctx.attr_float("max", static_cast<float>(flt_max));
     }
+    const Value* x = ctx.input(0);
     for (size_t i = 1; i < ctx.num_inputs(); ++i) {
       const Value* v = ctx.input(i);
       if (!v) continue;
-      if (v->dtype != ctx.input(0)->dtype) return ctx.fail("bound {} has type {}, input has {}", i, dtype_name(v->dtype), dtype_name(ctx.input(0)->dtype));
+      if (v->dtype != x->dtype)
+        return ctx.fail("bound {} has type {}, input has {}", i, dtype_name(v->dtype), dtype_name(x->dtype));
       if (v->numel() != 1) return ctx.fail("bound {} must be a scalar, has shape {}", i, shape_str(v->shape));
     }
-    ctx.set_output(0, ctx.input(0)->dtype, ctx.input(0)->shape);
+    ctx.set_output(0, x->dtype, x->shape);
     return true;
+  }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+    const auto& s = n.state_as<ClipState>();
+    return visit<kNum>(in[0]->dtype, [&](auto tag) {
+      using T = decltype(tag);
+      const T attr_lo = ElemStore<T>::to(s.lo), attr_hi = ElemStore<T>::to(s.hi);
+      auto bound = [&](size_t i, bool has_attr, const T* attr) -> const T* {
+        if (has_attr) return attr;
+        return in.size() > i && in[i] ? in[i]->as<T>() : nullptr;
+      };
+      clip_ref(in[0]->as<T>(), out[0].as<T>(), in[0]->numel(), bound(1, s.has_lo, &attr_lo),
+               bound(2, s.has_hi, &attr_hi));
+    });
   }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<ClipState>();
@@ -220,11 +332,11 @@ class ClipOp final : public OpHandler {
     DataType t = ctx.input(0)->dtype;
     std::string lo = ctx.input(1) ? ctx.in(1) : "nullptr", hi = ctx.input(2) ? ctx.in(2) : "nullptr";
     if (s.has_lo) {
-      ctx.line("const {} lo = {};", dtype_cpp(t), cpp_scalar(t, s.lo));
+      ctx.line("static const {} lo = {};", dtype_cpp(t), elem_literal(t, s.lo));
       lo = "&lo";
     }
     if (s.has_hi) {
-      ctx.line("const {} hi = {};", dtype_cpp(t), cpp_scalar(t, s.hi));
+      ctx.line("static const {} hi = {};", dtype_cpp(t), elem_literal(t, s.hi));
       hi = "&hi";
     }
     ctx.line("onnxc::clip_ref<{}>({}, {}, {}, {}, {});", dtype_cpp(t), ctx.in(0), ctx.out(0),
@@ -232,23 +344,28 @@ class ClipOp final : public OpHandler {
   }
 };
 
+// ---- Where --------------------------------------------------------------------------------
+
 class WhereOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(3, 3, 1, 1) || !ctx.check_dtype(0, {DataType::kBool})) return false;
     const Value *c = ctx.input(0), *a = ctx.input(1), *b = ctx.input(2);
-    if (a->dtype != b->dtype) return ctx.fail("X and Y have different types");
-    if (!in_type_set(a->dtype, kAllPlain)) return ctx.fail("unsupported type {}", dtype_name(a->dtype));
+    if (a->dtype != b->dtype)
+      return ctx.fail("X and Y have different types {} and {}", dtype_name(a->dtype), dtype_name(b->dtype));
+    if (!check_types(ctx, 1, kAny)) return false;
     Shape out;
-    if (!broadcast_shapes({c->shape, a->shape, b->shape}, out)) return ctx.fail("shapes do not broadcast");
-    if (out.size() > kMaxRank) return ctx.fail("rank {} exceeds the supported {}", out.size(), kMaxRank);
+    if (!broadcast_shapes({c->shape, a->shape, b->shape}, out))
+      return ctx.fail("shapes {}, {} and {} do not broadcast", shape_str(c->shape), shape_str(a->shape),
+                      shape_str(b->shape));
+    if (!check_rank(ctx, out)) return false;
     ctx.make_state<BinaryState>().params = make_broadcast_params(out, a->shape, b->shape, &c->shape);
     ctx.set_output(0, a->dtype, out);
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
     const auto& p = n.state_as<BinaryState>().params;
-    return visit_dtype<kAllPlain>(in[1]->dtype, [&](auto tag) {
+    return visit<kAny>(in[1]->dtype, [&](auto tag) {
       using T = decltype(tag);
       where_ref(p, in[0]->as<bool>(), in[1]->as<T>(), in[2]->as<T>(), out[0].as<T>());
     });
@@ -260,128 +377,212 @@ class WhereOp final : public OpHandler {
   }
 };
 
-// Identity and Dropout at inference: y = x; Dropout's optional mask is all true.
-class PassThroughOp final : public OpHandler {
+// ---- Identity and Dropout -----------------------------------------------------------------
+
+class IdentityOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, 3, 1, 2)) return false;
+    if (!ctx.check_arity(1, 1, 1, 1)) return false;
     const Value* x = ctx.input(0);
     if (x->dtype == DataType::kString) return ctx.fail("string tensors are not supported");
-    if (const Tensor* training = ctx.constant_input(2); training && training->int_at(0) != 0) {
-      const Tensor* ratio = ctx.constant_input(1);
-      if (!ratio || ratio->double_at(0) != 0)
-        return ctx.fail("training_mode=true with a non-zero ratio is random; only inference is supported");
-    } else if (ctx.has_input(2) && !ctx.constant_input(2)) {
-      return ctx.fail("training_mode must be a constant");
-    }
-    if (ctx.opset() < 7 && ctx.attr_int("is_test", 0) == 0 && ctx.node().op_type == "Dropout" &&
-        ctx.attr_float("ratio", 0.5f) != 0)
-      return ctx.fail("is_test=0 (training) is not supported");
     ctx.set_output(0, x->dtype, x->shape);
-    ctx.set_output(1, ctx.opset() < 10 ? x->dtype : DataType::kBool, x->shape);
     return true;
   }
   bool evaluate(const Node&, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
     out[0] = *in[0];
-    if (out.size() > 1 && !out[1].data.empty()) std::fill(out[1].data.begin(), out[1].data.end(), 1);
     return true;
   }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/base.h");
     ctx.line("onnxc::copy_bytes({}, {}, {});", ctx.out(0), ctx.in(0), ctx.input(0)->bytes());
-    if (ctx.output(1))
-      ctx.line("for (std::size_t i = 0; i < {}; ++i) {}[i] = 1;", ctx.output(1)->numel(), ctx.out(1));
   }
+};
+
+struct DropoutState : OpState {
+  bool training = false;  // false: y = x (inference, or a zero ratio)
+  uint32_t seed = 0;
+};
+
+// Opsets 1-11 are inference only (the ONNX reference ignores is_test, as runtimes do). From 12 the
+// optional ratio and training_mode inputs decide at run time unless they are constant; training
+// mode draws its mask like numpy's RandomState(seed), seed 0 when the attribute is absent.
+class DropoutOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    const bool inputs = ctx.opset() >= 12;
+    if (!ctx.check_arity(1, inputs ? 3 : 1, 1, 2) || !check_types(ctx, 0, kFloats) ||
+        !check_types(ctx, 1, kFloats))
+      return false;
+    if (ctx.has_input(2) && !ctx.check_dtype(2, {DataType::kBool})) return false;
+    for (size_t i = 1; i < ctx.num_inputs(); ++i)
+      if (ctx.input(i) && ctx.input(i)->numel() != 1)
+        return ctx.fail("input {} must be a scalar, has shape {}", i, shape_str(ctx.input(i)->shape));
+    auto& s = ctx.make_state<DropoutState>();
+    const Tensor *ratio = ctx.constant_input(1), *training = ctx.constant_input(2);
+    s.training = ctx.has_input(2) && !(training && training->int_at(0) == 0) &&
+                 !(ratio && ratio->double_at(0) == 0);
+    s.seed = static_cast<uint32_t>(ctx.attr_int("seed", 0));
+    const Value* x = ctx.input(0);
+    ctx.set_output(0, x->dtype, x->shape);
+    ctx.set_output(1, ctx.opset() < 10 ? x->dtype : DataType::kBool, x->shape);
+    return true;
+  }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+    const auto& s = n.state_as<DropoutState>();
+    const Tensor* ratio = s.training ? in[1] : nullptr;
+    const bool* training = s.training ? in[2]->as<bool>() : nullptr;
+    return visit<kFloats>(in[0]->dtype, [&](auto tag) {
+      using T = decltype(tag);
+      auto run = [&](auto* mask) {
+        using M = std::remove_pointer_t<decltype(mask)>;
+        if (!ratio) return dropout_ref<T, float, M>(in[0]->as<T>(), out[0].as<T>(), mask, in[0]->numel(),
+                                                    nullptr, training, s.seed);
+        visit<kFloats>(ratio->dtype, [&](auto tag_r) {
+          using R = decltype(tag_r);
+          dropout_ref(in[0]->as<T>(), out[0].as<T>(), mask, in[0]->numel(), ratio->as<R>(), training, s.seed);
+        });
+      };
+      const bool has_mask = out.size() > 1 && !out[1].data.empty();
+      if (!has_mask) run(static_cast<bool*>(nullptr));
+      else if (out[1].dtype == DataType::kBool) run(out[1].as<bool>());
+      else run(out[1].as<T>());
+    });
+  }
+  void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<DropoutState>();
+    ctx.include("onnxc/elementwise.h");
+    const Value *x = ctx.input(0), *ratio = s.training ? ctx.input(1) : nullptr;
+    ctx.line("onnxc::dropout_ref<{}, {}, {}>({}, {}, {}, {}, {}, {}, {}u);", dtype_cpp(x->dtype),
+             dtype_cpp(ratio ? ratio->dtype : DataType::kFloat),
+             dtype_cpp(ctx.output(1) ? ctx.output(1)->dtype : DataType::kBool), ctx.in(0), ctx.out(0),
+             ctx.output(1) ? ctx.out(1) : "nullptr", x->numel(), ratio ? ctx.in(1) : "nullptr",
+             s.training ? ctx.in(2) : "nullptr", s.seed);
+  }
+};
+
+// ---- ops whose functor an attribute picks (Mod's fmod, Gelu's approximate, BitShift's direction)
+
+struct Choice {
+  const char* value;  // the attribute's value; ints spelled in decimal
+  const OpHandler* handler;
+};
+
+class AttrSwitchOp final : public OpHandler {
+ public:
+  AttrSwitchOp(const char* attr, const char* def, std::vector<Choice> choices)
+      : attr_(attr), def_(def), choices_(std::move(choices)) {}
+
+  bool infer(InferContext& ctx) const override {
+    if (const OpHandler* h = pick(ctx.node())) return h->infer(ctx);
+    std::vector<std::string> values;
+    for (const Choice& c : choices_) values.push_back(fmt::format("'{}'", c.value));
+    return ctx.fail("attribute '{}' must be one of {}", attr_, fmt::join(values, ", "));
+  }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+    return pick(n)->evaluate(n, in, out);
+  }
+  void emit(EmitContext& ctx) const override { pick(ctx.node())->emit(ctx); }
+
+ private:
+  const OpHandler* pick(const Node& n) const {
+    const Attribute* a = n.attr(attr_);
+    std::string value = !a ? (def_ ? def_ : "")
+                        : a->kind == Attribute::Kind::kInt ? std::to_string(a->i)
+                        : a->kind == Attribute::Kind::kString ? a->s : "";
+    for (const Choice& c : choices_)
+      if (value == c.value) return c.handler;
+    return nullptr;
+  }
+  const char* attr_;
+  const char* def_;  // null: the attribute is required
+  std::vector<Choice> choices_;
 };
 
 // ---- the table ----------------------------------------------------------------------------
 
-#define U(F, types, ...) static const UnaryOp<F, types> k##F(#F, ##__VA_ARGS__)
-U(Relu, kSignedNumeric);
-U(LeakyRelu, kFloatTypes, Attr{"alpha", 0.01f});
-U(Sigmoid, kFloatTypes);
-U(HardSigmoid, kFloatTypes, Attr{"alpha", 0.2f}, Attr{"beta", 0.5f});
-U(HardSwish, kFloatTypes);
-U(Tanh, kFloatTypes);
-U(Erf, kNumeric);
-U(Exp, kFloatTypes);
-U(Log, kFloatTypes);
-U(Sqrt, kFloatTypes);
-U(Neg, kSignedNumeric);
-U(Abs, kNumeric);
-U(Reciprocal, kFloatTypes);
-U(Floor, kFloatTypes);
-U(Ceil, kFloatTypes);
-U(Round, kFloatTypes);
-U(Sign, kNumeric);
-U(Elu, kFloatTypes, Attr{"alpha", 1.0f});
-U(Selu, kFloatTypes, Attr{"alpha", 1.67326319217681884765625f}, Attr{"gamma", 1.05070102214813232421875f});
-U(Celu, kFloatTypes, Attr{"alpha", 1.0f});
-U(ThresholdedRelu, kFloatTypes, Attr{"alpha", 1.0f});
-U(Softplus, kFloatTypes);
-U(Softsign, kFloatTypes);
-U(Mish, kFloatTypes);
-U(Sin, kFloatTypes);
-U(Cos, kFloatTypes);
-U(Tan, kFloatTypes);
-U(Asin, kFloatTypes);
-U(Acos, kFloatTypes);
-U(Atan, kFloatTypes);
-U(Sinh, kFloatTypes);
-U(Cosh, kFloatTypes);
-U(Asinh, kFloatTypes);
-U(Acosh, kFloatTypes);
-U(Atanh, kFloatTypes);
+#define U(F, types, ...) const UnaryOp<F, types> k##F(#F, ##__VA_ARGS__)
+U(Relu, kSignedNum);
+U(LeakyRelu, kFloats, Attr{"alpha", 0.01f});
+U(Sigmoid, kFloats);
+U(HardSigmoid, kFloats, Attr{"alpha", 0.2f}, Attr{"beta", 0.5f});
+U(HardSwish, kFloats);
+U(Tanh, kFloats);
+U(Erf, kNum);
+U(Exp, kFloats);
+U(Log, kFloats);
+U(Sqrt, kFloats);
+U(Neg, kSignedNum);
+U(Abs, kNum);
+U(Reciprocal, kFloats);
+U(Floor, kFloats);
+U(Ceil, kFloats);
+U(Round, kFloats);
+U(Sign, kNum);
+U(Elu, kFloats, Attr{"alpha", 1.0f});
+U(Selu, kFloats, Attr{"alpha", 1.67326319217681884765625f}, Attr{"gamma", 1.05070102214813232421875f});
+U(Celu, kFloats, Attr{"alpha", 1.0f});
+U(ThresholdedRelu, kFloats, Attr{"alpha", 1.0f});
+U(Softplus, kFloats);
+U(Softsign, kFloats);
+U(Mish, kFloats);
+U(Sin, kFloats);
+U(Cos, kFloats);
+U(Tan, kFloats);
+U(Asin, kFloats);
+U(Acos, kFloats);
+U(Atan, kFloats);
+U(Sinh, kFloats);
+U(Cosh, kFloats);
+U(Asinh, kFloats);
+U(Acosh, kFloats);
+U(Atanh, kFloats);
+U(GeluErf, kFloats);
+U(GeluTanh, kFloats);
 U(Not, kBoolType);
 #undef U
-static const UnaryOp<IsNaN, kFloatTypes, true> kIsNaN("IsNaN");
-static const UnaryOp<IsInf, kFloatTypes, true> kIsInf("IsInf", Attr{"detect_positive", 1}, Attr{"detect_negative", 1});
+const UnaryOp<IsNaN, kFloats, true> kIsNaN("IsNaN");
+const UnaryOp<IsInf, kFloats, true> kIsInf("IsInf", Attr{"detect_positive", 1, true},
+                                           Attr{"detect_negative", 1, true});
 
-static const BinaryOp<Add, kNumeric> kAdd("Add");
-static const BinaryOp<Sub, kNumeric> kSub("Sub");
-static const BinaryOp<Mul, kNumeric> kMul("Mul");
-static const BinaryOp<Div, kNumeric> kDiv("Div");
-static const BinaryOp<Pow, kNumeric, BinaryOut::kSameAsA, true> kPow("Pow");
-static const BinaryOp<PRelu, kSignedNumeric> kPRelu("PRelu");
-static const BinaryOp<Mod<0>, kNumeric> kMod("Mod<0>");
-static const BinaryOp<Mod<1>, kNumeric> kFmod("Mod<1>");
-static const BinaryOp<Equal, kAllPlain, BinaryOut::kBool> kEqual("Equal");
-static const BinaryOp<Less, kNumeric, BinaryOut::kBool> kLess("Less");
-static const BinaryOp<LessOrEqual, kNumeric, BinaryOut::kBool> kLessOrEqual("LessOrEqual");
-static const BinaryOp<Greater, kNumeric, BinaryOut::kBool> kGreater("Greater");
-static const BinaryOp<GreaterOrEqual, kNumeric, BinaryOut::kBool> kGreaterOrEqual("GreaterOrEqual");
-static const BinaryOp<And, kBoolType, BinaryOut::kBool> kAnd("And");
-static const BinaryOp<Or, kBoolType, BinaryOut::kBool> kOr("Or");
-static const BinaryOp<Xor, kBoolType, BinaryOut::kBool> kXor("Xor");
-static const VariadicOp<MaxNaN, kNumeric> kMax("MaxNaN");
-static const VariadicOp<MinNaN, kNumeric> kMin("MinNaN");
-static const VariadicOp<Add, kNumeric> kSum("Add");
-static const VariadicOp<Add, kFloatTypes, true> kMean("Add");
-static const ClipOp kClip;
-static const WhereOp kWhere;
-static const PassThroughOp kPassThrough;
+const BinaryOp<Add, kNum> kAdd("Add");
+const BinaryOp<Sub, kNum> kSub("Sub");
+const BinaryOp<Mul, kNum> kMul("Mul");
+const BinaryOp<Div, kNum> kDiv("Div");
+const BinaryOp<Pow, kNum, BinaryOut::kSameAsA, kNum> kPow("Pow");
+const BinaryOp<PRelu, kNum> kPRelu("PRelu", ShapeRule::kPRelu);
+const BinaryOp<Mod<0>, kIntTypes> kMod("Mod<0>", ShapeRule::kMultidirectional,
+                                       " (floating-point inputs need fmod=1)");
+const BinaryOp<Mod<1>, kNum> kFmod("Mod<1>");
+const BinaryOp<BitShift<true>, kUnsignedInts> kShiftLeft("BitShift<true>");
+const BinaryOp<BitShift<false>, kUnsignedInts> kShiftRight("BitShift<false>");
+const BinaryOp<Equal, kAny, BinaryOut::kBool> kEqual("Equal");
+const BinaryOp<Less, kNum, BinaryOut::kBool> kLess("Less");
+const BinaryOp<LessOrEqual, kNum, BinaryOut::kBool> kLessOrEqual("LessOrEqual");
+const BinaryOp<Greater, kNum, BinaryOut::kBool> kGreater("Greater");
+const BinaryOp<GreaterOrEqual, kNum, BinaryOut::kBool> kGreaterOrEqual("GreaterOrEqual");
+const BinaryOp<And, kBoolType, BinaryOut::kBool> kAnd("And");
+const BinaryOp<Or, kBoolType, BinaryOut::kBool> kOr("Or");
+const BinaryOp<Xor, kBoolType, BinaryOut::kBool> kXor("Xor");
 
-// Mod's fmod attribute picks the functor; one handler reads it and delegates.
-class ModOp final : public OpHandler {
- public:
-  bool infer(InferContext& ctx) const override { return pick(ctx.node()).infer(ctx); }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
-    return pick(n).evaluate(n, in, out);
-  }
-  void emit(EmitContext& ctx) const override { pick(ctx.node()).emit(ctx); }
+const VariadicOp<MaxNaN, kNum> kMax("MaxNaN");
+const VariadicOp<MinNaN, kNum> kMin("MinNaN");
+const VariadicOp<Add, kNum> kSum("Add");
+const VariadicOp<Add, kFloats, true> kMean("Add");
 
- private:
-  static const OpHandler& pick(const Node& n) {
-    const Attribute* a = n.attr("fmod");
-    return a && a->i ? static_cast<const OpHandler&>(kFmod) : kMod;
-  }
-};
-static const ModOp kModOp;
+const AttrSwitchOp kModOp("fmod", "0", {{"0", &kMod}, {"1", &kFmod}});
+const AttrSwitchOp kGelu("approximate", "none", {{"none", &kGeluErf}, {"tanh", &kGeluTanh}});
+const AttrSwitchOp kBitShift("direction", nullptr, {{"LEFT", &kShiftLeft}, {"RIGHT", &kShiftRight}});
+
+const ClipOp kClip;
+const WhereOp kWhere;
+const IdentityOp kIdentity;
+const DropoutOp kDropout;
 
 }  // namespace
 
+// Opset ranges are each op's first version to the newest; version differences (legacy
+// broadcast attributes, attribute bounds, inputs replacing attributes) are handled inside.
 std::vector<OpRegistration> elementwise_ops() {
-  const int L = kLastOpset;
   return {
       {"", "Relu", 1, L, &kRelu}, {"", "LeakyRelu", 1, L, &kLeakyRelu}, {"", "Sigmoid", 1, L, &kSigmoid},
       {"", "HardSigmoid", 1, L, &kHardSigmoid}, {"", "HardSwish", 14, L, &kHardSwish},
@@ -391,19 +592,20 @@ std::vector<OpRegistration> elementwise_ops() {
       {"", "Round", 11, L, &kRound}, {"", "Sign", 9, L, &kSign}, {"", "Elu", 1, L, &kElu},
       {"", "Selu", 1, L, &kSelu}, {"", "Celu", 12, L, &kCelu}, {"", "ThresholdedRelu", 10, L, &kThresholdedRelu},
       {"", "Softplus", 1, L, &kSoftplus}, {"", "Softsign", 1, L, &kSoftsign}, {"", "Mish", 18, L, &kMish},
-      {"", "Sin", 7, L, &kSin}, {"", "Cos", 7, L, &kCos}, {"", "Tan", 7, L, &kTan}, {"", "Asin", 7, L, &kAsin},
-      {"", "Acos", 7, L, &kAcos}, {"", "Atan", 7, L, &kAtan}, {"", "Sinh", 9, L, &kSinh},
-      {"", "Cosh", 9, L, &kCosh}, {"", "Asinh", 9, L, &kAsinh}, {"", "Acosh", 9, L, &kAcosh},
-      {"", "Atanh", 9, L, &kAtanh}, {"", "Not", 1, L, &kNot}, {"", "IsNaN", 9, L, &kIsNaN},
-      {"", "IsInf", 10, L, &kIsInf},
+      {"", "Gelu", 20, L, &kGelu}, {"", "Sin", 7, L, &kSin}, {"", "Cos", 7, L, &kCos}, {"", "Tan", 7, L, &kTan},
+      {"", "Asin", 7, L, &kAsin}, {"", "Acos", 7, L, &kAcos}, {"", "Atan", 7, L, &kAtan},
+      {"", "Sinh", 9, L, &kSinh}, {"", "Cosh", 9, L, &kCosh}, {"", "Asinh", 9, L, &kAsinh},
+      {"", "Acosh", 9, L, &kAcosh}, {"", "Atanh", 9, L, &kAtanh}, {"", "Not", 1, L, &kNot},
+      {"", "IsNaN", 9, L, &kIsNaN}, {"", "IsInf", 10, L, &kIsInf},
       {"", "Add", 1, L, &kAdd}, {"", "Sub", 1, L, &kSub}, {"", "Mul", 1, L, &kMul}, {"", "Div", 1, L, &kDiv},
       {"", "Pow", 1, L, &kPow}, {"", "PRelu", 1, L, &kPRelu}, {"", "Mod", 10, L, &kModOp},
+      {"", "BitShift", 11, L, &kBitShift},
       {"", "Equal", 1, L, &kEqual}, {"", "Less", 1, L, &kLess}, {"", "LessOrEqual", 12, L, &kLessOrEqual},
       {"", "Greater", 1, L, &kGreater}, {"", "GreaterOrEqual", 12, L, &kGreaterOrEqual},
       {"", "And", 1, L, &kAnd}, {"", "Or", 1, L, &kOr}, {"", "Xor", 1, L, &kXor},
       {"", "Max", 1, L, &kMax}, {"", "Min", 1, L, &kMin}, {"", "Sum", 1, L, &kSum}, {"", "Mean", 1, L, &kMean},
       {"", "Clip", 1, L, &kClip}, {"", "Where", 9, L, &kWhere},
-      {"", "Identity", 1, L, &kPassThrough}, {"", "Dropout", 1, L, &kPassThrough},
+      {"", "Identity", 1, L, &kIdentity}, {"", "Dropout", 1, L, &kDropout},
   };
 }
 

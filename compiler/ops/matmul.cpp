@@ -6,10 +6,10 @@
 //           broadcast; integer types from opset 9.
 #include <fmt/format.h>
 
+#include "onnxc/gemm.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
-#include "onnxc/gemm.h"
 
 namespace onnxc {
 namespace {
@@ -20,9 +20,10 @@ bool check_matmul_types(InferContext& ctx, const char* names) {
   const bool ints = t == DataType::kInt32 || t == DataType::kInt64 || t == DataType::kUint32 ||
                     t == DataType::kUint64;
   if (t != DataType::kFloat && t != DataType::kDouble && !(ints && ctx.opset() >= 9))
-    return ctx.fail("type {} is not supported at opset {} (float, double; int32, int64, uint32, "
-                    "uint64 from opset 9)",
-                    dtype_name(t), ctx.opset());
+    return ctx.fail(
+        "type {} is not supported at opset {} (float, double; int32, int64, uint32, "
+        "uint64 from opset 9)",
+        dtype_name(t), ctx.opset());
   for (size_t i = 1; i < ctx.num_inputs(); ++i)
     if (ctx.input(i) && ctx.input(i)->dtype != t)
       return ctx.fail("{} must have one type, input {} is {} and input 0 is {}", names, i,
@@ -58,11 +59,12 @@ struct GemmState : OpState {
 class GemmOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(ctx.opset() >= 11 ? 2 : 3, 3, 1, 1) || !check_matmul_types(ctx, "A, B and C"))
-      return false;
+    if (!ctx.check_arity(2, 3, 1, 1) || !check_matmul_types(ctx, "A, B and C")) return false;
     const Value *a = ctx.input(0), *b = ctx.input(1), *c = ctx.input(2);
+    if (!c && ctx.opset() < 11) return ctx.fail("input C is required before opset 11");
     if (a->shape.size() != 2 || b->shape.size() != 2)
-      return ctx.fail("A and B must be 2-D, are {} and {}", shape_str(a->shape), shape_str(b->shape));
+      return ctx.fail("A and B must be 2-D, are {} and {}", shape_str(a->shape),
+                      shape_str(b->shape));
     GemmParams p{};
     p.trans_a = ctx.attr_int("transA", 0) != 0;
     p.trans_b = ctx.attr_int("transB", 0) != 0;

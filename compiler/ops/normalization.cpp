@@ -7,18 +7,21 @@
 //   LayerNormalization (17): axis, epsilon, stash_type (1 only), optional Mean, InvStdDev.
 //   InstanceNormalization (1, 6, 22), GroupNormalization (18: per-group scale/bias; 21:
 //   per-channel), LpNormalization (1, 22), MeanVarianceNormalization (9, 13).
+#include "onnxc/normalization.h"
+
 #include <fmt/format.h>
 
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/reduce_params.h"
 #include "ops/registry.h"
-#include "onnxc/normalization.h"
 
 namespace onnxc {
 namespace {
 
-bool is_float_type(DataType t) { return t == DataType::kFloat || t == DataType::kDouble; }
+bool is_float_type(DataType t) {
+  return t == DataType::kFloat || t == DataType::kDouble;
+}
 
 // Input i has `numel` elements and X's type (or, with any_float, float or double).
 bool check_param(InferContext& ctx, size_t i, const char* name, int64_t numel, bool any_float) {
@@ -66,15 +69,18 @@ class BatchNormOp final : public OpHandler {
       if (!s.training && extra_outputs)
         return ctx.fail("running_mean/running_var outputs are only valid with training_mode=1");
     } else if (extra_outputs) {
-      return ctx.fail("the training outputs (mean, var, saved_mean, saved_var) of opset {} are not "
-                      "supported; only the inference form (output Y alone) is",
-                      opset);
+      return ctx.fail(
+          "the training outputs (mean, var, saved_mean, saved_var) of opset {} are not "
+          "supported; only the inference form (output Y alone) is",
+          opset);
     }
     if (s.training && p.per_element) return ctx.fail("training with spatial=0 is not supported");
     const int64_t numel = p.per_element ? p.channels * p.spatial : p.channels;
     // Parameter types: all X's type before 14; mean/var free from 14, scale/bias too from 15.
-    if (!check_param(ctx, 1, "scale", numel, opset >= 15) || !check_param(ctx, 2, "B", numel, opset >= 15) ||
-        !check_param(ctx, 3, "mean", numel, opset >= 14) || !check_param(ctx, 4, "var", numel, opset >= 14))
+    if (!check_param(ctx, 1, "scale", numel, opset >= 15) ||
+        !check_param(ctx, 2, "B", numel, opset >= 15) ||
+        !check_param(ctx, 3, "mean", numel, opset >= 14) ||
+        !check_param(ctx, 4, "var", numel, opset >= 14))
       return false;
     if (ctx.input(2)->dtype != ctx.input(1)->dtype || ctx.input(4)->dtype != ctx.input(3)->dtype)
       return ctx.fail("scale and B, and mean and var, must share a type");
@@ -137,7 +143,8 @@ class LayerNormOp final : public OpHandler {
       if (!v) continue;
       const char* name = i == 1 ? "Scale" : "B";
       if (v->dtype != x->dtype)
-        return ctx.fail("{} has type {}, X has {}", name, dtype_name(v->dtype), dtype_name(x->dtype));
+        return ctx.fail("{} has type {}, X has {}", name, dtype_name(v->dtype),
+                        dtype_name(x->dtype));
       Shape out;
       if (v->shape.size() > x->shape.size() || !broadcast_shapes({x->shape, v->shape}, out) ||
           out != x->shape)
@@ -170,7 +177,8 @@ class LayerNormOp final : public OpHandler {
              arr(p.scale_strides), arr(p.bias_strides), p.scale_contiguous, p.bias_contiguous);
     const char* t = dtype_cpp(ctx.input(0)->dtype);
     auto typed = [&](bool present, const std::string& expr, const char* type, bool is_const) {
-      return present ? expr : fmt::format("static_cast<{}{}*>(nullptr)", is_const ? "const " : "", type);
+      return present ? expr
+                     : fmt::format("static_cast<{}{}*>(nullptr)", is_const ? "const " : "", type);
     };
     ctx.line("onnxc::layer_norm_ref(p, {}, {}, {}, {}, {}, {});", ctx.in(0), ctx.in(1),
              typed(ctx.input(2) != nullptr, ctx.in(2), t, true), ctx.out(0),
@@ -281,7 +289,8 @@ class MvnOp final : public OpHandler {
     for (int64_t axis : ctx.attr_ints("axes", {0, 2, 3})) {
       if (!ctx.normalize_axis(axis, rank, "axes entry")) return false;
       if (rank == 0) continue;
-      if (reduced[static_cast<size_t>(axis)]) return ctx.fail("axis {} is listed twice in axes", axis);
+      if (reduced[static_cast<size_t>(axis)])
+        return ctx.fail("axis {} is listed twice in axes", axis);
       reduced[static_cast<size_t>(axis)] = true;
     }
     ctx.make_state<MvnState>().p = reduce_params_for(x->shape, reduced);

@@ -5,12 +5,13 @@
 //   - No axes reduces over every dim, unless noop_with_empty_axes: then over none.
 //   - ReduceMax/ReduceMin accept int8/uint8 from opset 12 and bool from 20.
 //   - ArgMax/ArgMin: select_last_index from opset 12.
+#include "onnxc/reduce.h"
+
 #include <fmt/format.h>
 
 #include "ops/dispatch.h"
 #include "ops/reduce_params.h"
 #include "ops/registry.h"
-#include "onnxc/reduce.h"
 
 namespace onnxc {
 namespace {
@@ -23,10 +24,15 @@ struct ReduceState : OpState {
 bool check_reduce_type(InferContext& ctx, bool min_max) {
   const DataType t = ctx.input(0)->dtype;
   switch (t) {
-    case DataType::kFloat: case DataType::kDouble: case DataType::kInt32: case DataType::kInt64:
-    case DataType::kUint32: case DataType::kUint64:
+    case DataType::kFloat:
+    case DataType::kDouble:
+    case DataType::kInt32:
+    case DataType::kInt64:
+    case DataType::kUint32:
+    case DataType::kUint64:
       return true;
-    case DataType::kInt8: case DataType::kUint8:
+    case DataType::kInt8:
+    case DataType::kUint8:
       if (min_max && ctx.opset() >= 12) return true;
       break;
     case DataType::kBool:
@@ -35,25 +41,29 @@ bool check_reduce_type(InferContext& ctx, bool min_max) {
     default:
       break;
   }
-  return ctx.fail("type {} is not supported at opset {} (float, double, int32, int64, uint32, "
-                  "uint64{})",
-                  dtype_name(t), ctx.opset(),
-                  min_max ? "; int8, uint8 from opset 12; bool from opset 20" : "");
+  return ctx.fail(
+      "type {} is not supported at opset {} (float, double, int32, int64, uint32, "
+      "uint64{})",
+      dtype_name(t), ctx.opset(), min_max ? "; int8, uint8 from opset 12; bool from opset 20" : "");
 }
 
 // The axes to reduce, from the attribute or (from `input_since`) the optional constant input.
 bool read_axes(InferContext& ctx, int input_since, std::vector<int64_t>& axes) {
   if (ctx.opset() < input_since) {
-    if (ctx.num_inputs() > 1) return ctx.fail("axes is an attribute before opset {}, not an input", input_since);
+    if (ctx.num_inputs() > 1)
+      return ctx.fail("axes is an attribute before opset {}, not an input", input_since);
     axes = ctx.attr_ints("axes");
     return true;
   }
-  if (ctx.has_attr("axes")) return ctx.fail("axes is an input from opset {}, not an attribute", input_since);
+  if (ctx.has_attr("axes"))
+    return ctx.fail("axes is an input from opset {}, not an attribute", input_since);
   if (!ctx.has_input(1)) return true;
   const Tensor* t = ctx.constant_input(1);
   if (!t) return ctx.fail("axes input must be a constant");
-  if (t->dtype != DataType::kInt64) return ctx.fail("axes input must be int64, is {}", dtype_name(t->dtype));
-  if (t->shape.size() > 1) return ctx.fail("axes input must be 1-D, has shape {}", shape_str(t->shape));
+  if (t->dtype != DataType::kInt64)
+    return ctx.fail("axes input must be int64, is {}", dtype_name(t->dtype));
+  if (t->shape.size() > 1)
+    return ctx.fail("axes input must be 1-D, has shape {}", shape_str(t->shape));
   axes = t->to_ints();
   return true;
 }
@@ -89,13 +99,16 @@ class ReduceOp final : public OpHandler {
     for (int64_t axis : axes) {
       if (!ctx.normalize_axis(axis, rank, "axes entry")) return false;
       if (rank == 0) continue;  // a scalar reduces to itself
-      if (reduced[static_cast<size_t>(axis)]) return ctx.fail("axis {} is listed twice in axes", axis);
+      if (reduced[static_cast<size_t>(axis)])
+        return ctx.fail("axis {} is listed twice in axes", axis);
       reduced[static_cast<size_t>(axis)] = true;
     }
     Shape out;
     for (size_t d = 0; d < reduced.size(); ++d) {
-      if (!reduced[d]) out.push_back(x->shape[d]);
-      else if (keepdims) out.push_back(1);
+      if (!reduced[d])
+        out.push_back(x->shape[d]);
+      else if (keepdims)
+        out.push_back(1);
     }
     ctx.make_state<ReduceState>().p = reduce_params_for(x->shape, reduced);
     ctx.set_output(0, x->dtype, out);
@@ -144,8 +157,10 @@ class ArgReduceOp final : public OpHandler {
     for (size_t d = 0; d < a; ++d) s.outer *= x->shape[d];
     for (size_t d = a + 1; d < x->shape.size(); ++d) s.inner *= x->shape[d];
     Shape out = x->shape;
-    if (ctx.attr_int("keepdims", 1) != 0) out[a] = 1;
-    else out.erase(out.begin() + axis);
+    if (ctx.attr_int("keepdims", 1) != 0)
+      out[a] = 1;
+    else
+      out.erase(out.begin() + axis);
     ctx.set_output(0, DataType::kInt64, out);
     return true;
   }
@@ -176,7 +191,8 @@ const ReduceOp kReduceMax("ReduceMaxOp", 18, true, fold_reduce<ReduceMaxOp, kMin
 const ReduceOp kReduceMin("ReduceMinOp", 18, true, fold_reduce<ReduceMinOp, kMinMaxTypes>);
 const ReduceOp kReduceL1("ReduceL1Op", 18, false, fold_reduce<ReduceL1Op, kReduceTypes>);
 const ReduceOp kReduceL2("ReduceL2Op", 18, false, fold_reduce<ReduceL2Op, kReduceTypes>);
-const ReduceOp kReduceLogSum("ReduceLogSumOp", 18, false, fold_reduce<ReduceLogSumOp, kReduceTypes>);
+const ReduceOp kReduceLogSum("ReduceLogSumOp", 18, false,
+                             fold_reduce<ReduceLogSumOp, kReduceTypes>);
 const ReduceOp kReduceLogSumExp("ReduceLogSumExpOp", 18, false,
                                 fold_reduce<ReduceLogSumExpOp, kReduceTypes>);
 const ReduceOp kReduceSumSquare("ReduceSumSquareOp", 18, false,

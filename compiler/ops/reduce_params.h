@@ -25,7 +25,9 @@ inline ReduceParams reduce_params_for(const Shape& shape, const std::vector<bool
 
 // The aggregate initializer of `p`, fields in declaration order.
 inline std::string reduce_params_literal(const ReduceParams& p) {
-  auto arr = [](const index_t* v, int n) { return fmt::format("{{{}}}", fmt::join(v, v + n, ", ")); };
+  auto arr = [](const index_t* v, int n) {
+    return fmt::format("{{{}}}", fmt::join(v, v + n, ", "));
+  };
   return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}}}", p.outer_rank,
                      arr(p.outer_dims, p.outer_rank), arr(p.outer_strides, p.outer_rank),
                      p.red_rank, arr(p.red_dims, p.red_rank), arr(p.red_strides, p.red_rank),

@@ -1,5 +1,8 @@
-// Ops that only compute or change shape metadata: Shape, Size (their values are known at compile
-// time), and the copy-through reshapes Reshape, Flatten, Squeeze, Unsqueeze.
+// Ops that only compute or change shape metadata: Shape and Size (their values are known at
+// compile time, so they are always folded), and Reshape, Flatten, Squeeze and Unsqueeze, whose
+// output is the input's bytes under a new shape (a plain copy at run time; a move of the bytes
+// when folding). These sit in shape subgraphs (Shape -> Gather -> Unsqueeze -> Concat -> Reshape),
+// so every one of them folds when its inputs are constant.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,22 +19,24 @@ Tensor int64_tensor(const std::vector<int64_t>& v, Shape shape) {
   return t;
 }
 
+// Shape: opset 15 added `start` and `end` (negative counts from the back, clamped to [0, rank]).
 class ShapeOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
     const Shape& s = ctx.input(0)->shape;
-    int64_t rank = static_cast<int64_t>(s.size());
-    int64_t start = ctx.opset() >= 15 ? ctx.attr_int("start", 0) : 0;
-    int64_t end = ctx.opset() >= 15 ? ctx.attr_int("end", rank) : rank;
-    auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
+    const int64_t rank = static_cast<int64_t>(s.size());
+    const bool sliced = ctx.opset() >= 15;
+    int64_t start = sliced ? ctx.attr_int("start", 0) : 0;
+    int64_t end = sliced ? ctx.attr_int("end", rank) : rank;
+    auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
     start = clamp(start);
-    end = std::max(clamp(end), start);
+    end = std::max(clamp(end), start);  // start > end gives an empty shape
     std::vector<int64_t> dims(s.begin() + start, s.begin() + end);
     ctx.set_output_constant(0, int64_tensor(dims, {static_cast<int64_t>(dims.size())}));
     return true;
   }
-  void emit(EmitContext&) const override {}  // always folded
+  void emit(EmitContext&) const override {}  // always folded in infer()
 };
 
 class SizeOp final : public OpHandler {
@@ -41,13 +46,14 @@ class SizeOp final : public OpHandler {
     ctx.set_output_constant(0, int64_tensor({ctx.input(0)->numel()}, {}));
     return true;
   }
-  void emit(EmitContext&) const override {}  // always folded
+  void emit(EmitContext&) const override {}  // always folded in infer()
 };
 
-// Common part of the ops whose output is the input's bytes under a new shape.
+// The common part of ops whose output is input 0's bytes under another shape.
 class ReshapeLike : public OpHandler {
  public:
-  bool evaluate(const Node&, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+  bool evaluate(const Node&, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
     out[0].data = in[0]->data;
     out[0].strings = in[0]->strings;
     return true;
@@ -58,100 +64,121 @@ class ReshapeLike : public OpHandler {
   }
 
  protected:
-  // Axes from the attribute (before `input_since`) or from constant input 1.
-  static bool read_axes(InferContext& ctx, int input_since, std::vector<int64_t>& axes, bool& given) {
-    given = true;
-    if (ctx.opset() < input_since) {
-      given = ctx.has_attr("axes");
-      axes = ctx.attr_ints("axes");
-      return true;
-    }
-    if (!ctx.has_input(1)) {
-      given = false;
-      return true;
-    }
-    const Tensor* t = ctx.constant_input(1);
-    if (!t) return ctx.fail("axes input must be a constant");
-    axes = t->to_ints();
+  // Sets output 0 to `out`, which must hold as many elements as input 0.
+  static bool set_same_numel(InferContext& ctx, const Shape& out) {
+    const Value* x = ctx.input(0);
+    if (shape_numel(out) != x->numel())
+      return ctx.fail("cannot reshape {} ({} elements) to {} ({} elements)", shape_str(x->shape),
+                      x->numel(), shape_str(out), shape_numel(out));
+    ctx.set_output(0, x->dtype, out);
     return true;
   }
-  static bool set_same_numel(InferContext& ctx, const Shape& out) {
-    if (shape_numel(out) != ctx.input(0)->numel())
-      return ctx.fail("cannot reshape {} elements ({}) to {}", ctx.input(0)->numel(), shape_str(ctx.input(0)->shape),
-                      shape_str(out));
-    ctx.set_output(0, ctx.input(0)->dtype, out);
+  // Squeeze/Unsqueeze axes: the `axes` attribute before opset 13, optional constant input 1 from
+  // 13 on. `given` is false when there are none (Squeeze then drops every unit dim). Negative
+  // axes are formally opset 11+, but older exporters emit them too, so every version takes them.
+  static bool read_axes(InferContext& ctx, std::vector<int64_t>& axes, bool& given) {
+    if (ctx.opset() < 13) {
+      if (!ctx.check_arity(1, 1, 1, 1)) return false;
+      axes = ctx.attr_ints("axes");
+      given = !axes.empty();
+    } else {
+      if (!ctx.check_arity(1, 2, 1, 1)) return false;
+      given = ctx.has_input(1);
+      if (given) {
+        const Tensor* t = ctx.constant_input(1);
+        if (!t) return ctx.fail("axes input must be a constant (it decides the output shape)");
+        if (t->dtype != DataType::kInt64) return ctx.fail("axes input must be int64");
+        axes = t->to_ints();
+      }
+    }
     return true;
   }
 };
 
+// Reshape: target shape from the `shape` attribute (opset 1) or constant input 1 (5+). A 0 copies
+// the input dim at that index, unless `allowzero` (14+) makes it a literal 0; one -1 is inferred.
 class ReshapeOp final : public ReshapeLike {
  public:
   bool infer(InferContext& ctx) const override {
     std::vector<int64_t> target;
     if (ctx.opset() < 5) {
       if (!ctx.check_arity(1, 1, 1, 1)) return false;
+      if (!ctx.has_attr("shape")) return ctx.fail("attribute 'shape' is required");
       target = ctx.attr_ints("shape");
     } else {
       if (!ctx.check_arity(2, 2, 1, 1)) return false;
       const Tensor* t = ctx.constant_input(1);
       if (!t) return ctx.fail("shape input must be a constant (dynamic reshapes are not supported)");
+      if (t->dtype != DataType::kInt64) return ctx.fail("shape input must be int64");
       target = t->to_ints();
     }
-    bool allowzero = ctx.opset() >= 14 && ctx.attr_int("allowzero", 0) != 0;
-    const Shape& in = ctx.input(0)->shape;
+    const bool allowzero = ctx.opset() >= 14 && ctx.attr_int("allowzero", 0) != 0;
+    const Value* x = ctx.input(0);
+    const Shape& in = x->shape;
+    if (allowzero && std::count(target.begin(), target.end(), 0) &&
+        std::count(target.begin(), target.end(), -1))
+      return ctx.fail("with allowzero, shape {} cannot hold both 0 and -1", cpp_ints(target));
     Shape out;
-    int infer_at = -1;
-    int64_t known = 1;
+    int64_t infer_at = -1, known = 1;
     for (size_t i = 0; i < target.size(); ++i) {
       int64_t d = target[i];
       if (d == 0 && !allowzero) {
-        if (i >= in.size()) return ctx.fail("shape[{}] = 0 copies a dim the input (rank {}) lacks", i, in.size());
+        if (i >= in.size())
+          return ctx.fail("shape[{}] = 0 copies an input dim, but the input has rank {}", i,
+                          in.size());
         d = in[i];
       }
       if (d == -1) {
-        if (infer_at >= 0) return ctx.fail("shape has more than one -1");
-        infer_at = static_cast<int>(i);
-        out.push_back(1);
-        continue;
+        if (infer_at >= 0) return ctx.fail("shape {} has more than one -1", cpp_ints(target));
+        infer_at = static_cast<int64_t>(i);
+        d = 1;
+      } else if (d < 0) {
+        return ctx.fail("shape[{}] = {} is invalid (dims are >= 0, or -1 to infer)", i, d);
+      } else {
+        known *= d;
       }
-      if (d < 0) return ctx.fail("shape[{}] = {} is invalid", i, d);
-      known *= d;
       out.push_back(d);
     }
     if (infer_at >= 0) {
-      if (known == 0 || ctx.input(0)->numel() % known)
-        return ctx.fail("cannot infer -1: {} elements do not divide by {}", ctx.input(0)->numel(), known);
-      out[static_cast<size_t>(infer_at)] = ctx.input(0)->numel() / known;
+      if (known == 0 || x->numel() % known)
+        return ctx.fail("cannot infer the -1 of shape {}: {} elements are not a multiple of {}",
+                        cpp_ints(target), x->numel(), known);
+      out[static_cast<size_t>(infer_at)] = x->numel() / known;
     }
     return set_same_numel(ctx, out);
   }
 };
 
+// Flatten: [d0 * ... * d(axis-1), d(axis) * ... * dn]; axis in [-rank, rank] (negative values are
+// formally opset 11+, accepted everywhere like the other axis attributes).
 class FlattenOp final : public ReshapeLike {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
     const Shape& in = ctx.input(0)->shape;
-    int64_t rank = static_cast<int64_t>(in.size()), axis = ctx.attr_int("axis", 1);
-    if (axis < -rank || axis > rank) return ctx.fail("axis {} is out of range for rank {}", axis, rank);
+    const int64_t rank = static_cast<int64_t>(in.size());
+    int64_t axis = ctx.attr_int("axis", 1);
+    if (axis < -rank || axis > rank)
+      return ctx.fail("axis {} is out of range [{}, {}]", axis, -rank, rank);
     if (axis < 0) axis += rank;
-    int64_t outer = shape_numel(Shape(in.begin(), in.begin() + axis));
-    return set_same_numel(ctx, {outer, ctx.input(0)->numel() / std::max<int64_t>(outer, 1)});
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= in[static_cast<size_t>(i)];
+    return set_same_numel(ctx, {outer, inner});
   }
 };
 
 class SqueezeOp final : public ReshapeLike {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, 2, 1, 1)) return false;
-    const Shape& in = ctx.input(0)->shape;
     std::vector<int64_t> axes;
-    bool given;
-    if (!read_axes(ctx, 13, axes, given)) return false;
+    bool given = false;
+    if (!read_axes(ctx, axes, given)) return false;
+    const Shape& in = ctx.input(0)->shape;
     std::set<int64_t> drop;
     for (int64_t a : axes) {
       if (!ctx.normalize_axis(a, static_cast<int64_t>(in.size()))) return false;
-      if (in[static_cast<size_t>(a)] != 1) return ctx.fail("axis {} has size {}, not 1", a, in[static_cast<size_t>(a)]);
+      if (in.empty() || in[static_cast<size_t>(a)] != 1)
+        return ctx.fail("cannot squeeze axis {} of shape {}: its size is not 1", a, shape_str(in));
       drop.insert(a);
     }
     Shape out;
@@ -164,13 +191,12 @@ class SqueezeOp final : public ReshapeLike {
 class UnsqueezeOp final : public ReshapeLike {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, 2, 1, 1)) return false;
-    const Shape& in = ctx.input(0)->shape;
     std::vector<int64_t> axes;
-    bool given;
-    if (!read_axes(ctx, 13, axes, given)) return false;
-    if (!given) return ctx.fail("axes are required");
-    int64_t rank = static_cast<int64_t>(in.size() + axes.size());
+    bool given = false;
+    if (!read_axes(ctx, axes, given)) return false;
+    if (!given || axes.empty()) return ctx.fail("axes are required and must not be empty");
+    const Shape& in = ctx.input(0)->shape;
+    const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
     std::set<int64_t> add;
     for (int64_t a : axes) {
       if (!ctx.normalize_axis(a, rank)) return false;
@@ -192,10 +218,11 @@ const UnsqueezeOp kUnsqueeze;
 
 }  // namespace
 
+// Each handler covers every version of its op, branching on the node's opset where they differ.
 std::vector<OpRegistration> shape_ops() {
-  return {{"", "Shape", 1, kMaxOpset, &kShape},         {"", "Size", 1, kMaxOpset, &kSize},
-          {"", "Reshape", 1, kMaxOpset, &kReshape},     {"", "Flatten", 1, kMaxOpset, &kFlatten},
-          {"", "Squeeze", 1, kMaxOpset, &kSqueeze},     {"", "Unsqueeze", 1, kMaxOpset, &kUnsqueeze}};
+  return {{"", "Shape", 1, kMaxOpset, &kShape},       {"", "Size", 1, kMaxOpset, &kSize},
+          {"", "Reshape", 1, kMaxOpset, &kReshape},   {"", "Flatten", 1, kMaxOpset, &kFlatten},
+          {"", "Squeeze", 1, kMaxOpset, &kSqueeze},   {"", "Unsqueeze", 1, kMaxOpset, &kUnsqueeze}};
 }
 
 }  // namespace onnxc

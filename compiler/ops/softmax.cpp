@@ -1,11 +1,12 @@
 // Softmax, LogSoftmax and Hardmax (opsets 1, 11, 13). Before opset 13 the input is coerced to
 // 2-D at `axis` (default 1) and each row of the flattened [d0*...*d(axis-1), d(axis)*...*dn]
 // matrix is normalized; from 13 on only dim `axis` (default -1) is.
+#include "onnxc/softmax.h"
+
 #include <algorithm>
 
 #include "ops/dispatch.h"
 #include "ops/registry.h"
-#include "onnxc/softmax.h"
 
 namespace onnxc {
 namespace {
@@ -19,14 +20,18 @@ using SoftmaxKernel = void (*)(const Tensor&, Tensor&, const SoftmaxState&);
 template <void (*kFloat)(const float*, float*, index_t, index_t, index_t),
           void (*kDouble)(const double*, double*, index_t, index_t, index_t)>
 void run_softmax(const Tensor& x, Tensor& y, const SoftmaxState& s) {
-  if (x.dtype == DataType::kFloat) kFloat(x.as<float>(), y.as<float>(), s.outer, s.axis, s.inner);
-  else kDouble(x.as<double>(), y.as<double>(), s.outer, s.axis, s.inner);
+  if (x.dtype == DataType::kFloat)
+    kFloat(x.as<float>(), y.as<float>(), s.outer, s.axis, s.inner);
+  else
+    kDouble(x.as<double>(), y.as<double>(), s.outer, s.axis, s.inner);
 }
 
 class SoftmaxOp final : public OpHandler {
  public:
-  // kernel: the onnxc function ("softmax_ref"); host: the same kernel for folding.
-  SoftmaxOp(const char* kernel, SoftmaxKernel host) : kernel_(kernel), host_(host) {}
+  // f32_kernel / kernel: the onnxc functions for float and for double; host: the same kernels
+  // for folding.
+  SoftmaxOp(const char* f32_kernel, const char* kernel, SoftmaxKernel host)
+      : f32_kernel_(f32_kernel), kernel_(kernel), host_(host) {}
 
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
@@ -60,19 +65,23 @@ class SoftmaxOp final : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<SoftmaxState>();
     ctx.include("onnxc/softmax.h");
-    ctx.line("onnxc::{}({}, {}, {}, {}, {});", kernel_, ctx.in(0), ctx.out(0), s.outer, s.axis,
-             s.inner);
+    const bool f32 = ctx.input(0)->dtype == DataType::kFloat;
+    ctx.line("onnxc::{}({}, {}, {}, {}, {});", f32 ? f32_kernel_ : kernel_, ctx.in(0), ctx.out(0),
+             s.outer, s.axis, s.inner);
   }
 
  private:
+  const char* f32_kernel_;
   const char* kernel_;
   SoftmaxKernel host_;
 };
 
-const SoftmaxOp kSoftmax("softmax_ref", run_softmax<softmax_ref<float>, softmax_ref<double>>);
-const SoftmaxOp kLogSoftmax("log_softmax_ref",
-                            run_softmax<log_softmax_ref<float>, log_softmax_ref<double>>);
-const SoftmaxOp kHardmax("hardmax_ref", run_softmax<hardmax_ref<float>, hardmax_ref<double>>);
+const SoftmaxOp kSoftmax("f32_softmax__poly", "softmax_ref",
+                         run_softmax<f32_softmax__poly, softmax_ref<double>>);
+const SoftmaxOp kLogSoftmax("f32_log_softmax__poly", "log_softmax_ref",
+                            run_softmax<f32_log_softmax__poly, log_softmax_ref<double>>);
+const SoftmaxOp kHardmax("hardmax_ref", "hardmax_ref",
+                         run_softmax<hardmax_ref<float>, hardmax_ref<double>>);
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // Elementwise kernels: a unary map, an n-d broadcasting binary kernel and Where, each taking a
-// functor, plus the functors of the ONNX elementwise ops. Shapes are compile-time constants in
-// generated code, so the broadcast loops see fixed trip counts.
+// functor, plus Clip, Dropout and the functors of the ONNX elementwise ops. Shapes are
+// compile-time constants in generated code, so the broadcast loops see fixed trip counts.
+// float16 and bfloat16 elements are computed in float and rounded once per op (as numpy does for
+// them, since float keeps more than twice their precision).
 #ifndef ONNXC_ELEMENTWISE_H
 #define ONNXC_ELEMENTWISE_H
 
@@ -10,14 +12,52 @@
 #include <type_traits>
 
 #include "onnxc/base.h"
+#include "onnxc/convert.h"
 
 namespace onnxc {
+
+// ---- element load/store: half types in float ------------------------------------------------
+
+template <typename T>
+inline T elem_load(T v) {
+  return v;
+}
+inline float elem_load(float16 v) { return to_float(v); }
+inline float elem_load(bfloat16 v) { return to_float(v); }
+
+template <typename T>
+struct ElemStore {
+  template <typename V>
+  static T to(V v) { return static_cast<T>(v); }
+};
+template <>
+struct ElemStore<float16> {
+  template <typename V>
+  static float16 to(V v) { return to_float16(static_cast<double>(v)); }
+};
+template <>
+struct ElemStore<bfloat16> {
+  template <typename V>
+  static bfloat16 to(V v) { return to_bfloat16(static_cast<double>(v)); }
+};
+
+// The type an element is computed in.
+template <typename T>
+using compute_t = decltype(elem_load(T{}));
+
+// Integer add/sub/mul/shift wrap around as numpy's do; computing in an unsigned type at least as
+// wide as `unsigned` avoids signed overflow and the promotion of small types to int.
+template <typename T>
+using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <typename T>
+constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 // ---- kernels ------------------------------------------------------------------------------
 
 template <typename TX, typename TY, typename F>
 inline void unary_ref(const TX* x, TY* y, index_t n, F f) {
-  for (index_t i = 0; i < n; ++i) y[i] = static_cast<TY>(f(x[i]));
+  for (index_t i = 0; i < n; ++i) y[i] = ElemStore<TY>::to(f(elem_load(x[i])));
 }
 
 // Output shape and each operand's element strides over it (0 along broadcast axes).
@@ -34,17 +74,17 @@ struct BroadcastParams {
 template <typename TA, typename TB, typename TY, typename F>
 inline void binary_ref(const BroadcastParams& p, const TA* a, const TB* b, TY* y, F f) {
   if (p.kind == 1) {
-    for (index_t i = 0; i < p.numel; ++i) y[i] = static_cast<TY>(f(a[i], b[i]));
+    for (index_t i = 0; i < p.numel; ++i) y[i] = ElemStore<TY>::to(f(elem_load(a[i]), elem_load(b[i])));
     return;
   }
   if (p.kind == 2) {
-    const TB s = b[0];
-    for (index_t i = 0; i < p.numel; ++i) y[i] = static_cast<TY>(f(a[i], s));
+    const auto s = elem_load(b[0]);
+    for (index_t i = 0; i < p.numel; ++i) y[i] = ElemStore<TY>::to(f(elem_load(a[i]), s));
     return;
   }
   if (p.kind == 3) {
-    const TA s = a[0];
-    for (index_t i = 0; i < p.numel; ++i) y[i] = static_cast<TY>(f(s, b[i]));
+    const auto s = elem_load(a[0]);
+    for (index_t i = 0; i < p.numel; ++i) y[i] = ElemStore<TY>::to(f(s, elem_load(b[i])));
     return;
   }
   // General case: the innermost axis in a loop, the outer ones by an odometer.
@@ -54,7 +94,8 @@ inline void binary_ref(const BroadcastParams& p, const TA* a, const TB* b, TY* y
   const index_t sa = p.rank ? p.a_strides[last] : 0, sb = p.rank ? p.b_strides[last] : 0;
   index_t ao = 0, bo = 0;
   for (index_t base = 0; base < p.numel; base += inner) {
-    for (index_t i = 0; i < inner; ++i) y[base + i] = static_cast<TY>(f(a[ao + i * sa], b[bo + i * sb]));
+    for (index_t i = 0; i < inner; ++i)
+      y[base + i] = ElemStore<TY>::to(f(elem_load(a[ao + i * sa]), elem_load(b[bo + i * sb])));
     for (int d = last - 1; d >= 0; --d) {
       ao += p.a_strides[d];
       bo += p.b_strides[d];
@@ -85,29 +126,92 @@ inline void where_ref(const BroadcastParams& p, const bool* cond, const T* a, co
   }
 }
 
-// Clip with optional runtime bounds (null: unbounded on that side).
+// Clip with optional bounds (null: unbounded on that side). min(max(x, lo), hi): when lo > hi
+// every element becomes hi, as numpy.clip gives; NaN stays NaN.
 template <typename T>
 inline void clip_ref(const T* x, T* y, index_t n, const T* lo, const T* hi) {
-  const T l = lo ? *lo : std::numeric_limits<T>::lowest();
-  const T h = hi ? *hi : std::numeric_limits<T>::max();
-  // min(max(x, lo), hi): when lo > hi every element becomes hi, as the spec says.
+  using C = compute_t<T>;
+  const bool has_lo = lo != nullptr, has_hi = hi != nullptr;
+  const C l = has_lo ? elem_load(*lo) : C(0), h = has_hi ? elem_load(*hi) : C(0);
   for (index_t i = 0; i < n; ++i) {
-    const T v = x[i] < l ? l : x[i];
-    y[i] = v > h ? h : v;
+    C v = elem_load(x[i]);
+    if (has_lo && v < l) v = l;
+    if (has_hi && v > h) v = h;
+    y[i] = ElemStore<T>::to(v);
+  }
+}
+
+// MT19937 seeded like numpy's legacy RandomState(seed), so that a seeded training-mode Dropout
+// draws the mask the ONNX reference draws.
+class Mt19937 {
+ public:
+  explicit Mt19937(uint32_t seed) {
+    state_[0] = seed;
+    for (uint32_t i = 1; i < kN; ++i)
+      state_[i] = 1812433253u * (state_[i - 1] ^ (state_[i - 1] >> 30)) + i;
+  }
+  uint32_t next() {
+    if (pos_ == kN) twist();
+    uint32_t y = state_[pos_++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+  }
+  // A double in [0, 1) from 53 random bits, as numpy's random_sample.
+  double uniform() {
+    const uint32_t hi = next() >> 5, lo = next() >> 6;
+    return (hi * 67108864.0 + lo) / 9007199254740992.0;
+  }
+
+ private:
+  static constexpr uint32_t kN = 624, kM = 397;
+  void twist() {
+    for (uint32_t i = 0; i < kN; ++i) {
+      const uint32_t y = (state_[i] & 0x80000000u) | (state_[(i + 1) % kN] & 0x7fffffffu);
+      state_[i] = state_[(i + kM) % kN] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+    }
+    pos_ = 0;
+  }
+  uint32_t state_[kN];
+  uint32_t pos_ = kN;
+};
+
+// Dropout. Inference (training null or false, or a zero ratio): y = x and the mask is all true.
+// Training: element i is kept when the i-th uniform draw is >= ratio (default 0.5) and scaled by
+// 1 / (1 - ratio). mask may be null; its type is bool from opset 10, the data type before.
+template <typename T, typename R, typename M>
+inline void dropout_ref(const T* x, T* y, M* mask, index_t n, const R* ratio, const bool* training,
+                        uint32_t seed) {
+  const double r = ratio ? static_cast<double>(elem_load(*ratio)) : 0.5;
+  if (!(training && *training) || r == 0) {
+    for (index_t i = 0; i < n; ++i) y[i] = x[i];
+    if (mask)
+      for (index_t i = 0; i < n; ++i) mask[i] = ElemStore<M>::to(1);
+    return;
+  }
+  Mt19937 rng(seed);
+  const double scale = 1.0 / (1.0 - r);
+  for (index_t i = 0; i < n; ++i) {
+    const bool keep = rng.uniform() >= r;
+    y[i] = ElemStore<T>::to(keep ? static_cast<double>(elem_load(x[i])) * scale : 0.0);
+    if (mask) mask[i] = ElemStore<M>::to(keep ? 1 : 0);
   }
 }
 
 // ---- functors: unary ----------------------------------------------------------------------
+// Each receives the element in its compute type (float for half types) and the op's two float
+// attributes (unused ones are 0).
 
-#define ONNXC_UNARY(Name, expr)                      \
-  struct Name {                                      \
-    float alpha, beta;                               \
-    template <typename T>                            \
-    T operator()(T x) const {                        \
-      (void)alpha;                                   \
-      (void)beta;                                    \
-      return static_cast<T>(expr);                   \
-    }                                                \
+#define ONNXC_UNARY(Name, expr)    \
+  struct Name {                    \
+    float alpha, beta;             \
+    template <typename T>          \
+    T operator()(T x) const {      \
+      (void)alpha;                 \
+      (void)beta;                  \
+      return static_cast<T>(expr); \
+    }                              \
   };
 
 ONNXC_UNARY(Relu, x > T(0) ? x : T(0))
@@ -120,16 +224,16 @@ ONNXC_UNARY(Erf, std::erf(x))
 ONNXC_UNARY(Exp, std::exp(x))
 ONNXC_UNARY(Log, std::log(x))
 ONNXC_UNARY(Sqrt, std::sqrt(x))
-ONNXC_UNARY(Neg, -x)
-ONNXC_UNARY(Abs, x < T(0) ? -x : x)
+ONNXC_UNARY(Neg, T(0) - x)
 ONNXC_UNARY(Reciprocal, T(1) / x)
 ONNXC_UNARY(Floor, std::floor(x))
 ONNXC_UNARY(Ceil, std::ceil(x))
-ONNXC_UNARY(Round, std::nearbyint(x))
-ONNXC_UNARY(Sign, (x > T(0)) - (x < T(0)))
+ONNXC_UNARY(Round, std::nearbyint(x))  // default rounding mode: halves to even, as numpy.round
 ONNXC_UNARY(Elu, x >= T(0) ? x : static_cast<T>(alpha) * (std::exp(x) - T(1)))
+// alpha: alpha, beta: gamma.
 ONNXC_UNARY(Selu, static_cast<T>(beta) * (x > T(0) ? x : static_cast<T>(alpha) * (std::exp(x) - T(1))))
-ONNXC_UNARY(Celu, std::fmax(T(0), x) + std::fmin(T(0), static_cast<T>(alpha) * (std::exp(x / static_cast<T>(alpha)) - T(1))))
+ONNXC_UNARY(Celu, std::fmax(T(0), x) +
+                      std::fmin(T(0), static_cast<T>(alpha) * (std::exp(x / static_cast<T>(alpha)) - T(1))))
 ONNXC_UNARY(ThresholdedRelu, x > static_cast<T>(alpha) ? x : T(0))
 ONNXC_UNARY(Softplus, x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
 ONNXC_UNARY(Softsign, x / (T(1) + std::fabs(x)))
@@ -146,11 +250,29 @@ ONNXC_UNARY(Asinh, std::asinh(x))
 ONNXC_UNARY(Acosh, std::acosh(x))
 ONNXC_UNARY(Atanh, std::atanh(x))
 ONNXC_UNARY(GeluErf, T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2)))))
-ONNXC_UNARY(GeluTanh, T(0.5) * x * (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) * (x + T(0.044715) * x * x * x))))
-ONNXC_UNARY(Identity, x)
+ONNXC_UNARY(GeluTanh, T(0.5) * x *
+                          (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) *
+                                            (x + T(0.044715) * x * x * x))))
 ONNXC_UNARY(Scale, x * static_cast<T>(alpha))
 #undef ONNXC_UNARY
 
+// Abs and Sign also take unsigned types, where "x < 0" is a tautology compilers warn about.
+struct Abs {
+  float alpha, beta;
+  template <typename T>
+  T operator()(T x) const {
+    if constexpr (std::is_unsigned_v<T>) return x;
+    else return x < T(0) ? static_cast<T>(T(0) - x) : x;
+  }
+};
+struct Sign {
+  float alpha, beta;
+  template <typename T>
+  T operator()(T x) const {
+    if constexpr (std::is_unsigned_v<T>) return static_cast<T>(x != 0);
+    else return static_cast<T>((x > T(0)) - (x < T(0)));
+  }
+};
 struct Not {
   float alpha, beta;
   bool operator()(bool x) const { return !x; }
@@ -169,19 +291,14 @@ struct IsInf {
 
 // ---- functors: binary ---------------------------------------------------------------------
 
-#define ONNXC_BINARY(Name, expr)         \
-  struct Name {                          \
-    template <typename A, typename B>    \
-    auto operator()(A a, B b) const {    \
-      return expr;                       \
-    }                                    \
+#define ONNXC_BINARY(Name, expr)      \
+  struct Name {                       \
+    template <typename A, typename B> \
+    auto operator()(A a, B b) const { \
+      return expr;                    \
+    }                                 \
   };
 
-ONNXC_BINARY(Add, a + b)
-ONNXC_BINARY(Sub, a - b)
-ONNXC_BINARY(Mul, a * b)
-ONNXC_BINARY(Max, a > b ? a : b)
-ONNXC_BINARY(Min, a < b ? a : b)
 ONNXC_BINARY(Equal, a == b)
 ONNXC_BINARY(Less, a < b)
 ONNXC_BINARY(LessOrEqual, a <= b)
@@ -191,65 +308,124 @@ ONNXC_BINARY(And, a && b)
 ONNXC_BINARY(Or, a || b)
 ONNXC_BINARY(Xor, a != b)
 ONNXC_BINARY(First, ((void)b, a))
-ONNXC_BINARY(BitShiftLeft, static_cast<A>(a << b))
-ONNXC_BINARY(BitShiftRight, static_cast<A>(a >> b))
 #undef ONNXC_BINARY
 
-// Max/Min propagate NaN as ONNX's reference does.
+#define ONNXC_WRAPPING(Name, op)                                                              \
+  struct Name {                                                                               \
+    template <typename A>                                                                     \
+    A operator()(A a, A b) const {                                                            \
+      if constexpr (kIsInt<A>) return static_cast<A>(static_cast<wrap_t<A>>(a) op static_cast<wrap_t<A>>(b)); \
+      else return static_cast<A>(a op b);                                                     \
+    }                                                                                         \
+  };
+ONNXC_WRAPPING(Add, +)
+ONNXC_WRAPPING(Sub, -)
+ONNXC_WRAPPING(Mul, *)
+#undef ONNXC_WRAPPING
+
+// Max/Min propagate NaN as numpy.maximum/minimum do.
 struct MaxNaN {
   template <typename A>
-  A operator()(A a, A b) const { return (a != a || b != b) ? (a != a ? a : b) : (a > b ? a : b); }
+  A operator()(A a, A b) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+    }
+    return a > b ? a : b;
+  }
 };
 struct MinNaN {
   template <typename A>
-  A operator()(A a, A b) const { return (a != a || b != b) ? (a != a ? a : b) : (a < b ? a : b); }
+  A operator()(A a, A b) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+    }
+    return a < b ? a : b;
+  }
 };
 
+// Integer division truncates toward zero (the ONNX reference); x / 0 gives 0 and MIN / -1 wraps,
+// as numpy gives, instead of trapping.
 struct Div {
   template <typename A>
   A operator()(A a, A b) const {
-    if constexpr (std::is_integral_v<A>) {
-      return b == 0 ? A(0) : static_cast<A>(a / b);  // integer division truncates, as numpy's int cast
+    if constexpr (kIsInt<A>) {
+      if (b == 0) return A(0);
+      if constexpr (std::is_signed_v<A>) {
+        if (b == A(-1)) return static_cast<A>(wrap_t<A>(0) - static_cast<wrap_t<A>>(a));
+      }
+      return static_cast<A>(a / b);
     } else {
       return a / b;
     }
   }
 };
 
+// numpy.power then a cast to the base type. Integer powers wrap around; a negative integer
+// exponent gives the truncated real result (0 unless the base is 1 or -1).
 struct Pow {
   template <typename A, typename B>
   A operator()(A a, B b) const {
-    if constexpr (std::is_integral_v<A> && std::is_integral_v<B>) {
-      A r = 1;
-      for (B i = 0; i < b; ++i) r = static_cast<A>(r * a);
-      return r;
+    if constexpr (kIsInt<A> && kIsInt<B>) {
+      if constexpr (std::is_signed_v<B>) {
+        if (b < 0) {
+          if (a == A(1)) return A(1);
+          if constexpr (std::is_signed_v<A>) {
+            if (a == A(-1)) return (b % 2) ? A(-1) : A(1);
+          }
+          return A(0);
+        }
+      }
+      wrap_t<A> result = 1, base = static_cast<wrap_t<A>>(a);
+      for (uint64_t e = static_cast<uint64_t>(b); e; e >>= 1) {
+        if (e & 1u) result = static_cast<wrap_t<A>>(result * base);
+        base = static_cast<wrap_t<A>>(base * base);
+      }
+      return static_cast<A>(result);
     } else {
       return static_cast<A>(std::pow(static_cast<double>(a), static_cast<double>(b)));
     }
   }
 };
 
-// Mod: fmod=0 takes the divisor's sign (Python %), fmod=1 the dividend's (C fmod).
+// Mod: kFmod=0 takes the divisor's sign (numpy.mod, integers only), kFmod=1 the dividend's
+// (C fmod). x mod 0 gives 0 for integers, as numpy.
 template <int kFmod>
 struct Mod {
   template <typename A>
   A operator()(A a, A b) const {
-    if constexpr (std::is_integral_v<A>) {
+    if constexpr (kIsInt<A>) {
       if (b == 0) return 0;
+      if constexpr (std::is_signed_v<A>) {
+        if (b == A(-1)) return 0;  // MIN % -1 would trap
+      }
       A r = static_cast<A>(a % b);
-      if (kFmod == 0 && r != 0 && ((r < 0) != (b < 0))) r = static_cast<A>(r + b);
+      if constexpr (kFmod == 0 && std::is_signed_v<A>) {
+        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<A>(r + b);
+      }
       return r;
     } else {
-      A r = static_cast<A>(std::fmod(a, b));
-      if (kFmod == 0 && r != 0 && ((r < 0) != (b < 0))) r += b;
-      return r;
+      return static_cast<A>(std::fmod(a, b));
     }
+  }
+};
+
+// BitShift (unsigned types): shifting by the bit width or more gives 0, as numpy.
+template <bool kLeft>
+struct BitShift {
+  template <typename A>
+  A operator()(A a, A b) const {
+    if (b >= sizeof(A) * 8) return A(0);
+    const wrap_t<A> w = static_cast<wrap_t<A>>(a);
+    return static_cast<A>(kLeft ? (w << b) : (w >> b));
   }
 };
 
 struct PRelu {
   template <typename A>
-  A operator()(A x, A slope) const { return x < A(0) ? static_cast<A>(x * slope) : x; }
+  A operator()(A x, A slope) const {
+    if constexpr (std::is_unsigned_v<A>) return x;
+    else return x < A(0) ? static_cast<A>(x * slope) : x;
+  }
 };
 
 }  // namespace onnxc

@@ -90,9 +90,11 @@ inline void batch_norm_training_ref(const BatchNormParams& p, const T* x, const 
         y[base + i] = static_cast<T>(static_cast<double>(x[base + i]) * a + b);
     }
     if (running_mean)
-      running_mean[c] = static_cast<TS>(static_cast<double>(mean[c]) * p.momentum + m * (1.0 - p.momentum));
+      running_mean[c] =
+          static_cast<TS>(static_cast<double>(mean[c]) * p.momentum + m * (1.0 - p.momentum));
     if (running_var)
-      running_var[c] = static_cast<TS>(static_cast<double>(var[c]) * p.momentum + v * (1.0 - p.momentum));
+      running_var[c] =
+          static_cast<TS>(static_cast<double>(var[c]) * p.momentum + v * (1.0 - p.momentum));
   }
 }
 
@@ -195,7 +197,8 @@ inline void lp_norm_ref(const T* x, T* y, index_t outer, index_t axis, index_t i
       }
       if (p != 1) norm = std::sqrt(norm);
       for (index_t i = 0; i < axis; ++i)
-        ys[i * inner] = norm == 0.0 ? T(0) : static_cast<T>(static_cast<double>(xs[i * inner]) / norm);
+        ys[i * inner] =
+            norm == 0.0 ? T(0) : static_cast<T>(static_cast<double>(xs[i * inner]) / norm);
     }
 }
 

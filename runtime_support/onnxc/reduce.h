@@ -145,7 +145,9 @@ struct ReduceMeanOp {  // integers average in double (as numpy does) and truncat
   static Acc init() { return Acc(0); }
   static Acc step(Acc a, T x) { return a + static_cast<Acc>(x); }
   static Acc merge(Acc a, Acc b) { return a + b; }
-  static T finish(Acc a, index_t n) { return reduce_detail::from_double<T>(a / static_cast<Acc>(n)); }
+  static T finish(Acc a, index_t n) {
+    return reduce_detail::from_double<T>(a / static_cast<Acc>(n));
+  }
 };
 
 template <typename T>

@@ -93,14 +93,17 @@ class InferHarness {
 
   // The statements emit() writes, inputs named x0, x1, ... and outputs y0, y1, ...
   std::string emit() {
-    std::vector<std::string> ins, outs;
-    for (size_t i = 0; i < node_->inputs.size(); ++i)
-      ins.push_back(node_->inputs[i] ? "x" + std::to_string(i) : "nullptr");
-    for (size_t i = 0; i < node_->outputs.size(); ++i)
-      outs.push_back(node_->outputs[i] ? "y" + std::to_string(i) : "nullptr");
+    auto ref = [this](const Value* v) -> std::string {
+      if (!v) return "nullptr";
+      for (size_t i = 0; i < node_->inputs.size(); ++i)
+        if (node_->inputs[i] == v) return "x" + std::to_string(i);
+      for (size_t i = 0; i < node_->outputs.size(); ++i)
+        if (node_->outputs[i] == v) return "y" + std::to_string(i);
+      return "?";
+    };
     std::string body;
     std::set<std::string> includes;
-    EmitContext ctx(*node_, ins, outs, "nullptr", &body, &includes);
+    EmitContext ctx(*node_, ref, "nullptr", &body, &includes);
     node_->handler->emit(ctx);
     return body;
   }
@@ -113,13 +116,26 @@ class InferHarness {
   template <typename T>
   static void store(Tensor& t, size_t i, T v) {
     switch (t.dtype) {
-      case DataType::kFloat: t.as<float>()[i] = static_cast<float>(v); break;
-      case DataType::kDouble: t.as<double>()[i] = static_cast<double>(v); break;
-      case DataType::kInt32: t.as<int32_t>()[i] = static_cast<int32_t>(v); break;
-      case DataType::kInt64: t.as<int64_t>()[i] = static_cast<int64_t>(v); break;
-      case DataType::kUint8: t.as<uint8_t>()[i] = static_cast<uint8_t>(v); break;
-      case DataType::kBool: t.as<bool>()[i] = v != T(0); break;
-      default: break;
+      case DataType::kFloat:
+        t.as<float>()[i] = static_cast<float>(v);
+        break;
+      case DataType::kDouble:
+        t.as<double>()[i] = static_cast<double>(v);
+        break;
+      case DataType::kInt32:
+        t.as<int32_t>()[i] = static_cast<int32_t>(v);
+        break;
+      case DataType::kInt64:
+        t.as<int64_t>()[i] = static_cast<int64_t>(v);
+        break;
+      case DataType::kUint8:
+        t.as<uint8_t>()[i] = static_cast<uint8_t>(v);
+        break;
+      case DataType::kBool:
+        t.as<bool>()[i] = v != T(0);
+        break;
+      default:
+        break;
     }
   }
 

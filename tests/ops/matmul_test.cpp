@@ -1,0 +1,185 @@
+// Gemm and MatMul handlers: output shapes, version differences (C optional from 11, broadcast
+// attribute before 7, integer types from 9), errors naming the broken rule, the emitted call
+// and constant folding.
+#include <catch2/catch.hpp>
+
+#include "onnxc/gemm.h"
+#include "ops/infer_harness.h"
+
+using namespace onnxc;
+using onnxc::testing::InferHarness;
+
+namespace {
+const DataType F = DataType::kFloat;
+}
+
+TEST_CASE("Gemm output shape follows transA/transB", "[matmul]") {
+  InferHarness h("Gemm", 13);
+  h.input(F, {4, 3});  // A^T: M=3, K=4
+  h.input(F, {5, 4});  // B^T: N=5
+  h.input(F, {5});     // a bias row
+  h.attr_int("transA", 1);
+  h.attr_int("transB", 1);
+  h.attr_float("alpha", 0.5f);
+  REQUIRE(h.infer());
+  CHECK(h.out().shape == Shape{3, 5});
+  CHECK(h.out().dtype == F);
+  const std::string code = h.emit();
+  CHECK(code.find("onnxc::gemm(p, x0, x1, x2, y0);") != std::string::npos);
+  // {m, n, k, transA, transB, lda, ldb, ldy, alpha, beta, c_row_stride, c_col_stride}
+  CHECK(code.find("{3, 5, 4, 1, 1, 3, 4, 5, 0x1p-1, 0x1p+0, 0, 1}") != std::string::npos);
+}
+
+TEST_CASE("Gemm C broadcasting and optionality by opset", "[matmul]") {
+  SECTION("C is optional from opset 11") {
+    InferHarness h("Gemm", 11);
+    h.input(F, {2, 3});
+    h.input(F, {3, 4});
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == Shape{2, 4});
+    CHECK(h.emit().find("static_cast<const float*>(nullptr)") != std::string::npos);
+  }
+  SECTION("C is required before opset 11") {
+    InferHarness h("Gemm", 9);
+    h.input(F, {2, 3});
+    h.input(F, {3, 4});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error() == "node 'n' (Gemm): input C is required before opset 11");
+  }
+  SECTION("a column C broadcasts") {
+    InferHarness h("Gemm", 13);
+    h.input(F, {2, 3});
+    h.input(F, {3, 4});
+    h.input(F, {2, 1});
+    REQUIRE(h.infer());
+    CHECK(h.emit().find(", 1, 0};") != std::string::npos);  // c strides: row 1, column 0
+  }
+  SECTION("C must broadcast to (M, N)") {
+    InferHarness h("Gemm", 13);
+    h.input(F, {2, 3});
+    h.input(F, {3, 4});
+    h.input(F, {3});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error() == "node 'n' (Gemm): C of shape 3 does not broadcast unidirectionally to 2x4");
+  }
+  SECTION("before opset 7, broadcast=0 requires C of shape (M, N)") {
+    InferHarness h("Gemm", 6);
+    h.input(F, {2, 3});
+    h.input(F, {3, 4});
+    h.input(F, {4});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("must be 2x4 when broadcast=0") != std::string::npos);
+    InferHarness ok("Gemm", 6);
+    ok.input(F, {2, 3});
+    ok.input(F, {3, 4});
+    ok.input(F, {4});
+    ok.attr_int("broadcast", 1);
+    CHECK(ok.infer());
+  }
+}
+
+TEST_CASE("Gemm rejects mismatched operands and types", "[matmul]") {
+  SECTION("inner dims") {
+    InferHarness h("Gemm", 13);
+    h.input(F, {2, 3});
+    h.input(F, {4, 5});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("inner dims differ") != std::string::npos);
+  }
+  SECTION("integers only from opset 9") {
+    InferHarness h("Gemm", 7);
+    h.input(DataType::kInt32, {2, 3});
+    h.input(DataType::kInt32, {3, 4});
+    h.input(DataType::kInt32, {4});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("int32 is not supported at opset 7") != std::string::npos);
+    InferHarness ok("Gemm", 9);
+    ok.input(DataType::kInt32, {2, 3});
+    ok.input(DataType::kInt32, {3, 4});
+    ok.input(DataType::kInt32, {4});
+    CHECK(ok.infer());
+  }
+  SECTION("one type for all inputs") {
+    InferHarness h("Gemm", 13);
+    h.input(F, {2, 3});
+    h.input(DataType::kDouble, {3, 4});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("must have one type") != std::string::npos);
+  }
+}
+
+TEST_CASE("Gemm folds constant operands with the runtime kernel", "[matmul]") {
+  InferHarness h("Gemm", 13);
+  h.constant<float>(F, {2, 2}, {1, 2, 3, 4});
+  h.constant<float>(F, {2, 2}, {1, 0, 0, 1});
+  h.constant<float>(F, {1}, {10});
+  h.attr_float("alpha", 2.0f);
+  REQUIRE(h.infer());
+  REQUIRE(h.fold());
+  const float* y = h.folded().as<float>();
+  CHECK(std::vector<float>(y, y + 4) == std::vector<float>{12, 14, 16, 18});
+}
+
+TEST_CASE("MatMul follows numpy for 1-D operands and batch broadcasting", "[matmul]") {
+  struct Case {
+    Shape a, b, out;
+  };
+  const Case cases[] = {
+      {{3}, {3}, {}},                           // dot product: a scalar
+      {{3}, {2, 3, 4}, {2, 4}},                 // vector @ batch of matrices
+      {{2, 5, 3}, {3}, {2, 5}},                 // batch of matrices @ vector
+      {{2, 1, 4, 3}, {5, 3, 6}, {2, 5, 4, 6}},  // batch dims broadcast
+      {{7, 3}, {3, 2}, {7, 2}},
+  };
+  for (const Case& c : cases) {
+    InferHarness h("MatMul", 13);
+    h.input(F, c.a);
+    h.input(F, c.b);
+    INFO(shape_str(c.a) << " @ " << shape_str(c.b));
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == c.out);
+  }
+}
+
+TEST_CASE("MatMul with a shared B runs as one GEMM over the folded batch", "[matmul]") {
+  InferHarness h("MatMul", 13);
+  h.input(F, {2, 3, 4, 5});
+  h.input(F, {5, 6});
+  REQUIRE(h.infer());
+  CHECK(h.out().shape == Shape{2, 3, 4, 6});
+  // {batch_rank, dims, a_strides, b_strides, batch_count, m, n, k}: m = 2 * 3 * 4.
+  CHECK(h.emit().find("{0, {}, {}, {}, 1, 24, 6, 5}") != std::string::npos);
+}
+
+TEST_CASE("MatMul errors name the rule", "[matmul]") {
+  SECTION("inner dims") {
+    InferHarness h("MatMul", 13);
+    h.input(F, {2, 3});
+    h.input(F, {4, 2});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error() == "node 'n' (MatMul): inner dims differ: A is 2x3, B is 4x2");
+  }
+  SECTION("batch dims") {
+    InferHarness h("MatMul", 13);
+    h.input(F, {2, 2, 3});
+    h.input(F, {3, 3, 2});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("batch dims of 2x2x3 and 3x3x2 do not broadcast") != std::string::npos);
+  }
+  SECTION("integers from opset 9") {
+    InferHarness h("MatMul", 1);
+    h.input(DataType::kInt64, {2, 3});
+    h.input(DataType::kInt64, {3, 2});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("int64 is not supported at opset 1") != std::string::npos);
+  }
+}
+
+TEST_CASE("MatMul folds int64 constants", "[matmul]") {
+  InferHarness h("MatMul", 13);
+  h.constant<int64_t>(DataType::kInt64, {2}, {3, 4});
+  h.constant<int64_t>(DataType::kInt64, {2, 2}, {1, 2, 3, 4});
+  REQUIRE(h.infer());
+  REQUIRE(h.fold());
+  CHECK(h.folded().to_ints() == std::vector<int64_t>{15, 22});
+}

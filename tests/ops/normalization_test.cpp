@@ -1,0 +1,185 @@
+// Normalization handlers: BatchNormalization's versions (spatial, training outputs, parameter
+// types), LayerNormalization's statistics outputs and broadcasting, GroupNormalization,
+// InstanceNormalization, LpNormalization and MeanVarianceNormalization.
+#include <catch2/catch.hpp>
+
+#include "ops/infer_harness.h"
+
+using namespace onnxc;
+using onnxc::testing::InferHarness;
+
+namespace {
+const DataType F = DataType::kFloat;
+const DataType D = DataType::kDouble;
+
+// BatchNormalization with X [2, 3, 4, 5] and parameters of `param_shape`.
+void batch_norm_inputs(InferHarness& h, Shape param_shape = {3}, DataType pt = F, DataType st = F) {
+  h.input(F, {2, 3, 4, 5});
+  h.input(pt, param_shape);
+  h.input(pt, param_shape);
+  h.input(st, param_shape);
+  h.input(st, param_shape);
+}
+}  // namespace
+
+TEST_CASE("BatchNormalization inference form", "[normalization]") {
+  InferHarness h("BatchNormalization", 15);
+  batch_norm_inputs(h);
+  h.attr_float("epsilon", 1e-3f);
+  REQUIRE(h.infer());
+  CHECK(h.out().shape == Shape{2, 3, 4, 5});
+  const std::string code = h.emit();
+  CHECK(code.find("p = {2, 3, 20, 0, ") != std::string::npos);
+  CHECK(code.find("onnxc::batch_norm_ref(p, x0, x1, x2, x3, x4, y0);") != std::string::npos);
+}
+
+TEST_CASE("BatchNormalization training_mode=1 outputs the running statistics", "[normalization]") {
+  InferHarness h("BatchNormalization", 14);
+  batch_norm_inputs(h, {3}, F, D);  // opset 14: mean/var may have their own type
+  h.outputs(3);
+  h.attr_int("training_mode", 1);
+  REQUIRE(h.infer());
+  CHECK(h.out(1).shape == Shape{3});
+  CHECK(h.out(1).dtype == D);
+  CHECK(h.emit().find("onnxc::batch_norm_training_ref(p, x0, x1, x2, x3, x4, y0, y1, y2);") !=
+        std::string::npos);
+}
+
+TEST_CASE("BatchNormalization rejects what it does not compute", "[normalization]") {
+  SECTION("extra outputs without training_mode") {
+    InferHarness h("BatchNormalization", 15);
+    batch_norm_inputs(h);
+    h.outputs(3);
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("only valid with training_mode=1") != std::string::npos);
+  }
+  SECTION("the training outputs of old opsets") {
+    InferHarness h("BatchNormalization", 9);
+    batch_norm_inputs(h);
+    h.outputs(5);
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("training outputs (mean, var, saved_mean, saved_var) of opset 9") !=
+          std::string::npos);
+  }
+  SECTION("parameters of the wrong size") {
+    InferHarness h("BatchNormalization", 15);
+    batch_norm_inputs(h, {4});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error() == "node 'n' (BatchNormalization): scale has shape 4, expected 3 elements");
+  }
+  SECTION("parameter types differ from X before opset 14") {
+    InferHarness h("BatchNormalization", 9);
+    batch_norm_inputs(h, {3}, F, D);
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("mean has type double, expected float") != std::string::npos);
+  }
+}
+
+TEST_CASE("BatchNormalization spatial=0 (before opset 9) has per-element parameters",
+          "[normalization]") {
+  InferHarness h("BatchNormalization", 7);
+  batch_norm_inputs(h, {3, 4, 5});
+  h.attr_int("spatial", 0);
+  REQUIRE(h.infer());
+  CHECK(h.emit().find("p = {2, 3, 20, 1, ") != std::string::npos);
+  InferHarness later("BatchNormalization", 9);  // the attribute is gone: (C) parameters
+  batch_norm_inputs(later, {3, 4, 5});
+  later.attr_int("spatial", 0);
+  CHECK_FALSE(later.infer());
+}
+
+TEST_CASE("LayerNormalization shapes and statistics outputs", "[normalization]") {
+  InferHarness h("LayerNormalization", 17);
+  h.input(D, {2, 3, 4});
+  h.input(D, {4});
+  h.absent_input();
+  h.outputs(3);
+  h.attr_int("axis", 1);
+  REQUIRE(h.infer());
+  CHECK(h.out(0).shape == Shape{2, 3, 4});
+  CHECK(h.out(1).shape == Shape{2, 1, 1});
+  CHECK(h.out(2).dtype == F);  // stash_type 1: float statistics even for double X
+  const std::string code = h.emit();
+  // {rows, size, epsilon, norm_rank, dims, scale strides, bias strides, contiguous flags}
+  CHECK(code.find("{2, 12, ") != std::string::npos);
+  CHECK(code.find(", 2, {3, 4}, {0, 1}, {0, 0}, 0, 0};") != std::string::npos);
+  CHECK(code.find(
+            "onnxc::layer_norm_ref(p, x0, x1, static_cast<const double*>(nullptr), y0, y1, y2);") !=
+        std::string::npos);
+}
+
+TEST_CASE("LayerNormalization errors", "[normalization]") {
+  SECTION("stash_type") {
+    InferHarness h("LayerNormalization", 17);
+    h.input(F, {2, 3});
+    h.input(F, {3});
+    h.attr_int("stash_type", 11);
+    CHECK_FALSE(h.infer());
+    CHECK(h.error() ==
+          "node 'n' (LayerNormalization): stash_type 11 is not supported (only 1, float)");
+  }
+  SECTION("Scale that does not broadcast") {
+    InferHarness h("LayerNormalization", 17);
+    h.input(F, {2, 3});
+    h.input(F, {2});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("Scale of shape 2 does not broadcast to X's shape 2x3") !=
+          std::string::npos);
+  }
+  SECTION("Scale varying across rows") {
+    InferHarness h("LayerNormalization", 17);
+    h.input(F, {2, 3});
+    h.input(F, {2, 3});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("varies along dim 0, before axis 1") != std::string::npos);
+  }
+}
+
+TEST_CASE("GroupNormalization and InstanceNormalization", "[normalization]") {
+  InferHarness g18("GroupNormalization", 18);
+  g18.input(F, {2, 6, 5});
+  g18.input(F, {3});  // opset 18: one scale per group
+  g18.input(F, {3});
+  g18.attr_int("num_groups", 3);
+  REQUIRE(g18.infer());
+  CHECK(g18.emit().find("p = {2, 6, 3, 5, 1, ") != std::string::npos);
+  InferHarness g21("GroupNormalization", 21);
+  g21.input(F, {2, 6, 5});
+  g21.input(F, {3});  // opset 21: one per channel
+  g21.input(F, {3});
+  g21.attr_int("num_groups", 3);
+  CHECK_FALSE(g21.infer());
+  CHECK(g21.error().find("scale has shape 3, expected 6 elements") != std::string::npos);
+  InferHarness bad("GroupNormalization", 21);
+  bad.input(F, {2, 6, 5});
+  bad.input(F, {6});
+  bad.input(F, {6});
+  bad.attr_int("num_groups", 4);
+  CHECK_FALSE(bad.infer());
+  CHECK(bad.error().find("num_groups 4 must be positive and divide the 6 channels") !=
+        std::string::npos);
+  InferHarness inst("InstanceNormalization", 6);
+  inst.input(F, {2, 3, 4, 4});
+  inst.input(F, {3});
+  inst.input(F, {3});
+  REQUIRE(inst.infer());
+  CHECK(inst.emit().find("p = {2, 3, 3, 16, 0, ") != std::string::npos);
+}
+
+TEST_CASE("LpNormalization and MeanVarianceNormalization", "[normalization]") {
+  InferHarness lp("LpNormalization", 22);
+  lp.input(F, {2, 3, 4});
+  lp.attr_int("axis", 1);
+  lp.attr_int("p", 1);
+  REQUIRE(lp.infer());
+  CHECK(lp.emit().find("onnxc::lp_norm_ref(x0, y0, 2, 3, 4, 1);") != std::string::npos);
+  InferHarness lp3("LpNormalization", 1);
+  lp3.input(F, {2, 3});
+  lp3.attr_int("p", 3);
+  CHECK_FALSE(lp3.infer());
+  CHECK(lp3.error() == "node 'n' (LpNormalization): p must be 1 or 2, is 3");
+  InferHarness mvn("MeanVarianceNormalization", 13);
+  mvn.input(F, {2, 3, 4, 5});  // default axes {0, 2, 3}: statistics per channel
+  REQUIRE(mvn.infer());
+  CHECK(mvn.emit().find("p = {1, {3}, {20}, 2, {2, 20}, {60, 1}, 3, 1, 40};") != std::string::npos);
+}
