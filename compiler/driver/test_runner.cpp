@@ -131,7 +131,7 @@ class TestRunner {
     auto module = lower_model(tc.model.string(), options, diag);
     Prepared& p = prepared_[i];
     // An op that needs a compile-time value (Reshape's shape, Slice's starts) fed from a graph
-    // input: specialize the model to this case's small integer inputs and say so in the result.
+    // input: specialize the model to this case's small inputs and say so in the result.
     if (!module && !tc.datasets.empty() && !diag.errors().empty() &&
         diag.errors()[0].find("must be a constant") != std::string::npos) {
       onnx::ModelProto proto;
@@ -143,7 +143,8 @@ class TestRunner {
         for (const auto& in : proto.graph().input()) {
           if (initializers.count(in.name())) continue;
           const auto& data = tc.datasets[0].inputs;
-          if (position < data.size() && is_integer(data[position].dtype) && data[position].numel() <= 64) {
+          if (position < data.size() && data[position].dtype != DataType::kString &&
+              data[position].numel() <= 64) {
             options.constant_inputs[in.name()] = data[position];
             p.bound_inputs.push_back(position);
           }
@@ -295,7 +296,7 @@ class TestRunner {
       }
     }
     results_[i] = {CaseStatus::kPass, p.bound_inputs.empty() ? "" : fmt::format(
-        "specialized to the values of {} integer input(s)", p.bound_inputs.size())};
+        "specialized to the values of {} small input(s)", p.bound_inputs.size())};
   }
 
   int report() {

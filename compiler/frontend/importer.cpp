@@ -169,6 +169,7 @@ class Importer {
 
   void import_value_info(const onnx::ValueInfoProto& vi, Value& v, bool pin, size_t position) {
     if (!vi.type().has_tensor_type()) {
+      if (!pin) return;  // a subgraph's sequence/optional input: the op that owns it decides
       diag_.error("graph input '{}' is not a tensor (sequence/map/optional inputs are not "
                   "supported)", vi.name());
       return;

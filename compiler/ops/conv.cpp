@@ -1,61 +1,281 @@
-// Conv (opsets 1, 11, 22): 1-3 spatial dims, groups, strides, dilations, pads and auto_pad.
+// Conv (opsets 1, 11, 22) and ConvTranspose (1, 11, 22): 1 to 3 spatial dims, groups (depthwise
+// included), strides, dilations, explicit pads or auto_pad, kernel_shape checked against W,
+// optional bias. float16 and float/double from opset 1, bfloat16 from 22 (half types are
+// computed in float). ConvTranspose adds output_padding and output_shape.
+//
+// Kernels (onnxc/conv.h) are picked per node from the shape: float convolutions run depthwise
+// directly, pointwise as one GEMM per image and group, anything else as im2col tiles + GEMM;
+// other types run the references.
+#include "onnxc/conv.h"
+
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "ops/dispatch.h"
 #include "ops/registry.h"
 #include "ops/spatial.h"
 
 namespace onnxc {
 namespace {
 
-struct ConvState : OpState {
-  WindowGeometry g;
-  int64_t batch = 0, c_in = 0, c_out = 0, group = 1;
-  std::vector<int64_t> in;
+using ConvFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*, void*);
+
+// A kernel of onnxc/conv.h: its name and, for the float variants, its address (for evaluate).
+struct ConvKernel {
+  const char* name;
+  ConvFn f32;  // null: the templated reference, instantiated for the node's type
 };
 
-class ConvOp final : public OpHandler {
+const ConvKernel kConvRef = {"conv_ref", nullptr};
+const ConvKernel kConvPointwise = {"f32_conv_1x1__gemm", f32_conv_1x1__gemm};
+const ConvKernel kConvIm2col = {"f32_conv_im2col__gemm", f32_conv_im2col__gemm};
+const ConvKernel kConvDepthwise = {"f32_dwconv__generic", f32_dwconv__generic};
+const ConvKernel kConvTransposeRef = {"conv_transpose_ref", nullptr};
+const ConvKernel kConvTransposeGemm = {"f32_conv_transpose__gemm", f32_conv_transpose__gemm};
+
+// Patch-matrix tiles of about this size stay in L2 between im2col and the GEMM that reads them.
+constexpr int64_t kTileBytes = 256 * 1024;
+
+// Positions per tile for `rows` floats per position, a multiple of the GEMM's 64-column
+// panels unless one tile covers all `positions`.
+int64_t tile_positions(int64_t rows, int64_t positions) {
+  int64_t tile = std::max<int64_t>(64, kTileBytes / (4 * std::max<int64_t>(rows, 1)) / 64 * 64);
+  return std::max<int64_t>(1, std::min(tile, positions));
+}
+
+struct ConvState : OpState {
+  ConvParams p{};
+  const ConvKernel* kernel = &kConvRef;
+};
+
+// Conv's types: float16, float, double; bfloat16 from opset 22.
+bool check_types(InferContext& ctx) {
+  const DataType t = ctx.input(0)->dtype;
+  const bool ok = t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
+                  (t == DataType::kBFloat16 && ctx.opset() >= 22);
+  if (!ok)
+    return ctx.fail("X has type {}; Conv takes float16, float, double{}", dtype_name(t),
+                    ctx.opset() >= 22 ? ", bfloat16" : " (bfloat16 from opset 22)");
+  for (size_t i = 1; i < 3; ++i)
+    if (ctx.input(i) && ctx.input(i)->dtype != t)
+      return ctx.fail("{} has type {}, X has {}: they must match", i == 1 ? "W" : "B",
+                      dtype_name(ctx.input(i)->dtype), dtype_name(t));
+  return true;
+}
+
+// Checks the ranks of X and W (N, C, 1 to 3 spatial dims) and the bias shape.
+bool check_shapes(InferContext& ctx, int64_t c_out) {
+  const Shape &xs = ctx.input(0)->shape, &ws = ctx.input(1)->shape;
+  if (xs.size() < 3 || xs.size() > 5)
+    return ctx.fail("X must be N x C x D1 [x D2 [x D3]] (1 to 3 spatial dims), has shape {}",
+                    shape_str(xs));
+  if (ws.size() != xs.size())
+    return ctx.fail("W has rank {}, X has rank {}: they must match", ws.size(), xs.size());
+  const Value* b = ctx.input(2);
+  if (b && (b->shape.size() != 1 || b->shape[0] != c_out))
+    return ctx.fail("B has shape {}, expected [{}] (one bias per output channel)",
+                    shape_str(b->shape), c_out);
+  return true;
+}
+
+// The kernel extents: W's spatial dims; a kernel_shape attribute must agree with them.
+bool kernel_extents(InferContext& ctx, std::vector<int64_t>& kernel) {
+  const Shape& ws = ctx.input(1)->shape;
+  kernel.assign(ws.begin() + 2, ws.end());
+  if (ctx.has_attr("kernel_shape") && ctx.attr_ints("kernel_shape") != kernel)
+    return ctx.fail("kernel_shape {} does not match W's spatial dims {}",
+                    cpp_ints(ctx.attr_ints("kernel_shape")), cpp_ints(kernel));
+  return true;
+}
+
+// Copies a spatial vector into a 3-entry array, `fill` in front.
+void to3(const std::vector<int64_t>& v, int64_t fill, index_t* out) {
+  const size_t lead = 3 - v.size();
+  for (size_t i = 0; i < 3; ++i) out[i] = i < lead ? fill : v[i - lead];
+}
+
+std::string arr3(const index_t* v) { return fmt::format("{{{}, {}, {}}}", v[0], v[1], v[2]); }
+
+std::string params_literal(const ConvParams& p) {
+  return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}", p.batch, p.c_in, p.c_out,
+                     p.group, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride),
+                     arr3(p.dilation), arr3(p.pad), p.tile);
+}
+
+// Calls f(T{}) for the node's element type: float, double, float16 or bfloat16.
+template <typename F>
+bool visit_conv_type(DataType t, F&& f) {
+  if (t == DataType::kFloat16) return f(float16{}), true;
+  if (t == DataType::kBFloat16) return f(bfloat16{}), true;
+  return visit_dtype<kFloatTypes>(t, f);
+}
+
+// Shared by Conv and ConvTranspose: the statement calling the node's kernel, and folding.
+class ConvLikeOp : public OpHandler {
  public:
-  bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 3, 1, 1) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
-      return false;
-    const Value *x = ctx.input(0), *w = ctx.input(1), *b = ctx.input(2);
-    if (w->dtype != x->dtype || (b && b->dtype != x->dtype)) return ctx.fail("X, W and B must have one type");
-    if (x->shape.size() < 3) return ctx.fail("X must have rank >= 3 (N, C, spatial...), has {}", x->shape.size());
-    if (w->shape.size() != x->shape.size()) return ctx.fail("W has rank {}, X has {}", w->shape.size(), x->shape.size());
-    auto& s = ctx.make_state<ConvState>();
-    s.batch = x->shape[0];
-    s.c_in = x->shape[1];
-    s.c_out = w->shape[0];
-    s.group = ctx.attr_int("group", 1);
-    if (s.group < 1 || s.c_in % s.group || s.c_out % s.group || w->shape[1] * s.group != s.c_in)
-      return ctx.fail("group {} does not divide channels: X has {}, W is {}", s.group, s.c_in, shape_str(w->shape));
-    if (b && (b->shape.size() != 1 || b->shape[0] != s.c_out)) return ctx.fail("B must have shape [{}]", s.c_out);
-    s.in.assign(x->shape.begin() + 2, x->shape.end());
-    std::vector<int64_t> kernel(w->shape.begin() + 2, w->shape.end());
-    std::vector<int64_t> attr_kernel = ctx.attr_ints("kernel_shape", kernel);
-    if (attr_kernel != kernel) return ctx.fail("kernel_shape does not match W's spatial dims");
-    if (!window_geometry(ctx, s.in, kernel, false, s.g)) return false;
-    Shape out = {s.batch, s.c_out};
-    out.insert(out.end(), s.g.out.begin(), s.g.out.end());
-    ctx.set_output(0, x->dtype, out);
-    return true;
+  bool evaluate(const Node& node, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const auto& s = node.state_as<ConvState>();
+    std::vector<unsigned char> scratch(node.scratch_bytes);
+    return visit_conv_type(in[0]->dtype, [&](auto tag) {
+      using T = decltype(tag);
+      const T* b = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
+      if constexpr (std::is_same_v<T, float>) {
+        if (s.kernel->f32) {
+          s.kernel->f32(s.p, in[0]->as<float>(), in[1]->as<float>(), b, out[0].as<float>(),
+                        scratch.data());
+          return;
+        }
+      }
+      if (s.kernel == &kConvTransposeRef)
+        conv_transpose_ref<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), b, out[0].as<T>(), nullptr);
+      else
+        conv_ref<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), b, out[0].as<T>(), nullptr);
+    });
   }
+
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<ConvState>();
     ctx.include("onnxc/conv.h");
-    ctx.line("static constexpr onnxc::ConvParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};", s.batch,
-             s.c_in, s.c_out, s.group, spatial3(s.in, 1), spatial3(s.g.out, 1), spatial3(s.g.kernel, 1),
-             spatial3(s.g.stride, 1), spatial3(s.g.dilation, 1), spatial3(s.g.pad_begin, 0));
-    ctx.line("onnxc::conv_ref(p, {}, {}, {}, {});", ctx.in(0), ctx.in(1),
-             ctx.input(2) ? ctx.in(2) : fmt::format("static_cast<const {}*>(nullptr)", dtype_cpp(ctx.input(0)->dtype)),
-             ctx.out(0));
+    ctx.line("static constexpr onnxc::ConvParams p = {};", params_literal(s.p));
+    const std::string fn = s.kernel->f32 ? s.kernel->name
+                                         : fmt::format("{}<{}>", s.kernel->name,
+                                                       dtype_cpp(ctx.input(0)->dtype));
+    ctx.line("onnxc::{}(p, {}, {}, {}, {}, {});", fn, ctx.in(0), ctx.in(1), ctx.in(2), ctx.out(0),
+             ctx.scratch());
+  }
+};
+
+// ---- Conv --------------------------------------------------------------------------------------
+
+class ConvOp final : public ConvLikeOp {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(2, 3, 1, 1) || !check_types(ctx)) return false;
+    const Shape &xs = ctx.input(0)->shape, &ws = ctx.input(1)->shape;
+    if (!check_shapes(ctx, ws.empty() ? 0 : ws[0])) return false;
+    const int64_t group = ctx.attr_int("group", 1);
+    if (group < 1) return ctx.fail("group must be >= 1, is {}", group);
+    if (xs[1] % group || ws[0] % group || ws[1] * group != xs[1])
+      return ctx.fail(
+          "channels do not split into {} groups: X has {} channels, W is {} (needs W[1] * group "
+          "== C and group dividing M)",
+          group, xs[1], shape_str(ws), group);
+    std::vector<int64_t> kernel;
+    WindowGeometry g;
+    const std::vector<int64_t> in(xs.begin() + 2, xs.end());
+    if (!kernel_extents(ctx, kernel) || !window_geometry(ctx, in, kernel, false, g)) return false;
+
+    auto& s = ctx.make_state<ConvState>();
+    ConvParams& p = s.p;
+    p.batch = xs[0], p.c_in = xs[1], p.c_out = ws[0], p.group = group;
+    to3(in, 1, p.in), to3(g.out, 1, p.out), to3(g.kernel, 1, p.kernel);
+    to3(g.stride, 1, p.stride), to3(g.dilation, 1, p.dilation), to3(g.pad_begin, 0, p.pad);
+    if (ctx.input(0)->dtype == DataType::kFloat) {
+      const int64_t cin_g = p.c_in / p.group, k_size = p.kernel[0] * p.kernel[1] * p.kernel[2];
+      const bool unit = k_size == 1 && p.stride[0] * p.stride[1] * p.stride[2] == 1 &&
+                        p.pad[0] + p.pad[1] + p.pad[2] == 0;
+      if (cin_g == 1) {
+        s.kernel = &kConvDepthwise;
+      } else if (unit) {
+        s.kernel = &kConvPointwise;
+      } else {
+        s.kernel = &kConvIm2col;
+        p.tile = tile_positions(cin_g * k_size, shape_numel(g.out));
+        ctx.request_scratch(static_cast<size_t>(conv_im2col_scratch_bytes(p)));
+      }
+    }
+    Shape out = {p.batch, p.c_out};
+    out.insert(out.end(), g.out.begin(), g.out.end());
+    ctx.set_output(0, ctx.input(0)->dtype, out);
+    return true;
+  }
+};
+
+// ---- ConvTranspose -----------------------------------------------------------------------------
+
+class ConvTransposeOp final : public ConvLikeOp {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(2, 3, 1, 1) || !check_types(ctx)) return false;
+    const Shape &xs = ctx.input(0)->shape, &ws = ctx.input(1)->shape;
+    const int64_t group = ctx.attr_int("group", 1);
+    if (group < 1) return ctx.fail("group must be >= 1, is {}", group);
+    if (!check_shapes(ctx, ws.size() > 1 ? ws[1] * group : 0)) return false;
+    if (ws[0] != xs[1] || xs[1] % group)
+      return ctx.fail("W is {} but X has {} channels: W[0] must equal C, and group ({}) divide it",
+                      shape_str(ws), xs[1], group);
+    std::vector<int64_t> kernel;
+    if (!kernel_extents(ctx, kernel)) return false;
+    const size_t n = kernel.size();
+    const std::vector<int64_t> in(xs.begin() + 2, xs.end());
+    std::vector<int64_t> stride = ctx.attr_ints("strides", std::vector<int64_t>(n, 1));
+    std::vector<int64_t> dilation = ctx.attr_ints("dilations", std::vector<int64_t>(n, 1));
+    std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+    std::vector<int64_t> out_pad = ctx.attr_ints("output_padding", std::vector<int64_t>(n, 0));
+    std::vector<int64_t> out_shape = ctx.attr_ints("output_shape");
+    const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
+    if (stride.size() != n || dilation.size() != n || pads.size() != 2 * n || out_pad.size() != n)
+      return ctx.fail("strides, dilations, pads and output_padding must have {}, {}, {} and {} values",
+                      n, n, 2 * n, n);
+    if (out_shape.size() == n + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+    if (!out_shape.empty() && out_shape.size() != n)
+      return ctx.fail("output_shape must have {} values (the spatial dims), has {}", n,
+                      out_shape.size());
+    if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
+        auto_pad != "VALID")
+      return ctx.fail("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto_pad);
+    const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+    if (same && out_shape.empty())  // SAME: the output is the input times the stride
+      for (size_t i = 0; i < n; ++i) out_shape.push_back(in[i] * stride[i]);
+    std::vector<int64_t> out(n), pad_begin(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (stride[i] < 1 || dilation[i] < 1 || kernel[i] < 1)
+        return ctx.fail("kernel, strides and dilations must be positive");
+      if (pads[i] < 0 || pads[i + n] < 0 || out_pad[i] < 0)
+        return ctx.fail("pads and output_padding must be non-negative");
+      const int64_t full = stride[i] * (in[i] - 1) + out_pad[i] + (kernel[i] - 1) * dilation[i] + 1;
+      if (!out_shape.empty()) {
+        // Padding from the requested size; a size beyond the full output gets bias-only ends.
+        out[i] = out_shape[i];
+        const int64_t total = std::max<int64_t>(0, full - out[i]);
+        pad_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      } else {
+        if (auto_pad == "VALID") pads[i] = pads[i + n] = 0;
+        out[i] = full - pads[i] - pads[i + n];
+        pad_begin[i] = pads[i];
+      }
+      if (out[i] < 1) return ctx.fail("output spatial dim {} would be {}; it must be positive", i, out[i]);
+    }
+
+    auto& s = ctx.make_state<ConvState>();
+    ConvParams& p = s.p;
+    p.batch = xs[0], p.c_in = xs[1], p.c_out = ws[1] * group, p.group = group;
+    to3(in, 1, p.in), to3(out, 1, p.out), to3(kernel, 1, p.kernel);
+    to3(stride, 1, p.stride), to3(dilation, 1, p.dilation), to3(pad_begin, 0, p.pad);
+    s.kernel = &kConvTransposeRef;
+    if (ctx.input(0)->dtype == DataType::kFloat) {
+      s.kernel = &kConvTransposeGemm;
+      const int64_t rows = ws[1] * p.kernel[0] * p.kernel[1] * p.kernel[2];
+      p.tile = tile_positions(rows, shape_numel(in));
+      ctx.request_scratch(static_cast<size_t>(conv_transpose_scratch_bytes(p)));
+    }
+    Shape y = {p.batch, p.c_out};
+    y.insert(y.end(), out.begin(), out.end());
+    ctx.set_output(0, ctx.input(0)->dtype, y);
+    return true;
   }
 };
 
 const ConvOp kConv;
+const ConvTransposeOp kConvTranspose;
 
 }  // namespace
 
-std::vector<OpRegistration> conv_ops() { return {{"", "Conv", 1, kMaxOpset, &kConv}}; }
+std::vector<OpRegistration> conv_ops() {
+  return {{"", "Conv", 1, kMaxOpset, &kConv}, {"", "ConvTranspose", 1, kMaxOpset, &kConvTranspose}};
+}
 
 }  // namespace onnxc

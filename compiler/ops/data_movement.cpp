@@ -1,7 +1,7 @@
 // Ops that move data without computing on it. Transpose, Slice, Expand, Tile, DepthToSpace and
 // SpaceToDepth are each one strided view of their input, built and simplified at compile time and
-// copied by one kernel; Concat and Split copy blocks; Gather and GatherElements index; Pad, Trilu,
-// OneHot and Range fill. Generated code calls the onnxc/transform.h kernels with the real element
+// copied by one kernel; Concat and Split copy blocks; Gather and GatherElements index; Pad, Trilu
+// and OneHot fill. Generated code calls the onnxc/transform.h kernels with the real element
 // type; evaluate() runs the same templates on an unsigned type of the same size, which moves the
 // same bytes, so every dtype stored in whole bytes folds.
 #include <fmt/format.h>
@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include "onnxc/transform.h"
+#include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
 
@@ -24,12 +25,18 @@ template <typename F>
 bool visit_element_size(DataType t, F&& f) {
   if (t == DataType::kString) return false;
   switch (dtype_info(t).bits) {
-    case 8: return f(uint8_t{}), true;
-    case 16: return f(uint16_t{}), true;
-    case 32: return f(uint32_t{}), true;
-    case 64: return f(uint64_t{}), true;
-    case 128: return f(complex128{}), true;
-    default: return false;
+    case 8:
+      return f(uint8_t{}), true;
+    case 16:
+      return f(uint16_t{}), true;
+    case 32:
+      return f(uint32_t{}), true;
+    case 64:
+      return f(uint64_t{}), true;
+    case 128:
+      return f(complex128{}), true;
+    default:
+      return false;
   }
 }
 
@@ -41,7 +48,8 @@ bool check_movable(InferContext& ctx, size_t i) {
     return ctx.fail("packed {}-bit type {} is not supported", dtype_info(v->dtype).bits,
                     dtype_name(v->dtype));
   if (v->shape.size() > kMaxRank)
-    return ctx.fail("input {} has rank {}, more than the supported {}", i, v->shape.size(), kMaxRank);
+    return ctx.fail("input {} has rank {}, more than the supported {}", i, v->shape.size(),
+                    kMaxRank);
   return true;
 }
 
@@ -55,6 +63,11 @@ std::vector<int64_t> contiguous_strides(const Shape& s) {
   std::vector<int64_t> st(s.size(), 1);
   for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
   return st;
+}
+
+// "{a, b, ...}": the first n entries of a params array, as emit() writes them.
+std::string index_array(const index_t* v, int n) {
+  return fmt::format("{{{}}}", fmt::join(v, v + n, ", "));
 }
 
 // Reads a constant integer input, failing with "<what> input must be a constant" otherwise.
@@ -97,21 +110,22 @@ enum class CopyKernel { kRef, kRows, kTransposeTiled };
 const char* const kCopyKernelNames[] = {"strided_copy_ref", "strided_copy__rows",
                                         "strided_copy__transpose_tiled"};
 
+// Row copies, except for batched 2-D transposes: there one output row reads one cache line per
+// element, and large ones evict each other before the next row reuses them; tiles keep them in L1.
 CopyKernel choose_copy_kernel(const StridedCopyParams& p) {
   const int r = p.rank;
   if (r >= 2 && p.in_strides[r - 2] == 1 && p.in_strides[r - 1] == p.dims[r - 2] &&
-      p.dims[r - 2] >= 8 && p.dims[r - 1] >= 8)
+      p.dims[r - 2] >= 16 && p.dims[r - 1] >= 16)
     return CopyKernel::kTransposeTiled;
   return r >= 1 ? CopyKernel::kRows : CopyKernel::kRef;
 }
 
 template <typename T>
 void run_strided_copy(CopyKernel k, const StridedCopyParams& p, const T* x, T* y) {
-  switch (k) {
-    case CopyKernel::kRef: return strided_copy_ref(p, x, y);
-    case CopyKernel::kRows: return strided_copy__rows(p, x, y);
-    case CopyKernel::kTransposeTiled: return strided_copy__transpose_tiled(p, x, y);
-  }
+  using Kernel = void (*)(const StridedCopyParams&, const T*, T*);
+  const Kernel kernels[] = {strided_copy_ref<T>, strided_copy__rows<T>,
+                            strided_copy__transpose_tiled<T>};  // in CopyKernel order
+  kernels[static_cast<int>(k)](p, x, y);
 }
 
 struct StridedState : OpState {
@@ -134,7 +148,7 @@ class StridedCopyOp : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<StridedState>();
     const auto& p = s.p;
-    auto arr = [&](const index_t* v) { return fmt::format("{{{}}}", fmt::join(v, v + p.rank, ", ")); };
+    auto arr = [&](const index_t* v) { return index_array(v, p.rank); };
     ctx.include("onnxc/transform.h");
     ctx.line("static constexpr onnxc::StridedCopyParams p = {{{}, {}, {}, {}, {}}};", p.rank,
              arr(p.dims), arr(p.in_strides), p.offset, p.numel);
@@ -263,17 +277,11 @@ class ExpandOp final : public StridedCopyOp {
         !constant_ints(ctx, 1, "shape", target))
       return false;
     const Shape& in = ctx.input(0)->shape;
-    Shape out(std::max(in.size(), target.size()), 1);
-    for (const Shape* s : {&in, static_cast<const Shape*>(&target)})
-      for (size_t i = 0; i < s->size(); ++i) {
-        int64_t& o = out[out.size() - s->size() + i];
-        const int64_t d = (*s)[i];
-        if (d < 0) return ctx.fail("shape {} has a negative dim", cpp_ints(target));
-        if (d != o && d != 1 && o != 1)
-          return ctx.fail("shape {} does not broadcast with the input shape {}", cpp_ints(target),
-                          shape_str(in));
-        if (d != 1) o = d;
-      }
+    Shape out;  // the bidirectional broadcast: target dims of 1 keep the input's
+    if (std::any_of(target.begin(), target.end(), [](int64_t d) { return d < 0; }) ||
+        !broadcast_shapes({in, target}, out))
+      return ctx.fail("shape {} does not broadcast with the input shape {}", cpp_ints(target),
+                      shape_str(in));
     return set_view(ctx, out, broadcast_view(in, out));
   }
 };
@@ -288,7 +296,8 @@ class TileOp final : public StridedCopyOp {
     std::vector<int64_t> repeats(in.size(), 1);
     if (axis_form) {
       std::vector<int64_t> tiles, axis;
-      if (!constant_ints(ctx, 1, "tiles", tiles) || !constant_ints(ctx, 2, "axis", axis)) return false;
+      if (!constant_ints(ctx, 1, "tiles", tiles) || !constant_ints(ctx, 2, "axis", axis))
+        return false;
       if (tiles.size() != 1 || axis.size() != 1) return ctx.fail("tiles and axis must be scalars");
       if (!ctx.normalize_axis(axis[0], static_cast<int64_t>(in.size()))) return false;
       repeats[static_cast<size_t>(axis[0])] = tiles[0];
@@ -328,7 +337,8 @@ class BlockRearrangeOp final : public StridedCopyOp {
       View v = reshape_transpose({n, c, h / b, b, w / b, b}, {0, 3, 5, 1, 2, 4});
       return set_view(ctx, {n, c * b * b, h / b, w / b}, v);
     }
-    if (c % (b * b)) return ctx.fail("channels {} must be a multiple of blocksize^2 = {}", c, b * b);
+    if (c % (b * b))
+      return ctx.fail("channels {} must be a multiple of blocksize^2 = {}", c, b * b);
     const std::string mode = ctx.opset() >= 11 ? ctx.attr_string("mode", "DCR") : "DCR";
     if (mode != "DCR" && mode != "CRD") return ctx.fail("mode must be DCR or CRD, got '{}'", mode);
     View v = mode == "DCR" ? reshape_transpose({n, b, b, c / (b * b), h, w}, {0, 3, 4, 1, 5, 2})
@@ -343,12 +353,55 @@ class BlockRearrangeOp final : public StridedCopyOp {
 // ---- Concat and Split: [outer, axis, inner] views copied block by block -------------------------
 
 struct BlocksState : OpState {
+  bool concat = true;  // the blocks are the inputs (Concat) or the outputs (Split)
   int64_t outer = 1, inner = 1;
-  std::vector<int64_t> sizes;  // per input (Concat) or output (Split), along the axis
+  std::vector<int64_t> sizes;  // of each block along the axis
   int64_t total = 0;           // the axis dim of the whole tensor
 };
 
-class ConcatOp final : public OpHandler {
+// Block i is the slab of sizes[i] along the axis after the blocks before it: `outer` runs of
+// sizes[i] * inner elements, copied into (Concat) or out of (Split) the whole tensor.
+class BlockCopyOp : public OpHandler {
+ public:
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const auto& b = n.state_as<BlocksState>();
+    return visit_element_size(in[0]->dtype, [&](auto tag) {
+      using T = decltype(tag);
+      for_each_block(b, [&](size_t i, int64_t at, int64_t block, int64_t whole) {
+        if (b.concat)
+          block_copy_ref(in[i]->as<T>(), out[0].as<T>() + at, b.outer, block, block, whole);
+        else if (!out[i].data.empty())
+          block_copy_ref(in[0]->as<T>() + at, out[i].as<T>(), b.outer, block, whole, block);
+      });
+    });
+  }
+  void emit(EmitContext& ctx) const override {
+    const auto& b = ctx.node().state_as<BlocksState>();
+    ctx.include("onnxc/transform.h");
+    for_each_block(b, [&](size_t i, int64_t at, int64_t block, int64_t whole) {
+      if (b.concat)
+        ctx.line("onnxc::block_copy_ref({}, {} + {}, {}, {}, {}, {});", ctx.in(i), ctx.out(0), at,
+                 b.outer, block, block, whole);
+      else if (ctx.output(i))
+        ctx.line("onnxc::block_copy_ref({} + {}, {}, {}, {}, {}, {});", ctx.in(0), at, ctx.out(i),
+                 b.outer, block, whole, block);
+    });
+  }
+
+ private:
+  // f(block index, its element offset in a row of the whole, its row length, the whole's row).
+  template <typename F>
+  static void for_each_block(const BlocksState& b, F&& f) {
+    int64_t at = 0;
+    for (size_t i = 0; i < b.sizes.size(); ++i) {
+      f(i, at * b.inner, b.sizes[i] * b.inner, b.total * b.inner);
+      at += b.sizes[i];
+    }
+  }
+};
+
+class ConcatOp final : public BlockCopyOp {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, SIZE_MAX, 1, 1) || !check_movable(ctx, 0)) return false;
@@ -380,33 +433,9 @@ class ConcatOp final : public OpHandler {
     ctx.set_output(0, first->dtype, out);
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
-                std::vector<Tensor>& out) const override {
-    const auto& b = n.state_as<BlocksState>();
-    return visit_element_size(in[0]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      int64_t at = 0;
-      for (size_t i = 0; i < in.size(); ++i) {
-        block_copy_ref(in[i]->as<T>(), out[0].as<T>() + at * b.inner, b.outer,
-                       b.sizes[i] * b.inner, b.sizes[i] * b.inner, b.total * b.inner);
-        at += b.sizes[i];
-      }
-    });
-  }
-  void emit(EmitContext& ctx) const override {
-    const auto& b = ctx.node().state_as<BlocksState>();
-    ctx.include("onnxc/transform.h");
-    int64_t at = 0;
-    for (size_t i = 0; i < b.sizes.size(); ++i) {
-      const int64_t block = b.sizes[i] * b.inner;
-      ctx.line("onnxc::block_copy_ref({}, {} + {}, {}, {}, {}, {});", ctx.in(i), ctx.out(0),
-                 at * b.inner, b.outer, block, block, b.total * b.inner);
-      at += b.sizes[i];
-    }
-  }
 };
 
-class SplitOp final : public OpHandler {
+class SplitOp final : public BlockCopyOp {
  public:
   bool infer(InferContext& ctx) const override {
     // The split sizes: input 1 at opset 1 and from 13, attribute `split` before 13.
@@ -451,6 +480,7 @@ class SplitOp final : public OpHandler {
     if (std::accumulate(split.begin(), split.end(), int64_t{0}) != dim)
       return ctx.fail("split sizes {} do not add up to the axis dim {}", cpp_ints(split), dim);
     auto& b = ctx.make_state<BlocksState>();
+    b.concat = false;
     b.sizes = split;
     b.total = dim;
     b.outer = dims_product(x->shape, 0, static_cast<size_t>(axis));
@@ -462,41 +492,16 @@ class SplitOp final : public OpHandler {
     }
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
-                std::vector<Tensor>& out) const override {
-    const auto& b = n.state_as<BlocksState>();
-    return visit_element_size(in[0]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      int64_t at = 0;
-      for (size_t i = 0; i < out.size(); ++i) {
-        if (!out[i].data.empty())
-          block_copy_ref(in[0]->as<T>() + at * b.inner, out[i].as<T>(), b.outer,
-                         b.sizes[i] * b.inner, b.total * b.inner, b.sizes[i] * b.inner);
-        at += b.sizes[i];
-      }
-    });
-  }
-  void emit(EmitContext& ctx) const override {
-    const auto& b = ctx.node().state_as<BlocksState>();
-    ctx.include("onnxc/transform.h");
-    int64_t at = 0;
-    for (size_t i = 0; i < b.sizes.size(); ++i) {
-      const int64_t block = b.sizes[i] * b.inner;
-      if (ctx.output(i))
-        ctx.line("onnxc::block_copy_ref({} + {}, {}, {}, {}, {}, {});", ctx.in(0), at * b.inner,
-                 ctx.out(i), b.outer, block, b.total * b.inner, block);
-      at += b.sizes[i];
-    }
-  }
 };
 
 // ---- Gather and GatherElements ------------------------------------------------------------------
 
-// Calls f(I{}) with the C++ type of an int32/int64 index tensor.
+// Calls f(T{}, I{}): the host type of data input 0, the C++ type of int32/int64 indices input 1.
 template <typename F>
-void visit_index_type(DataType t, F&& f) {
-  if (t == DataType::kInt32) f(int32_t{});
-  else f(int64_t{});
+bool visit_gather_types(const std::vector<const Tensor*>& in, F&& f) {
+  return visit_element_size(in[0]->dtype, [&](auto t) {
+    in[1]->dtype == DataType::kInt32 ? f(t, int32_t{}) : f(t, int64_t{});
+  });
 }
 
 // Constant indices are checked at compile time; run-time ones are clamped by the kernels.
@@ -540,13 +545,10 @@ class GatherOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<GatherState>();
-    return visit_element_size(in[0]->dtype, [&](auto tag) {
+    return visit_gather_types(in, [&](auto tag, auto itag) {
       using T = decltype(tag);
-      visit_index_type(in[1]->dtype, [&](auto itag) {
-        using I = decltype(itag);
-        gather_ref(in[0]->as<T>(), in[1]->as<I>(), out[0].as<T>(), s.outer, s.axis_dim, s.inner,
-                   s.num_indices);
-      });
+      gather_ref(in[0]->as<T>(), in[1]->as<decltype(itag)>(), out[0].as<T>(), s.outer, s.axis_dim,
+                 s.inner, s.num_indices);
     });
   }
   void emit(EmitContext& ctx) const override {
@@ -594,17 +596,14 @@ class GatherElementsOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& p = n.state_as<GatherElementsState>().p;
-    return visit_element_size(in[0]->dtype, [&](auto tag) {
+    return visit_gather_types(in, [&](auto tag, auto itag) {
       using T = decltype(tag);
-      visit_index_type(in[1]->dtype, [&](auto itag) {
-        using I = decltype(itag);
-        gather_elements_ref(p, in[0]->as<T>(), in[1]->as<I>(), out[0].as<T>());
-      });
+      gather_elements_ref(p, in[0]->as<T>(), in[1]->as<decltype(itag)>(), out[0].as<T>());
     });
   }
   void emit(EmitContext& ctx) const override {
     const auto& p = ctx.node().state_as<GatherElementsState>().p;
-    auto arr = [&](const index_t* v) { return fmt::format("{{{}}}", fmt::join(v, v + p.rank, ", ")); };
+    auto arr = [&](const index_t* v) { return index_array(v, p.rank); };
     ctx.include("onnxc/transform.h");
     ctx.line("static constexpr onnxc::GatherElementsParams p = {{{}, {}, {}, {}, {}, {}}};", p.rank,
              p.axis, arr(p.dims), arr(p.x_strides), p.axis_dim, p.numel);
@@ -711,8 +710,8 @@ class PadOp final : public OpHandler {
     const auto& s = ctx.node().state_as<PadState>();
     const auto& p = s.p;
     const DataType t = ctx.input(0)->dtype;
-    auto arr = [&](const index_t* v) { return fmt::format("{{{}}}", fmt::join(v, v + p.rank, ", ")); };
-    std::string value = s.value_from_input ? fmt::format("{}[0]", ctx.in(2))
+    auto arr = [&](const index_t* v) { return index_array(v, p.rank); };
+    std::string value = s.value_from_input          ? fmt::format("{}[0]", ctx.in(2))
                         : in_type_set(t, kAllPlain) ? cpp_scalar(t, s.value)
                                                     : fmt::format("{}{{}}", dtype_cpp(t));
     ctx.include("onnxc/transform.h");
@@ -722,7 +721,7 @@ class PadOp final : public OpHandler {
   }
 };
 
-// ---- Trilu, OneHot, Range -----------------------------------------------------------------------
+// ---- Trilu, OneHot -----------------------------------------------------------------------------
 
 struct TriluState : OpState {
   int64_t batch = 1, rows = 1, cols = 1;
@@ -733,8 +732,7 @@ class TriluOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 2, 1, 1) || !check_movable(ctx, 0)) return false;
-    if (ctx.has_input(1) &&
-        (ctx.input(1)->dtype != DataType::kInt64 || ctx.input(1)->numel() != 1))
+    if (ctx.has_input(1) && (ctx.input(1)->dtype != DataType::kInt64 || ctx.input(1)->numel() != 1))
       return ctx.fail("k must be an int64 scalar");
     const Shape& in = ctx.input(0)->shape;
     if (in.size() < 2) return ctx.fail("input must have rank >= 2, got {}", shape_str(in));
@@ -759,7 +757,8 @@ class TriluOp final : public OpHandler {
     const auto& s = ctx.node().state_as<TriluState>();
     ctx.include("onnxc/transform.h");
     // k is read at run time, so a k that is a graph input works too.
-    std::string k = ctx.input(1) ? fmt::format("static_cast<onnxc::index_t>({}[0])", ctx.in(1)) : "0";
+    std::string k =
+        ctx.input(1) ? fmt::format("static_cast<onnxc::index_t>({}[0])", ctx.in(1)) : "0";
     ctx.line("onnxc::trilu_ref({}, {}, {}, {}, {}, {}, {});", ctx.in(0), ctx.out(0), s.batch,
              s.rows, s.cols, k, s.upper ? "true" : "false");
   }
@@ -813,66 +812,6 @@ class OneHotOp final : public OpHandler {
   }
 };
 
-// Range: the output length depends on the values, so start, limit and delta must be constants and
-// the node always folds (unless the result is too large to embed; then it is filled at run time).
-struct RangeState : OpState {
-  int64_t count = 0;
-};
-
-class RangeOp final : public OpHandler {
- public:
-  bool infer(InferContext& ctx) const override {
-    const DataType kTypes[] = {DataType::kFloat, DataType::kDouble, DataType::kInt16,
-                               DataType::kInt32, DataType::kInt64};
-    if (!ctx.check_arity(3, 3, 1, 1)) return false;
-    const DataType t = ctx.input(0)->dtype;
-    if (std::find(std::begin(kTypes), std::end(kTypes), t) == std::end(kTypes))
-      return ctx.fail("type {} is not supported (float, double, int16, int32, int64 are)",
-                      dtype_name(t));
-    const Tensor* v[3];
-    for (size_t i = 0; i < 3; ++i) {
-      v[i] = ctx.constant_input(i);
-      if (!v[i]) return ctx.fail("input {} must be a constant (the values decide the output shape)", i);
-      if (v[i]->dtype != t || v[i]->numel() != 1)
-        return ctx.fail("input {} must be a scalar of type {}", i, dtype_name(t));
-    }
-    int64_t count;
-    if (is_integer(t)) {
-      const int64_t start = v[0]->int_at(0), limit = v[1]->int_at(0), delta = v[2]->int_at(0);
-      if (delta == 0) return ctx.fail("delta must be non-zero");
-      const int64_t span = delta > 0 ? limit - start : start - limit, step = delta > 0 ? delta : -delta;
-      count = span > 0 ? (span - 1) / step + 1 : 0;
-    } else {
-      const double start = v[0]->double_at(0), limit = v[1]->double_at(0), delta = v[2]->double_at(0);
-      if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta))
-        return ctx.fail("start, limit and delta must be finite and delta non-zero");
-      count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
-    }
-    ctx.make_state<RangeState>().count = count;
-    ctx.set_output(0, t, {count});
-    return true;
-  }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
-                std::vector<Tensor>& out) const override {
-    const int64_t count = n.state_as<RangeState>().count;
-    return visit_dtype<kFloatTypes | kSignedInts>(in[0]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      range_ref(in[0]->as<T>()[0], in[2]->as<T>()[0], out[0].as<T>(), count);
-    });
-  }
-  void emit(EmitContext& ctx) const override {
-    const Value* start = ctx.input(0);
-    const DataType t = start->dtype;
-    auto literal = [&](const Tensor& v) {
-      return is_integer(t) ? fmt::format("static_cast<{}>({}LL)", dtype_cpp(t), v.int_at(0))
-                           : cpp_scalar(t, v.double_at(0));
-    };
-    ctx.include("onnxc/transform.h");
-    ctx.line("onnxc::range_ref({}, {}, {}, {});", literal(*start->constant),
-             literal(*ctx.input(2)->constant), ctx.out(0), ctx.output(0)->numel());
-  }
-};
-
 const TransposeOp kTranspose;
 const SliceOp kSlice;
 const ExpandOp kExpand;
@@ -886,7 +825,6 @@ const GatherElementsOp kGatherElements;
 const PadOp kPad;
 const TriluOp kTrilu;
 const OneHotOp kOneHot;
-const RangeOp kRange;
 
 }  // namespace
 
@@ -904,8 +842,7 @@ std::vector<OpRegistration> data_movement_ops() {
           {"", "GatherElements", 11, kMaxOpset, &kGatherElements},
           {"", "Pad", 1, kMaxOpset, &kPad},
           {"", "Trilu", 14, kMaxOpset, &kTrilu},
-          {"", "OneHot", 9, kMaxOpset, &kOneHot},
-          {"", "Range", 11, kMaxOpset, &kRange}};
+          {"", "OneHot", 9, kMaxOpset, &kOneHot}};
 }
 
 }  // namespace onnxc

@@ -2,6 +2,8 @@
 // Identity and Dropout. Each op is a row of a table binding its name and opset range to a handler
 // templated on the runtime_support functor that computes it. float16 and bfloat16 are computed in
 // float by the kernels (onnxc/elementwise.h), so float ops accept them too.
+#include "onnxc/elementwise.h"
+
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -9,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "onnxc/elementwise.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
@@ -76,7 +77,8 @@ struct UnaryState : OpState {
 template <typename F, unsigned kTypes, bool kBoolOut = false>
 class UnaryOp final : public OpHandler {
  public:
-  UnaryOp(const char* cpp, Attr alpha = {}, Attr beta = {}) : cpp_(cpp), alpha_(alpha), beta_(beta) {}
+  UnaryOp(const char* cpp, Attr alpha = {}, Attr beta = {})
+      : cpp_(cpp), alpha_(alpha), beta_(beta) {}
 
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1) || !check_types(ctx, 0, kTypes)) return false;
@@ -87,7 +89,8 @@ class UnaryOp final : public OpHandler {
     ctx.set_output(0, kBoolOut ? DataType::kBool : x->dtype, x->shape);
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<UnaryState>();
     return visit<kTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
@@ -119,7 +122,8 @@ class UnaryOp final : public OpHandler {
 bool legacy_broadcast_shape(InferContext& ctx, const Shape& a, Shape& b) {
   if (ctx.opset() >= 7) return true;
   if (ctx.attr_int("broadcast", 0) == 0) {
-    if (a != b) return ctx.fail("shapes {} and {} differ and broadcast=0", shape_str(a), shape_str(b));
+    if (a != b)
+      return ctx.fail("shapes {} and {} differ and broadcast=0", shape_str(a), shape_str(b));
     return true;
   }
   int64_t rank = static_cast<int64_t>(a.size()), nb = static_cast<int64_t>(b.size());
@@ -150,7 +154,8 @@ bool prelu_slope_shape(InferContext& ctx, const Shape& x, Shape& slope) {
       return true;
     }
   }
-  return ctx.fail("slope shape {} does not broadcast to X shape {}", shape_str(slope), shape_str(x));
+  return ctx.fail("slope shape {} does not broadcast to X shape {}", shape_str(slope),
+                  shape_str(x));
 }
 
 enum class BinaryOut { kSameAsA, kBool };
@@ -174,19 +179,22 @@ class BinaryOp final : public OpHandler {
       return false;
     const Value *a = ctx.input(0), *b = ctx.input(1);
     if (!kTypesB && a->dtype != b->dtype)
-      return ctx.fail("inputs have different types {} and {}", dtype_name(a->dtype), dtype_name(b->dtype));
+      return ctx.fail("inputs have different types {} and {}", dtype_name(a->dtype),
+                      dtype_name(b->dtype));
     Shape b_shape = b->shape, out;
     bool ok = rule_ == ShapeRule::kPRelu ? prelu_slope_shape(ctx, a->shape, b_shape)
                                          : legacy_broadcast_shape(ctx, a->shape, b_shape);
     if (!ok) return false;
     if (!broadcast_shapes({a->shape, b_shape}, out))
-      return ctx.fail("shapes {} and {} do not broadcast", shape_str(a->shape), shape_str(b->shape));
+      return ctx.fail("shapes {} and {} do not broadcast", shape_str(a->shape),
+                      shape_str(b->shape));
     if (!check_rank(ctx, out)) return false;
     ctx.make_state<BinaryState>().params = make_broadcast_params(out, a->shape, b_shape);
     ctx.set_output(0, kOut == BinaryOut::kBool ? DataType::kBool : a->dtype, out);
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
     const auto& p = n.state_as<BinaryState>().params;
     return visit<kTypes>(in[0]->dtype, [&](auto tag_a) {
       using A = decltype(tag_a);
@@ -204,7 +212,8 @@ class BinaryOp final : public OpHandler {
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/elementwise.h");
     ctx.line("{}", broadcast_params_decl(ctx.node().state_as<BinaryState>().params));
-    ctx.line("onnxc::binary_ref(p, {}, {}, {}, onnxc::{}{{}});", ctx.in(0), ctx.in(1), ctx.out(0), cpp_);
+    ctx.line("onnxc::binary_ref(p, {}, {}, {}, onnxc::{}{{}});", ctx.in(0), ctx.in(1), ctx.out(0),
+             cpp_);
   }
 
  private:
@@ -233,23 +242,26 @@ class VariadicOp final : public OpHandler {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       if (!ctx.has_input(i)) return ctx.fail("input {} is missing", i);
       if (!check_types(ctx, i, kTypes)) return false;
-      if (ctx.input(i)->dtype != ctx.input(0)->dtype) return ctx.fail("inputs have different types");
+      if (ctx.input(i)->dtype != ctx.input(0)->dtype)
+        return ctx.fail("inputs have different types");
       shapes.push_back(ctx.input(i)->shape);
       if (ctx.opset() < 8 && shapes[i] != shapes[0])
-        return ctx.fail("inputs must have equal shapes before opset 8, got {} and {}", shape_str(shapes[0]),
-                        shape_str(shapes[i]));
+        return ctx.fail("inputs must have equal shapes before opset 8, got {} and {}",
+                        shape_str(shapes[0]), shape_str(shapes[i]));
     }
     Shape out;
     if (!broadcast_shapes(shapes, out)) return ctx.fail("input shapes do not broadcast");
     if (!check_rank(ctx, out)) return false;
     auto& s = ctx.make_state<VariadicState>();
     s.steps.push_back(make_broadcast_params(out, shapes[0], shapes[0]));
-    for (size_t i = 1; i < shapes.size(); ++i) s.steps.push_back(make_broadcast_params(out, out, shapes[i]));
+    for (size_t i = 1; i < shapes.size(); ++i)
+      s.steps.push_back(make_broadcast_params(out, out, shapes[i]));
     s.scale = 1.0f / static_cast<float>(shapes.size());
     ctx.set_output(0, ctx.input(0)->dtype, out);
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<VariadicState>();
     return visit<kTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
@@ -266,9 +278,11 @@ class VariadicOp final : public OpHandler {
       std::string var = fmt::format("p{}", i);
       ctx.line("{}", broadcast_params_decl(s.steps[i], var.c_str()));
       if (i == 0)
-        ctx.line("onnxc::binary_ref({}, {}, {}, {}, onnxc::First{{}});", var, ctx.in(0), ctx.in(0), ctx.out(0));
+        ctx.line("onnxc::binary_ref({}, {}, {}, {}, onnxc::First{{}});", var, ctx.in(0), ctx.in(0),
+                 ctx.out(0));
       else
-        ctx.line("onnxc::binary_ref({}, {}, {}, {}, onnxc::{}{{}});", var, ctx.out(0), ctx.in(i), ctx.out(0), cpp_);
+        ctx.line("onnxc::binary_ref({}, {}, {}, {}, onnxc::{}{{}});", var, ctx.out(0), ctx.in(i),
+                 ctx.out(0), cpp_);
     }
     if (kMean)
       ctx.line("onnxc::unary_ref({0}, {0}, {1}, onnxc::Scale{{{2}, 0}});", ctx.out(0),
@@ -292,7 +306,8 @@ class ClipOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     const bool inputs = ctx.opset() >= 11;
-    if (!ctx.check_arity(1, inputs ? 3 : 1, 1, 1) || !check_types(ctx, 0, ctx.opset() >= 12 ? kNum : kFloats))
+    if (!ctx.check_arity(1, inputs ? 3 : 1, 1, 1) ||
+        !check_types(ctx, 0, ctx.opset() >= 12 ? kNum : kFloats))
       return false;
     auto& s = ctx.make_state<ClipState>();
     if (!inputs) {
@@ -307,13 +322,16 @@ class ClipOp final : public OpHandler {
       const Value* v = ctx.input(i);
       if (!v) continue;
       if (v->dtype != x->dtype)
-        return ctx.fail("bound {} has type {}, input has {}", i, dtype_name(v->dtype), dtype_name(x->dtype));
-      if (v->numel() != 1) return ctx.fail("bound {} must be a scalar, has shape {}", i, shape_str(v->shape));
+        return ctx.fail("bound {} has type {}, input has {}", i, dtype_name(v->dtype),
+                        dtype_name(x->dtype));
+      if (v->numel() != 1)
+        return ctx.fail("bound {} must be a scalar, has shape {}", i, shape_str(v->shape));
     }
     ctx.set_output(0, x->dtype, x->shape);
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<ClipState>();
     return visit<kNum>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
@@ -330,7 +348,8 @@ class ClipOp final : public OpHandler {
     const auto& s = ctx.node().state_as<ClipState>();
     ctx.include("onnxc/elementwise.h");
     DataType t = ctx.input(0)->dtype;
-    std::string lo = ctx.input(1) ? ctx.in(1) : "nullptr", hi = ctx.input(2) ? ctx.in(2) : "nullptr";
+    std::string lo = ctx.input(1) ? ctx.in(1) : "nullptr",
+                hi = ctx.input(2) ? ctx.in(2) : "nullptr";
     if (s.has_lo) {
       ctx.line("static const {} lo = {};", dtype_cpp(t), elem_literal(t, s.lo));
       lo = "&lo";
@@ -352,18 +371,21 @@ class WhereOp final : public OpHandler {
     if (!ctx.check_arity(3, 3, 1, 1) || !ctx.check_dtype(0, {DataType::kBool})) return false;
     const Value *c = ctx.input(0), *a = ctx.input(1), *b = ctx.input(2);
     if (a->dtype != b->dtype)
-      return ctx.fail("X and Y have different types {} and {}", dtype_name(a->dtype), dtype_name(b->dtype));
+      return ctx.fail("X and Y have different types {} and {}", dtype_name(a->dtype),
+                      dtype_name(b->dtype));
     if (!check_types(ctx, 1, kAny)) return false;
     Shape out;
     if (!broadcast_shapes({c->shape, a->shape, b->shape}, out))
-      return ctx.fail("shapes {}, {} and {} do not broadcast", shape_str(c->shape), shape_str(a->shape),
-                      shape_str(b->shape));
+      return ctx.fail("shapes {}, {} and {} do not broadcast", shape_str(c->shape),
+                      shape_str(a->shape), shape_str(b->shape));
     if (!check_rank(ctx, out)) return false;
-    ctx.make_state<BinaryState>().params = make_broadcast_params(out, a->shape, b->shape, &c->shape);
+    ctx.make_state<BinaryState>().params =
+        make_broadcast_params(out, a->shape, b->shape, &c->shape);
     ctx.set_output(0, a->dtype, out);
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
     const auto& p = n.state_as<BinaryState>().params;
     return visit<kAny>(in[1]->dtype, [&](auto tag) {
       using T = decltype(tag);
@@ -388,7 +410,8 @@ class IdentityOp final : public OpHandler {
     ctx.set_output(0, x->dtype, x->shape);
     return true;
   }
-  bool evaluate(const Node&, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+  bool evaluate(const Node&, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
     out[0] = *in[0];
     return true;
   }
@@ -416,7 +439,8 @@ class DropoutOp final : public OpHandler {
     if (ctx.has_input(2) && !ctx.check_dtype(2, {DataType::kBool})) return false;
     for (size_t i = 1; i < ctx.num_inputs(); ++i)
       if (ctx.input(i) && ctx.input(i)->numel() != 1)
-        return ctx.fail("input {} must be a scalar, has shape {}", i, shape_str(ctx.input(i)->shape));
+        return ctx.fail("input {} must be a scalar, has shape {}", i,
+                        shape_str(ctx.input(i)->shape));
     auto& s = ctx.make_state<DropoutState>();
     const Tensor *ratio = ctx.constant_input(1), *training = ctx.constant_input(2);
     s.training = ctx.has_input(2) && !(training && training->int_at(0) == 0) &&
@@ -427,7 +451,8 @@ class DropoutOp final : public OpHandler {
     ctx.set_output(1, ctx.opset() < 10 ? x->dtype : DataType::kBool, x->shape);
     return true;
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<DropoutState>();
     const Tensor* ratio = s.training ? in[1] : nullptr;
     const bool* training = s.training ? in[2]->as<bool>() : nullptr;
@@ -435,17 +460,22 @@ class DropoutOp final : public OpHandler {
       using T = decltype(tag);
       auto run = [&](auto* mask) {
         using M = std::remove_pointer_t<decltype(mask)>;
-        if (!ratio) return dropout_ref<T, float, M>(in[0]->as<T>(), out[0].as<T>(), mask, in[0]->numel(),
-                                                    nullptr, training, s.seed);
+        if (!ratio)
+          return dropout_ref<T, float, M>(in[0]->as<T>(), out[0].as<T>(), mask, in[0]->numel(),
+                                          nullptr, training, s.seed);
         visit<kFloats>(ratio->dtype, [&](auto tag_r) {
           using R = decltype(tag_r);
-          dropout_ref(in[0]->as<T>(), out[0].as<T>(), mask, in[0]->numel(), ratio->as<R>(), training, s.seed);
+          dropout_ref(in[0]->as<T>(), out[0].as<T>(), mask, in[0]->numel(), ratio->as<R>(),
+                      training, s.seed);
         });
       };
       const bool has_mask = out.size() > 1 && !out[1].data.empty();
-      if (!has_mask) run(static_cast<bool*>(nullptr));
-      else if (out[1].dtype == DataType::kBool) run(out[1].as<bool>());
-      else run(out[1].as<T>());
+      if (!has_mask)
+        run(static_cast<bool*>(nullptr));
+      else if (out[1].dtype == DataType::kBool)
+        run(out[1].as<bool>());
+      else
+        run(out[1].as<T>());
     });
   }
   void emit(EmitContext& ctx) const override {
@@ -454,9 +484,9 @@ class DropoutOp final : public OpHandler {
     const Value *x = ctx.input(0), *ratio = s.training ? ctx.input(1) : nullptr;
     ctx.line("onnxc::dropout_ref<{}, {}, {}>({}, {}, {}, {}, {}, {}, {}u);", dtype_cpp(x->dtype),
              dtype_cpp(ratio ? ratio->dtype : DataType::kFloat),
-             dtype_cpp(ctx.output(1) ? ctx.output(1)->dtype : DataType::kBool), ctx.in(0), ctx.out(0),
-             ctx.output(1) ? ctx.out(1) : "nullptr", x->numel(), ratio ? ctx.in(1) : "nullptr",
-             s.training ? ctx.in(2) : "nullptr", s.seed);
+             dtype_cpp(ctx.output(1) ? ctx.output(1)->dtype : DataType::kBool), ctx.in(0),
+             ctx.out(0), ctx.output(1) ? ctx.out(1) : "nullptr", x->numel(),
+             ratio ? ctx.in(1) : "nullptr", s.training ? ctx.in(2) : "nullptr", s.seed);
   }
 };
 
@@ -478,7 +508,8 @@ class AttrSwitchOp final : public OpHandler {
     for (const Choice& c : choices_) values.push_back(fmt::format("'{}'", c.value));
     return ctx.fail("attribute '{}' must be one of {}", attr_, fmt::join(values, ", "));
   }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) const override {
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
     return pick(n)->evaluate(n, in, out);
   }
   void emit(EmitContext& ctx) const override { pick(ctx.node())->emit(ctx); }
@@ -486,9 +517,10 @@ class AttrSwitchOp final : public OpHandler {
  private:
   const OpHandler* pick(const Node& n) const {
     const Attribute* a = n.attr(attr_);
-    std::string value = !a ? (def_ ? def_ : "")
-                        : a->kind == Attribute::Kind::kInt ? std::to_string(a->i)
-                        : a->kind == Attribute::Kind::kString ? a->s : "";
+    std::string value = !a                                    ? (def_ ? def_ : "")
+                        : a->kind == Attribute::Kind::kInt    ? std::to_string(a->i)
+                        : a->kind == Attribute::Kind::kString ? a->s
+                                                              : "";
     for (const Choice& c : choices_)
       if (value == c.value) return c.handler;
     return nullptr;
@@ -519,7 +551,8 @@ U(Ceil, kFloats);
 U(Round, kFloats);
 U(Sign, kNum);
 U(Elu, kFloats, Attr{"alpha", 1.0f});
-U(Selu, kFloats, Attr{"alpha", 1.67326319217681884765625f}, Attr{"gamma", 1.05070102214813232421875f});
+U(Selu, kFloats, Attr{"alpha", 1.67326319217681884765625f},
+  Attr{"gamma", 1.05070102214813232421875f});
 U(Celu, kFloats, Attr{"alpha", 1.0f});
 U(ThresholdedRelu, kFloats, Attr{"alpha", 1.0f});
 U(Softplus, kFloats);
@@ -571,7 +604,8 @@ const VariadicOp<Add, kFloats, true> kMean("Add");
 
 const AttrSwitchOp kModOp("fmod", "0", {{"0", &kMod}, {"1", &kFmod}});
 const AttrSwitchOp kGelu("approximate", "none", {{"none", &kGeluErf}, {"tanh", &kGeluTanh}});
-const AttrSwitchOp kBitShift("direction", nullptr, {{"LEFT", &kShiftLeft}, {"RIGHT", &kShiftRight}});
+const AttrSwitchOp kBitShift("direction", nullptr,
+                             {{"LEFT", &kShiftLeft}, {"RIGHT", &kShiftRight}});
 
 const ClipOp kClip;
 const WhereOp kWhere;
@@ -584,28 +618,69 @@ const DropoutOp kDropout;
 // broadcast attributes, attribute bounds, inputs replacing attributes) are handled inside.
 std::vector<OpRegistration> elementwise_ops() {
   return {
-      {"", "Relu", 1, L, &kRelu}, {"", "LeakyRelu", 1, L, &kLeakyRelu}, {"", "Sigmoid", 1, L, &kSigmoid},
-      {"", "HardSigmoid", 1, L, &kHardSigmoid}, {"", "HardSwish", 14, L, &kHardSwish},
-      {"", "Tanh", 1, L, &kTanh}, {"", "Erf", 9, L, &kErf}, {"", "Exp", 1, L, &kExp}, {"", "Log", 1, L, &kLog},
-      {"", "Sqrt", 1, L, &kSqrt}, {"", "Neg", 1, L, &kNeg}, {"", "Abs", 1, L, &kAbs},
-      {"", "Reciprocal", 1, L, &kReciprocal}, {"", "Floor", 1, L, &kFloor}, {"", "Ceil", 1, L, &kCeil},
-      {"", "Round", 11, L, &kRound}, {"", "Sign", 9, L, &kSign}, {"", "Elu", 1, L, &kElu},
-      {"", "Selu", 1, L, &kSelu}, {"", "Celu", 12, L, &kCelu}, {"", "ThresholdedRelu", 10, L, &kThresholdedRelu},
-      {"", "Softplus", 1, L, &kSoftplus}, {"", "Softsign", 1, L, &kSoftsign}, {"", "Mish", 18, L, &kMish},
-      {"", "Gelu", 20, L, &kGelu}, {"", "Sin", 7, L, &kSin}, {"", "Cos", 7, L, &kCos}, {"", "Tan", 7, L, &kTan},
-      {"", "Asin", 7, L, &kAsin}, {"", "Acos", 7, L, &kAcos}, {"", "Atan", 7, L, &kAtan},
-      {"", "Sinh", 9, L, &kSinh}, {"", "Cosh", 9, L, &kCosh}, {"", "Asinh", 9, L, &kAsinh},
-      {"", "Acosh", 9, L, &kAcosh}, {"", "Atanh", 9, L, &kAtanh}, {"", "Not", 1, L, &kNot},
-      {"", "IsNaN", 9, L, &kIsNaN}, {"", "IsInf", 10, L, &kIsInf},
-      {"", "Add", 1, L, &kAdd}, {"", "Sub", 1, L, &kSub}, {"", "Mul", 1, L, &kMul}, {"", "Div", 1, L, &kDiv},
-      {"", "Pow", 1, L, &kPow}, {"", "PRelu", 1, L, &kPRelu}, {"", "Mod", 10, L, &kModOp},
+      {"", "Relu", 1, L, &kRelu},
+      {"", "LeakyRelu", 1, L, &kLeakyRelu},
+      {"", "Sigmoid", 1, L, &kSigmoid},
+      {"", "HardSigmoid", 1, L, &kHardSigmoid},
+      {"", "HardSwish", 14, L, &kHardSwish},
+      {"", "Tanh", 1, L, &kTanh},
+      {"", "Erf", 9, L, &kErf},
+      {"", "Exp", 1, L, &kExp},
+      {"", "Log", 1, L, &kLog},
+      {"", "Sqrt", 1, L, &kSqrt},
+      {"", "Neg", 1, L, &kNeg},
+      {"", "Abs", 1, L, &kAbs},
+      {"", "Reciprocal", 1, L, &kReciprocal},
+      {"", "Floor", 1, L, &kFloor},
+      {"", "Ceil", 1, L, &kCeil},
+      {"", "Round", 11, L, &kRound},
+      {"", "Sign", 9, L, &kSign},
+      {"", "Elu", 1, L, &kElu},
+      {"", "Selu", 1, L, &kSelu},
+      {"", "Celu", 12, L, &kCelu},
+      {"", "ThresholdedRelu", 10, L, &kThresholdedRelu},
+      {"", "Softplus", 1, L, &kSoftplus},
+      {"", "Softsign", 1, L, &kSoftsign},
+      {"", "Mish", 18, L, &kMish},
+      {"", "Gelu", 20, L, &kGelu},
+      {"", "Sin", 7, L, &kSin},
+      {"", "Cos", 7, L, &kCos},
+      {"", "Tan", 7, L, &kTan},
+      {"", "Asin", 7, L, &kAsin},
+      {"", "Acos", 7, L, &kAcos},
+      {"", "Atan", 7, L, &kAtan},
+      {"", "Sinh", 9, L, &kSinh},
+      {"", "Cosh", 9, L, &kCosh},
+      {"", "Asinh", 9, L, &kAsinh},
+      {"", "Acosh", 9, L, &kAcosh},
+      {"", "Atanh", 9, L, &kAtanh},
+      {"", "Not", 1, L, &kNot},
+      {"", "IsNaN", 9, L, &kIsNaN},
+      {"", "IsInf", 10, L, &kIsInf},
+      {"", "Add", 1, L, &kAdd},
+      {"", "Sub", 1, L, &kSub},
+      {"", "Mul", 1, L, &kMul},
+      {"", "Div", 1, L, &kDiv},
+      {"", "Pow", 1, L, &kPow},
+      {"", "PRelu", 1, L, &kPRelu},
+      {"", "Mod", 10, L, &kModOp},
       {"", "BitShift", 11, L, &kBitShift},
-      {"", "Equal", 1, L, &kEqual}, {"", "Less", 1, L, &kLess}, {"", "LessOrEqual", 12, L, &kLessOrEqual},
-      {"", "Greater", 1, L, &kGreater}, {"", "GreaterOrEqual", 12, L, &kGreaterOrEqual},
-      {"", "And", 1, L, &kAnd}, {"", "Or", 1, L, &kOr}, {"", "Xor", 1, L, &kXor},
-      {"", "Max", 1, L, &kMax}, {"", "Min", 1, L, &kMin}, {"", "Sum", 1, L, &kSum}, {"", "Mean", 1, L, &kMean},
-      {"", "Clip", 1, L, &kClip}, {"", "Where", 9, L, &kWhere},
-      {"", "Identity", 1, L, &kIdentity}, {"", "Dropout", 1, L, &kDropout},
+      {"", "Equal", 1, L, &kEqual},
+      {"", "Less", 1, L, &kLess},
+      {"", "LessOrEqual", 12, L, &kLessOrEqual},
+      {"", "Greater", 1, L, &kGreater},
+      {"", "GreaterOrEqual", 12, L, &kGreaterOrEqual},
+      {"", "And", 1, L, &kAnd},
+      {"", "Or", 1, L, &kOr},
+      {"", "Xor", 1, L, &kXor},
+      {"", "Max", 1, L, &kMax},
+      {"", "Min", 1, L, &kMin},
+      {"", "Sum", 1, L, &kSum},
+      {"", "Mean", 1, L, &kMean},
+      {"", "Clip", 1, L, &kClip},
+      {"", "Where", 9, L, &kWhere},
+      {"", "Identity", 1, L, &kIdentity},
+      {"", "Dropout", 1, L, &kDropout},
   };
 }
 

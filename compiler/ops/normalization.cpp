@@ -74,7 +74,6 @@ class BatchNormOp final : public OpHandler {
           "supported; only the inference form (output Y alone) is",
           opset);
     }
-    if (s.training && p.per_element) return ctx.fail("training with spatial=0 is not supported");
     const int64_t numel = p.per_element ? p.channels * p.spatial : p.channels;
     // Parameter types: all X's type before 14; mean/var free from 14, scale/bias too from 15.
     if (!check_param(ctx, 1, "scale", numel, opset >= 15) ||
@@ -180,7 +179,9 @@ class LayerNormOp final : public OpHandler {
       return present ? expr
                      : fmt::format("static_cast<{}{}*>(nullptr)", is_const ? "const " : "", type);
     };
-    ctx.line("onnxc::layer_norm_ref(p, {}, {}, {}, {}, {}, {});", ctx.in(0), ctx.in(1),
+    const bool f32 = ctx.input(0)->dtype == DataType::kFloat;
+    ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, {});",
+             f32 ? "f32_layer_norm__lanes" : "layer_norm_ref", ctx.in(0), ctx.in(1),
              typed(ctx.input(2) != nullptr, ctx.in(2), t, true), ctx.out(0),
              typed(ctx.output(1) != nullptr, ctx.out(1), "float", false),
              typed(ctx.output(2) != nullptr, ctx.out(2), "float", false));

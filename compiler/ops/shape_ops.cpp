@@ -1,13 +1,17 @@
 // Ops that only compute or change shape metadata: Shape and Size (their values are known at
-// compile time, so they are always folded), and Reshape, Flatten, Squeeze and Unsqueeze, whose
-// output is the input's bytes under a new shape (a plain copy at run time; a move of the bytes
-// when folding). These sit in shape subgraphs (Shape -> Gather -> Unsqueeze -> Concat -> Reshape),
-// so every one of them folds when its inputs are constant.
+// compile time, so they are always folded); Range, whose length depends on its values, so it is
+// computed at compile time too; and Reshape, Flatten, Squeeze and Unsqueeze, whose output is the
+// input's bytes under a new shape (a plain copy at run time; a move of the bytes when folding).
+// These sit in shape subgraphs (Shape -> Gather -> Unsqueeze -> Concat -> Reshape), so every one
+// of them folds when its inputs are constant.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
+#include "onnxc/transform.h"
+#include "ops/dispatch.h"
 #include "ops/registry.h"
 
 namespace onnxc {
@@ -108,7 +112,8 @@ class ReshapeOp final : public ReshapeLike {
     } else {
       if (!ctx.check_arity(2, 2, 1, 1)) return false;
       const Tensor* t = ctx.constant_input(1);
-      if (!t) return ctx.fail("shape input must be a constant (dynamic reshapes are not supported)");
+      if (!t)
+        return ctx.fail("shape input must be a constant (dynamic reshapes are not supported)");
       if (t->dtype != DataType::kInt64) return ctx.fail("shape input must be int64");
       target = t->to_ints();
     }
@@ -209,20 +214,85 @@ class UnsqueezeOp final : public ReshapeLike {
   }
 };
 
+// Range: the output length depends on the values, so start, limit and delta must be constants and
+// the node always folds (unless the result is too large to embed; then it is filled at run time).
+struct RangeState : OpState {
+  int64_t count = 0;
+};
+
+class RangeOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    const DataType kTypes[] = {DataType::kFloat, DataType::kDouble, DataType::kInt16,
+                               DataType::kInt32, DataType::kInt64};
+    if (!ctx.check_arity(3, 3, 1, 1)) return false;
+    const DataType t = ctx.input(0)->dtype;
+    if (std::find(std::begin(kTypes), std::end(kTypes), t) == std::end(kTypes))
+      return ctx.fail("type {} is not supported (float, double, int16, int32, int64 are)",
+                      dtype_name(t));
+    const Tensor* v[3];
+    for (size_t i = 0; i < 3; ++i) {
+      v[i] = ctx.constant_input(i);
+      if (!v[i])
+        return ctx.fail("input {} must be a constant (the values decide the output shape)", i);
+      if (v[i]->dtype != t || v[i]->numel() != 1)
+        return ctx.fail("input {} must be a scalar of type {}", i, dtype_name(t));
+    }
+    int64_t count;
+    if (is_integer(t)) {
+      const int64_t start = v[0]->int_at(0), limit = v[1]->int_at(0), delta = v[2]->int_at(0);
+      if (delta == 0) return ctx.fail("delta must be non-zero");
+      const int64_t span = delta > 0 ? limit - start : start - limit,
+                    step = delta > 0 ? delta : -delta;
+      count = span > 0 ? (span - 1) / step + 1 : 0;
+    } else {
+      const double start = v[0]->double_at(0), limit = v[1]->double_at(0),
+                   delta = v[2]->double_at(0);
+      if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta))
+        return ctx.fail("start, limit and delta must be finite and delta non-zero");
+      count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    }
+    ctx.make_state<RangeState>().count = count;
+    ctx.set_output(0, t, {count});
+    return true;
+  }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const int64_t count = n.state_as<RangeState>().count;
+    return visit_dtype<kFloatTypes | kSignedInts>(in[0]->dtype, [&](auto tag) {
+      using T = decltype(tag);
+      range_ref(in[0]->as<T>()[0], in[2]->as<T>()[0], out[0].as<T>(), count);
+    });
+  }
+  void emit(EmitContext& ctx) const override {
+    const Value* start = ctx.input(0);
+    const DataType t = start->dtype;
+    auto literal = [&](const Tensor& v) {
+      return is_integer(t) ? fmt::format("static_cast<{}>({}LL)", dtype_cpp(t), v.int_at(0))
+                           : cpp_scalar(t, v.double_at(0));
+    };
+    ctx.include("onnxc/transform.h");
+    ctx.line("onnxc::range_ref({}, {}, {}, {});", literal(*start->constant),
+             literal(*ctx.input(2)->constant), ctx.out(0), ctx.output(0)->numel());
+  }
+};
+
 const ShapeOp kShape;
 const SizeOp kSize;
 const ReshapeOp kReshape;
 const FlattenOp kFlatten;
 const SqueezeOp kSqueeze;
 const UnsqueezeOp kUnsqueeze;
+const RangeOp kRange;
 
 }  // namespace
 
 // Each handler covers every version of its op, branching on the node's opset where they differ.
 std::vector<OpRegistration> shape_ops() {
-  return {{"", "Shape", 1, kMaxOpset, &kShape},       {"", "Size", 1, kMaxOpset, &kSize},
-          {"", "Reshape", 1, kMaxOpset, &kReshape},   {"", "Flatten", 1, kMaxOpset, &kFlatten},
-          {"", "Squeeze", 1, kMaxOpset, &kSqueeze},   {"", "Unsqueeze", 1, kMaxOpset, &kUnsqueeze}};
+  return {{"", "Shape", 1, kMaxOpset, &kShape},     {"", "Size", 1, kMaxOpset, &kSize},
+          {"", "Reshape", 1, kMaxOpset, &kReshape}, {"", "Flatten", 1, kMaxOpset, &kFlatten},
+          {"", "Squeeze", 1, kMaxOpset, &kSqueeze}, {"", "Unsqueeze", 1, kMaxOpset, &kUnsqueeze},
+          {"", "Range", 11, kMaxOpset, &kRange}};
 }
 
 }  // namespace onnxc

@@ -22,23 +22,33 @@ template <typename T>
 inline T elem_load(T v) {
   return v;
 }
-inline float elem_load(float16 v) { return to_float(v); }
-inline float elem_load(bfloat16 v) { return to_float(v); }
+inline float elem_load(float16 v) {
+  return to_float(v);
+}
+inline float elem_load(bfloat16 v) {
+  return to_float(v);
+}
 
 template <typename T>
 struct ElemStore {
   template <typename V>
-  static T to(V v) { return static_cast<T>(v); }
+  static T to(V v) {
+    return static_cast<T>(v);
+  }
 };
 template <>
 struct ElemStore<float16> {
   template <typename V>
-  static float16 to(V v) { return to_float16(static_cast<double>(v)); }
+  static float16 to(V v) {
+    return to_float16(static_cast<double>(v));
+  }
 };
 template <>
 struct ElemStore<bfloat16> {
   template <typename V>
-  static bfloat16 to(V v) { return to_bfloat16(static_cast<double>(v)); }
+  static bfloat16 to(V v) {
+    return to_bfloat16(static_cast<double>(v));
+  }
 };
 
 // The type an element is computed in.
@@ -48,7 +58,8 @@ using compute_t = decltype(elem_load(T{}));
 // Integer add/sub/mul/shift wrap around as numpy's do; computing in an unsigned type at least as
 // wide as `unsigned` avoids signed overflow and the promotion of small types to int.
 template <typename T>
-using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+using wrap_t =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 
 template <typename T>
 constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
@@ -74,7 +85,8 @@ struct BroadcastParams {
 template <typename TA, typename TB, typename TY, typename F>
 inline void binary_ref(const BroadcastParams& p, const TA* a, const TB* b, TY* y, F f) {
   if (p.kind == 1) {
-    for (index_t i = 0; i < p.numel; ++i) y[i] = ElemStore<TY>::to(f(elem_load(a[i]), elem_load(b[i])));
+    for (index_t i = 0; i < p.numel; ++i)
+      y[i] = ElemStore<TY>::to(f(elem_load(a[i]), elem_load(b[i])));
     return;
   }
   if (p.kind == 2) {
@@ -203,74 +215,98 @@ inline void dropout_ref(const T* x, T* y, M* mask, index_t n, const R* ratio, co
 // Each receives the element in its compute type (float for half types) and the op's two float
 // attributes (unused ones are 0).
 
-#define ONNXC_UNARY(Name, expr)    \
-  struct Name {                    \
-    float alpha, beta;             \
-    template <typename T>          \
-    T operator()(T x) const {      \
-      (void)alpha;                 \
-      (void)beta;                  \
-      return static_cast<T>(expr); \
-    }                              \
+#define ONNXC_UNARY_FUNCTOR(Name, expr) \
+  struct Name {                         \
+    float alpha, beta;                  \
+    template <typename T>               \
+    T operator()(T x) const {           \
+      (void)alpha;                      \
+      (void)beta;                       \
+      return static_cast<T>(expr);      \
+    }                                   \
   };
 
-ONNXC_UNARY(Relu, x > T(0) ? x : T(0))
-ONNXC_UNARY(LeakyRelu, x >= T(0) ? x : static_cast<T>(x * static_cast<T>(alpha)))
-ONNXC_UNARY(Sigmoid, x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x)))
-ONNXC_UNARY(HardSigmoid, std::fmax(T(0), std::fmin(T(1), static_cast<T>(alpha) * x + static_cast<T>(beta))))
-ONNXC_UNARY(HardSwish, x * std::fmax(T(0), std::fmin(T(1), x / T(6) + T(0.5))))
-ONNXC_UNARY(Tanh, std::tanh(x))
-ONNXC_UNARY(Erf, std::erf(x))
-ONNXC_UNARY(Exp, std::exp(x))
-ONNXC_UNARY(Log, std::log(x))
-ONNXC_UNARY(Sqrt, std::sqrt(x))
-ONNXC_UNARY(Neg, T(0) - x)
-ONNXC_UNARY(Reciprocal, T(1) / x)
-ONNXC_UNARY(Floor, std::floor(x))
-ONNXC_UNARY(Ceil, std::ceil(x))
-ONNXC_UNARY(Round, std::nearbyint(x))  // default rounding mode: halves to even, as numpy.round
-ONNXC_UNARY(Elu, x >= T(0) ? x : static_cast<T>(alpha) * (std::exp(x) - T(1)))
+ONNXC_UNARY_FUNCTOR(Relu, x > T(0) ? x : T(0))
+ONNXC_UNARY_FUNCTOR(LeakyRelu, x >= T(0) ? x : static_cast<T>(x * static_cast<T>(alpha)))
+ONNXC_UNARY_FUNCTOR(Sigmoid,
+                    x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x)))
+ONNXC_UNARY_FUNCTOR(HardSigmoid, std::fmax(T(0), std::fmin(T(1), static_cast<T>(alpha) * x +
+                                                                     static_cast<T>(beta))))
+ONNXC_UNARY_FUNCTOR(HardSwish, std::fmax(T(0), std::fmin(T(1), x / T(6) + T(0.5))) * x)
+ONNXC_UNARY_FUNCTOR(Tanh, std::tanh(x))
+ONNXC_UNARY_FUNCTOR(Erf, std::erf(x))
+ONNXC_UNARY_FUNCTOR(Exp, std::exp(x))
+ONNXC_UNARY_FUNCTOR(Log, std::log(x))
+ONNXC_UNARY_FUNCTOR(Sqrt, std::sqrt(x))
+ONNXC_UNARY_FUNCTOR(Reciprocal, T(1) / x)
+ONNXC_UNARY_FUNCTOR(Floor, std::floor(x))
+ONNXC_UNARY_FUNCTOR(Ceil, std::ceil(x))
+// The default rounding mode rounds halves to even, as numpy.round.
+ONNXC_UNARY_FUNCTOR(Round, std::nearbyint(x))
+ONNXC_UNARY_FUNCTOR(Elu, x >= T(0) ? x : static_cast<T>(alpha) * (std::exp(x) - T(1)))
 // alpha: alpha, beta: gamma.
-ONNXC_UNARY(Selu, static_cast<T>(beta) * (x > T(0) ? x : static_cast<T>(alpha) * (std::exp(x) - T(1))))
-ONNXC_UNARY(Celu, std::fmax(T(0), x) +
-                      std::fmin(T(0), static_cast<T>(alpha) * (std::exp(x / static_cast<T>(alpha)) - T(1))))
-ONNXC_UNARY(ThresholdedRelu, x > static_cast<T>(alpha) ? x : T(0))
-ONNXC_UNARY(Softplus, x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
-ONNXC_UNARY(Softsign, x / (T(1) + std::fabs(x)))
-ONNXC_UNARY(Mish, x * std::tanh(x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))))
-ONNXC_UNARY(Sin, std::sin(x))
-ONNXC_UNARY(Cos, std::cos(x))
-ONNXC_UNARY(Tan, std::tan(x))
-ONNXC_UNARY(Asin, std::asin(x))
-ONNXC_UNARY(Acos, std::acos(x))
-ONNXC_UNARY(Atan, std::atan(x))
-ONNXC_UNARY(Sinh, std::sinh(x))
-ONNXC_UNARY(Cosh, std::cosh(x))
-ONNXC_UNARY(Asinh, std::asinh(x))
-ONNXC_UNARY(Acosh, std::acosh(x))
-ONNXC_UNARY(Atanh, std::atanh(x))
-ONNXC_UNARY(GeluErf, T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2)))))
-ONNXC_UNARY(GeluTanh, T(0.5) * x *
-                          (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) *
-                                            (x + T(0.044715) * x * x * x))))
-ONNXC_UNARY(Scale, x * static_cast<T>(alpha))
-#undef ONNXC_UNARY
+ONNXC_UNARY_FUNCTOR(Selu, static_cast<T>(beta) *
+                              (x > T(0) ? x : static_cast<T>(alpha) * (std::exp(x) - T(1))))
+ONNXC_UNARY_FUNCTOR(Celu, std::fmax(T(0), x) +
+                              std::fmin(T(0), static_cast<T>(alpha) *
+                                                  (std::exp(x / static_cast<T>(alpha)) - T(1))))
+ONNXC_UNARY_FUNCTOR(ThresholdedRelu, x > static_cast<T>(alpha) ? x : T(0))
+ONNXC_UNARY_FUNCTOR(Softplus, x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
+ONNXC_UNARY_FUNCTOR(Softsign, x / (T(1) + std::fabs(x)))
+ONNXC_UNARY_FUNCTOR(Mish,
+                    std::tanh(x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))) * x)
+ONNXC_UNARY_FUNCTOR(Sin, std::sin(x))
+ONNXC_UNARY_FUNCTOR(Cos, std::cos(x))
+ONNXC_UNARY_FUNCTOR(Tan, std::tan(x))
+ONNXC_UNARY_FUNCTOR(Asin, std::asin(x))
+ONNXC_UNARY_FUNCTOR(Acos, std::acos(x))
+ONNXC_UNARY_FUNCTOR(Atan, std::atan(x))
+ONNXC_UNARY_FUNCTOR(Sinh, std::sinh(x))
+ONNXC_UNARY_FUNCTOR(Cosh, std::cosh(x))
+ONNXC_UNARY_FUNCTOR(Asinh, std::asinh(x))
+ONNXC_UNARY_FUNCTOR(Acosh, std::acosh(x))
+ONNXC_UNARY_FUNCTOR(Atanh, std::atanh(x))
+ONNXC_UNARY_FUNCTOR(GeluErf, T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2)))))
+ONNXC_UNARY_FUNCTOR(GeluTanh, T(0.5) * x *
+                                  (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) *
+                                                    (x + T(0.044715) * x * x * x))))
+ONNXC_UNARY_FUNCTOR(Scale, x* static_cast<T>(alpha))
+#undef ONNXC_UNARY_FUNCTOR
 
+// Integer negation wraps (-MIN is MIN), as numpy's.
+template <typename T>
+inline T negate(T x) {
+  if constexpr (kIsInt<T>)
+    return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(x));
+  else
+    return -x;
+}
+struct Neg {
+  float alpha, beta;
+  template <typename T>
+  T operator()(T x) const {
+    return negate(x);
+  }
+};
 // Abs and Sign also take unsigned types, where "x < 0" is a tautology compilers warn about.
 struct Abs {
   float alpha, beta;
   template <typename T>
   T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T>) return x;
-    else return x < T(0) ? static_cast<T>(T(0) - x) : x;
+    if constexpr (std::is_unsigned_v<T>)
+      return x;
+    else
+      return x < T(0) ? negate(x) : x;
   }
 };
 struct Sign {
   float alpha, beta;
   template <typename T>
   T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T>) return static_cast<T>(x != 0);
-    else return static_cast<T>((x > T(0)) - (x < T(0)));
+    if constexpr (std::is_unsigned_v<T>)
+      return static_cast<T>(x != 0);
+    else
+      return static_cast<T>((x > T(0)) - (x < T(0)));
   }
 };
 struct Not {
@@ -280,48 +316,56 @@ struct Not {
 struct IsNaN {
   float alpha, beta;
   template <typename T>
-  bool operator()(T x) const { return std::isnan(x); }
+  bool operator()(T x) const {
+    return std::isnan(x);
+  }
 };
 // alpha: detect_positive, beta: detect_negative.
 struct IsInf {
   float alpha, beta;
   template <typename T>
-  bool operator()(T x) const { return std::isinf(x) && ((x > 0 && alpha != 0.0f) || (x < 0 && beta != 0.0f)); }
+  bool operator()(T x) const {
+    return std::isinf(x) && ((x > 0 && alpha != 0.0f) || (x < 0 && beta != 0.0f));
+  }
 };
 
 // ---- functors: binary ---------------------------------------------------------------------
 
-#define ONNXC_BINARY(Name, expr)      \
-  struct Name {                       \
-    template <typename A, typename B> \
-    auto operator()(A a, B b) const { \
-      return expr;                    \
-    }                                 \
+#define ONNXC_BINARY_FUNCTOR(Name, expr) \
+  struct Name {                          \
+    template <typename A, typename B>    \
+    auto operator()(A a, B b) const {    \
+      return expr;                       \
+    }                                    \
   };
 
-ONNXC_BINARY(Equal, a == b)
-ONNXC_BINARY(Less, a < b)
-ONNXC_BINARY(LessOrEqual, a <= b)
-ONNXC_BINARY(Greater, a > b)
-ONNXC_BINARY(GreaterOrEqual, a >= b)
-ONNXC_BINARY(And, a && b)
-ONNXC_BINARY(Or, a || b)
-ONNXC_BINARY(Xor, a != b)
-ONNXC_BINARY(First, ((void)b, a))
-#undef ONNXC_BINARY
+ONNXC_BINARY_FUNCTOR(Equal, a == b)
+ONNXC_BINARY_FUNCTOR(Less, a < b)
+ONNXC_BINARY_FUNCTOR(LessOrEqual, a <= b)
+ONNXC_BINARY_FUNCTOR(Greater, a > b)
+ONNXC_BINARY_FUNCTOR(GreaterOrEqual, a >= b)
+ONNXC_BINARY_FUNCTOR(And, a&& b)
+ONNXC_BINARY_FUNCTOR(Or, a || b)
+ONNXC_BINARY_FUNCTOR(Xor, a != b)
+ONNXC_BINARY_FUNCTOR(First, ((void)b, a))
+#undef ONNXC_BINARY_FUNCTOR_FUNCTOR
 
-#define ONNXC_WRAPPING(Name, op)                                                              \
-  struct Name {                                                                               \
-    template <typename A>                                                                     \
-    A operator()(A a, A b) const {                                                            \
-      if constexpr (kIsInt<A>) return static_cast<A>(static_cast<wrap_t<A>>(a) op static_cast<wrap_t<A>>(b)); \
-      else return static_cast<A>(a op b);                                                     \
-    }                                                                                         \
+#define ONNXC_WRAPPING_FUNCTOR(Name, op)                               \
+  struct Name {                                                        \
+    template <typename A>                                              \
+    A operator()(A a, A b) const {                                     \
+      if constexpr (kIsInt<A>) {                                       \
+        using W = wrap_t<A>;                                           \
+        return static_cast<A>(static_cast<W>(a) op static_cast<W>(b)); \
+      } else {                                                         \
+        return static_cast<A>(a op b);                                 \
+      }                                                                \
+    }                                                                  \
   };
-ONNXC_WRAPPING(Add, +)
-ONNXC_WRAPPING(Sub, -)
-ONNXC_WRAPPING(Mul, *)
-#undef ONNXC_WRAPPING
+ONNXC_WRAPPING_FUNCTOR(Add, +)
+ONNXC_WRAPPING_FUNCTOR(Sub, -)
+ONNXC_WRAPPING_FUNCTOR(Mul, *)
+#undef ONNXC_WRAPPING_FUNCTOR
 
 // Max/Min propagate NaN as numpy.maximum/minimum do.
 struct MaxNaN {
@@ -351,7 +395,7 @@ struct Div {
     if constexpr (kIsInt<A>) {
       if (b == 0) return A(0);
       if constexpr (std::is_signed_v<A>) {
-        if (b == A(-1)) return static_cast<A>(wrap_t<A>(0) - static_cast<wrap_t<A>>(a));
+        if (b == A(-1)) return negate(a);
       }
       return static_cast<A>(a / b);
     } else {
@@ -423,8 +467,10 @@ struct BitShift {
 struct PRelu {
   template <typename A>
   A operator()(A x, A slope) const {
-    if constexpr (std::is_unsigned_v<A>) return x;
-    else return x < A(0) ? static_cast<A>(x * slope) : x;
+    if constexpr (std::is_unsigned_v<A>)
+      return x;
+    else
+      return x < A(0) ? Mul{}(x, slope) : x;
   }
 };
 

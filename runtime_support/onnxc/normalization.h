@@ -14,17 +14,31 @@ namespace onnxc {
 
 namespace norm_detail {
 
-// Mean and population variance of n elements x[0..n).
+// Mean and population variance of n elements x[0..n), in double over independent lanes (so
+// the loops vectorize).
 template <typename T>
 inline void mean_var(const T* x, index_t n, double& mean, double& var) {
+  constexpr index_t kLanes = 8;
+  const index_t nv = n - n % kLanes;
+  double lanes[kLanes] = {};
+  for (index_t i = 0; i < nv; i += kLanes)
+    for (index_t l = 0; l < kLanes; ++l) lanes[l] += static_cast<double>(x[i + l]);
   double sum = 0.0;
-  for (index_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]);
+  for (index_t i = nv; i < n; ++i) sum += static_cast<double>(x[i]);
+  for (index_t l = 0; l < kLanes; ++l) sum += lanes[l];
   mean = n ? sum / static_cast<double>(n) : 0.0;
+  for (index_t l = 0; l < kLanes; ++l) lanes[l] = 0.0;
+  for (index_t i = 0; i < nv; i += kLanes)
+    for (index_t l = 0; l < kLanes; ++l) {
+      const double d = static_cast<double>(x[i + l]) - mean;
+      lanes[l] += d * d;
+    }
   double sq = 0.0;
-  for (index_t i = 0; i < n; ++i) {
+  for (index_t i = nv; i < n; ++i) {
     const double d = static_cast<double>(x[i]) - mean;
     sq += d * d;
   }
+  for (index_t l = 0; l < kLanes; ++l) sq += lanes[l];
   var = n ? sq / static_cast<double>(n) : 0.0;
 }
 
@@ -144,6 +158,44 @@ inline void layer_norm_ref(const LayerNormParams& p, const T* x, const T* scale,
         bo -= idx[d] * p.bias_strides[d];
         idx[d] = 0;
       }
+    }
+  }
+}
+
+// The float variant of layer_norm_ref: statistics in float over 16 independent lanes, so every
+// pass vectorizes. Scale and B must be full rows (scale_contiguous, bias_contiguous); other
+// layouts take the reference.
+inline void f32_layer_norm__lanes(const LayerNormParams& p, const float* x, const float* scale,
+                                  const float* bias, float* y, float* mean_out,
+                                  float* inv_std_out) {
+  if (!p.scale_contiguous || (bias && !p.bias_contiguous) || p.size == 0)
+    return layer_norm_ref(p, x, scale, bias, y, mean_out, inv_std_out);
+  constexpr index_t kLanes = 16;
+  const index_t nv = p.size - p.size % kLanes;
+  const float inv_n = 1.0f / static_cast<float>(p.size);
+  for (index_t r = 0; r < p.rows; ++r) {
+    const float* xr = x + r * p.size;
+    float* yr = y + r * p.size;
+    float lanes[kLanes] = {};
+    for (index_t i = 0; i < nv; i += kLanes)
+      for (index_t l = 0; l < kLanes; ++l) lanes[l] += xr[i + l];
+    float sum = 0.0f;
+    for (index_t i = nv; i < p.size; ++i) sum += xr[i];
+    for (index_t l = 0; l < kLanes; ++l) sum += lanes[l];
+    const float mean = sum * inv_n;
+    for (index_t l = 0; l < kLanes; ++l) lanes[l] = 0.0f;
+    for (index_t i = 0; i < nv; i += kLanes)
+      for (index_t l = 0; l < kLanes; ++l) lanes[l] += (xr[i + l] - mean) * (xr[i + l] - mean);
+    float sq = 0.0f;
+    for (index_t i = nv; i < p.size; ++i) sq += (xr[i] - mean) * (xr[i] - mean);
+    for (index_t l = 0; l < kLanes; ++l) sq += lanes[l];
+    const float inv = 1.0f / std::sqrt(sq * inv_n + static_cast<float>(p.epsilon));
+    if (mean_out) mean_out[r] = mean;
+    if (inv_std_out) inv_std_out[r] = inv;
+    if (bias) {
+      for (index_t i = 0; i < p.size; ++i) yr[i] = (xr[i] - mean) * inv * scale[i] + bias[i];
+    } else {
+      for (index_t i = 0; i < p.size; ++i) yr[i] = (xr[i] - mean) * inv * scale[i];
     }
   }
 }

@@ -1,89 +1,254 @@
-// Pooling over 1-3 spatial dims (padded with unit dims to 3-D), NCHW layout: max (with optional
-// argmax indices), average (with or without padding in the count), and the global forms.
+// Pooling kernels, NCHW layout, over 1 to 3 spatial dims (1-D and 2-D run as 3-D with leading
+// unit dims): max (with optional argmax indices), average (padding in the divisor or not), Lp,
+// and their global forms. A window's taps are o * stride - pad + k * dilation; taps outside the
+// input are skipped. An average's divisor counts, with count_include_pad, the taps inside the
+// input or the declared padding (never the extra positions ceil_mode adds), else the taps inside
+// the input. A window with no tap inside the input yields 0 (and index -1), as the ONNX reference.
+//
+// Variants (same signature as their reference):
+//   maxpool_ref<T>            float types, int8, uint8; indices may be null
+//   f32_maxpool__generic      float without indices: vectorized along output rows
+//   avgpool_ref<T>, lppool_ref<T>, global_avgpool_ref<T>, global_maxpool_ref<T>,
+//   global_lppool_ref<T>      float types (float16 and bfloat16 computed in float)
 #ifndef ONNXC_POOL_H
 #define ONNXC_POOL_H
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "onnxc/base.h"
+#include "onnxc/convert.h"
 
 namespace onnxc {
 
 struct PoolParams {
   index_t channels;  // batch * channels
   index_t in[3], out[3], kernel[3], stride[3], dilation[3], pad[3], pad_end[3];
-  int count_include_pad;  // average pool: padding counts towards the divisor
-  int storage_order;      // max pool indices: 0 row-major, 1 column-major
-  int spatial_rank;       // 1..3, for column-major indices
+  int count_include_pad;  // AveragePool: the declared padding counts in the divisor
+  int storage_order;      // MaxPool indices: 0 row-major, 1 column-major over the spatial dims
+  double p;               // LpPool's norm
 };
 
-template <typename T, bool kMax>
-inline void pool_ref(const PoolParams& p, const T* x, T* y, int64_t* indices) {
+namespace pool_detail {
+
+template <typename T>
+constexpr bool kHalf = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+
+// float16 and bfloat16 are computed in float and rounded once when stored.
+template <typename T>
+using compute_t = std::conditional_t<kHalf<T>, float, T>;
+
+template <typename T>
+inline compute_t<T> load(T v) {
+  if constexpr (kHalf<T>)
+    return to_float(v);
+  else
+    return v;
+}
+
+template <typename T>
+inline T store(double v) {
+  if constexpr (std::is_same_v<T, float16>)
+    return to_float16(v);
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return to_bfloat16(v);
+  else
+    return static_cast<T>(v);
+}
+
+// Taps k in [*k0, *k1) of the window at output o along one dim whose position
+// o * stride - pad + k * dilation lies in [lo, hi).
+inline void tap_range(const PoolParams& p, int d, index_t o, index_t lo, index_t hi, index_t* k0,
+                      index_t* k1) {
+  const index_t start = o * p.stride[d] - p.pad[d], dil = p.dilation[d];
+  *k0 = start >= lo ? 0 : (lo - start + dil - 1) / dil;
+  *k1 = hi - start <= 0 ? 0 : (hi - start - 1) / dil + 1;
+  if (*k1 > p.kernel[d]) *k1 = p.kernel[d];
+  if (*k0 > *k1) *k0 = *k1;
+}
+
+// The input taps of one window: [k0[d], k1[d]) per dim, and how many declared-padding taps
+// the window also covers (for count_include_pad).
+struct Window {
+  index_t k0[3], k1[3];
+  index_t count, padded_count;
+};
+
+inline Window window_at(const PoolParams& p, index_t od, index_t oh, index_t ow) {
+  Window w;
+  const index_t o[3] = {od, oh, ow};
+  w.count = w.padded_count = 1;
+  for (int d = 0; d < 3; ++d) {
+    index_t a, e;
+    tap_range(p, d, o[d], -p.pad[d], p.in[d] + p.pad_end[d], &a, &e);
+    w.padded_count *= e - a;
+    tap_range(p, d, o[d], 0, p.in[d], &w.k0[d], &w.k1[d]);
+    w.count *= w.k1[d] - w.k0[d];
+  }
+  return w;
+}
+
+// Calls f(offset of the tap in the channel's plane) for every input tap of window w at o.
+template <typename F>
+inline void for_each_tap(const PoolParams& p, const Window& w, index_t od, index_t oh, index_t ow,
+                         F&& f) {
+  for (index_t kd = w.k0[0]; kd < w.k1[0]; ++kd) {
+    const index_t id = od * p.stride[0] - p.pad[0] + kd * p.dilation[0];
+    for (index_t kh = w.k0[1]; kh < w.k1[1]; ++kh) {
+      const index_t ih = oh * p.stride[1] - p.pad[1] + kh * p.dilation[1];
+      const index_t row = (id * p.in[1] + ih) * p.in[2];
+      for (index_t kw = w.k0[2]; kw < w.k1[2]; ++kw)
+        f(row + ow * p.stride[2] - p.pad[2] + kw * p.dilation[2]);
+    }
+  }
+}
+
+// Runs reduce(channel plane, window, od, oh, ow) -> value for every output of every channel.
+template <typename T, typename Reduce>
+inline void pool_each(const PoolParams& p, const T* x, T* y, Reduce&& reduce) {
   const index_t in_size = p.in[0] * p.in[1] * p.in[2];
-  const index_t out_size = p.out[0] * p.out[1] * p.out[2];
   for (index_t c = 0; c < p.channels; ++c) {
     const T* xc = x + c * in_size;
     for (index_t od = 0; od < p.out[0]; ++od)
       for (index_t oh = 0; oh < p.out[1]; ++oh)
-        for (index_t ow = 0; ow < p.out[2]; ++ow) {
-          const index_t o = (od * p.out[1] + oh) * p.out[2] + ow;
-          T best = std::numeric_limits<T>::lowest();
-          index_t best_at = -1;
-          double sum = 0;
-          index_t count = 0, padded_count = 0;
-          for (index_t kd = 0; kd < p.kernel[0]; ++kd) {
-            const index_t id = od * p.stride[0] - p.pad[0] + kd * p.dilation[0];
-            for (index_t kh = 0; kh < p.kernel[1]; ++kh) {
-              const index_t ih = oh * p.stride[1] - p.pad[1] + kh * p.dilation[1];
-              for (index_t kw = 0; kw < p.kernel[2]; ++kw) {
-                const index_t iw = ow * p.stride[2] - p.pad[2] + kw * p.dilation[2];
-                // Taps inside input + declared padding count when count_include_pad is set.
-                if (id >= -p.pad[0] && id < p.in[0] + p.pad_end[0] && ih >= -p.pad[1] &&
-                    ih < p.in[1] + p.pad_end[1] && iw >= -p.pad[2] && iw < p.in[2] + p.pad_end[2])
-                  ++padded_count;
-                if (id < 0 || id >= p.in[0] || ih < 0 || ih >= p.in[1] || iw < 0 || iw >= p.in[2]) continue;
-                const index_t at = (id * p.in[1] + ih) * p.in[2] + iw;
-                const T v = xc[at];
-                ++count;
-                sum += static_cast<double>(v);
-                if (kMax && (v > best || best_at < 0)) {
-                  best = v;
-                  best_at = at;
-                }
-              }
-            }
-          }
-          if (kMax) {
-            y[c * out_size + o] = best;
-            if (indices) {
-              index_t at = best_at;
-              if (p.storage_order == 1) {  // column-major over the spatial dims
-                const index_t d = at / (p.in[1] * p.in[2]), h = (at / p.in[2]) % p.in[1], w = at % p.in[2];
-                at = p.spatial_rank == 1 ? w : p.spatial_rank == 2 ? w * p.in[1] + h : (w * p.in[1] + h) * p.in[0] + d;
-              }
-              indices[c * out_size + o] = c * in_size + at;
-            }
-          } else {
-            const index_t div = p.count_include_pad ? padded_count : count;
-            y[c * out_size + o] = static_cast<T>(div ? sum / static_cast<double>(div) : 0.0);
-          }
-        }
+        for (index_t ow = 0; ow < p.out[2]; ++ow)
+          *y++ = reduce(c, xc, window_at(p, od, oh, ow), od, oh, ow);
   }
 }
 
-// Global average / max: one value per (batch, channel).
-template <typename T, bool kMax>
-inline void global_pool_ref(const T* x, T* y, index_t channels, index_t spatial) {
-  for (index_t c = 0; c < channels; ++c) {
-    const T* xc = x + c * spatial;
-    double sum = 0;
-    T best = std::numeric_limits<T>::lowest();
-    for (index_t i = 0; i < spatial; ++i) {
-      sum += static_cast<double>(xc[i]);
-      if (xc[i] > best) best = xc[i];
+}  // namespace pool_detail
+
+// Max over each window; indices (if not null) get the flat index of the first maximum in the
+// whole input tensor, spatial dims ordered row- or column-major by p.storage_order.
+template <typename T>
+inline void maxpool_ref(const PoolParams& p, const T* x, T* y, int64_t* indices) {
+  using pool_detail::load;
+  const index_t in_size = p.in[0] * p.in[1] * p.in[2];
+  pool_detail::pool_each(p, x, y, [&](index_t c, const T* xc, const pool_detail::Window& w,
+                                      index_t od, index_t oh, index_t ow) {
+    pool_detail::compute_t<T> best = 0;
+    index_t best_at = -1;
+    pool_detail::for_each_tap(p, w, od, oh, ow, [&](index_t at) {
+      const auto v = load(xc[at]);
+      if (best_at < 0 || v > best) best = v, best_at = at;
+    });
+    if (indices) {
+      index_t at = best_at;
+      if (at >= 0 && p.storage_order == 1) {
+        const index_t d = at / (p.in[1] * p.in[2]), h = at / p.in[2] % p.in[1], wi = at % p.in[2];
+        at = (wi * p.in[1] + h) * p.in[0] + d;
+      }
+      *indices++ = at < 0 ? -1 : c * in_size + at;
     }
-    y[c] = kMax ? best : static_cast<T>(sum / static_cast<double>(spatial));
+    return pool_detail::store<T>(static_cast<double>(best));
+  });
+}
+
+template <typename T>
+inline void avgpool_ref(const PoolParams& p, const T* x, T* y) {
+  pool_detail::pool_each(p, x, y, [&](index_t, const T* xc, const pool_detail::Window& w,
+                                      index_t od, index_t oh, index_t ow) {
+    double sum = 0;
+    pool_detail::for_each_tap(p, w, od, oh, ow,
+                              [&](index_t at) { sum += static_cast<double>(pool_detail::load(xc[at])); });
+    const index_t div = p.count_include_pad ? w.padded_count : w.count;
+    return pool_detail::store<T>(div ? sum / static_cast<double>(div) : 0.0);
+  });
+}
+
+// (sum over the window of |x|^p)^(1/p); padding adds zeros.
+template <typename T>
+inline void lppool_ref(const PoolParams& p, const T* x, T* y) {
+  pool_detail::pool_each(p, x, y, [&](index_t, const T* xc, const pool_detail::Window& w,
+                                      index_t od, index_t oh, index_t ow) {
+    double sum = 0;
+    pool_detail::for_each_tap(p, w, od, oh, ow, [&](index_t at) {
+      sum += std::pow(std::fabs(static_cast<double>(pool_detail::load(xc[at]))), p.p);
+    });
+    return pool_detail::store<T>(std::pow(sum, 1.0 / p.p));
+  });
+}
+
+// Max pooling without indices, float: each output row starts at the first kernel column's
+// values and takes the max with one tap at a time over the output positions where the tap is
+// inside the input, so the inner loops have no bounds checks and vectorize.
+inline void f32_maxpool__generic(const PoolParams& p, const float* x, float* y,
+                                 int64_t* /*indices: must be null*/) {
+  const index_t in_size = p.in[0] * p.in[1] * p.in[2], sw = p.stride[2];
+  // Windows are monotonic along the width: those with a tap inside the input form [w_lo, w_hi).
+  index_t w_lo = p.out[2], w_hi = 0;
+  for (index_t ow = 0; ow < p.out[2]; ++ow) {
+    index_t a, e;
+    pool_detail::tap_range(p, 2, ow, 0, p.in[2], &a, &e);
+    if (a < e) w_lo = w_lo < ow ? w_lo : ow, w_hi = ow + 1;
+  }
+  for (index_t c = 0; c < p.channels; ++c) {
+    const float* xc = x + c * in_size;
+    for (index_t od = 0; od < p.out[0]; ++od)
+      for (index_t oh = 0; oh < p.out[1]; ++oh, y += p.out[2]) {
+        float* __restrict yrow = y;
+        index_t k0[2], k1[2];
+        pool_detail::tap_range(p, 0, od, 0, p.in[0], &k0[0], &k1[0]);
+        pool_detail::tap_range(p, 1, oh, 0, p.in[1], &k0[1], &k1[1]);
+        for (index_t ow = 0; ow < p.out[2]; ++ow) yrow[ow] = -std::numeric_limits<float>::infinity();
+        for (index_t kd = k0[0]; kd < k1[0]; ++kd)
+          for (index_t kh = k0[1]; kh < k1[1]; ++kh) {
+            const index_t id = od * p.stride[0] - p.pad[0] + kd * p.dilation[0];
+            const index_t ih = oh * p.stride[1] - p.pad[1] + kh * p.dilation[1];
+            const float* __restrict xrow = xc + (id * p.in[1] + ih) * p.in[2];
+            for (index_t kw = 0; kw < p.kernel[2]; ++kw) {
+              const index_t off = kw * p.dilation[2] - p.pad[2];
+              index_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+              index_t hi = p.in[2] - off <= 0 ? 0 : (p.in[2] - off - 1) / sw + 1;
+              if (hi > p.out[2]) hi = p.out[2];
+              if (sw == 1) {
+                for (index_t ow = lo; ow < hi; ++ow)
+                  yrow[ow] = xrow[ow + off] > yrow[ow] ? xrow[ow + off] : yrow[ow];
+              } else {
+                for (index_t ow = lo; ow < hi; ++ow)
+                  yrow[ow] = xrow[ow * sw + off] > yrow[ow] ? xrow[ow * sw + off] : yrow[ow];
+              }
+            }
+          }
+        // Empty windows (entirely in the padding) yield 0.
+        const bool rows_empty = k0[0] == k1[0] || k0[1] == k1[1];
+        for (index_t ow = 0; ow < p.out[2]; ++ow)
+          if (rows_empty || ow < w_lo || ow >= w_hi) yrow[ow] = 0.0f;
+      }
+  }
+}
+
+// ---- global pools: one value per (batch, channel) over `spatial` elements --------------------
+
+template <typename T>
+inline void global_avgpool_ref(const T* x, T* y, index_t channels, index_t spatial) {
+  for (index_t c = 0; c < channels; ++c, x += spatial) {
+    double sum = 0;
+    for (index_t i = 0; i < spatial; ++i) sum += static_cast<double>(pool_detail::load(x[i]));
+    y[c] = pool_detail::store<T>(sum / static_cast<double>(spatial));
+  }
+}
+
+template <typename T>
+inline void global_maxpool_ref(const T* x, T* y, index_t channels, index_t spatial) {
+  for (index_t c = 0; c < channels; ++c, x += spatial) {
+    auto best = pool_detail::load(x[0]);
+    for (index_t i = 1; i < spatial; ++i) {
+      const auto v = pool_detail::load(x[i]);
+      if (v > best) best = v;
+    }
+    y[c] = pool_detail::store<T>(static_cast<double>(best));
+  }
+}
+
+template <typename T>
+inline void global_lppool_ref(const T* x, T* y, index_t channels, index_t spatial, double p) {
+  for (index_t c = 0; c < channels; ++c, x += spatial) {
+    double sum = 0;
+    for (index_t i = 0; i < spatial; ++i)
+      sum += std::pow(std::fabs(static_cast<double>(pool_detail::load(x[i]))), p);
+    y[c] = pool_detail::store<T>(std::pow(sum, 1.0 / p));
   }
 }
 

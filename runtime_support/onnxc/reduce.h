@@ -258,12 +258,52 @@ struct ReduceLogSumExpOp {
 
 // ---- the kernel ------------------------------------------------------------------------------
 
+namespace reduce_detail {
+
+constexpr index_t kChunk = 64;  // inner outputs accumulated together
+constexpr index_t kLanes = 16;  // independent partial results along a contiguous run
+
+// lanes_io[0..kLanes) folds in x[0], x[stride], ... x[(n-1) * stride]. The lanes are copied to
+// a local array so that the compiler keeps them in registers and vectorizes the stride-1 loop.
+template <typename R, typename T>
+inline void fold_run(const T* x, index_t n, index_t stride, typename R::Acc* lanes_io) {
+  typename R::Acc lanes[kLanes];
+  for (index_t l = 0; l < kLanes; ++l) lanes[l] = lanes_io[l];
+  if (stride == 1) {
+    const index_t nv = n - n % kLanes;
+    for (index_t i = 0; i < nv; i += kLanes)
+      for (index_t l = 0; l < kLanes; ++l) lanes[l] = R::step(lanes[l], x[i + l]);
+    for (index_t i = nv; i < n; ++i) lanes[i - nv] = R::step(lanes[i - nv], x[i]);
+  } else {
+    for (index_t i = 0; i < n; ++i) lanes[0] = R::step(lanes[0], x[i * stride]);
+  }
+  for (index_t l = 0; l < kLanes; ++l) lanes_io[l] = lanes[l];
+}
+
+// acc_io[0..cols) folds in n rows x[r * stride + 0..cols), one accumulator per column.
+template <typename R, typename T>
+inline void fold_columns(const T* x, index_t n, index_t stride, index_t cols,
+                         typename R::Acc* acc_io) {
+  typename R::Acc acc[kChunk];
+  for (index_t i = 0; i < cols; ++i) acc[i] = acc_io[i];
+  if (cols == kChunk) {  // a compile-time width: the accumulators stay in registers
+    for (index_t r = 0; r < n; ++r)
+      for (index_t i = 0; i < kChunk; ++i) acc[i] = R::step(acc[i], x[r * stride + i]);
+  } else {
+    for (index_t r = 0; r < n; ++r)
+      for (index_t i = 0; i < cols; ++i) acc[i] = R::step(acc[i], x[r * stride + i]);
+  }
+  for (index_t i = 0; i < cols; ++i) acc_io[i] = acc[i];
+}
+
+}  // namespace reduce_detail
+
 template <template <typename> class Op, typename T>
 inline void reduce_ref(const ReduceParams& p, const T* x, T* y) {
   using R = Op<T>;
   using Acc = typename R::Acc;
-  constexpr index_t kChunk = 64;  // inner outputs accumulated together
-  constexpr index_t kLanes = 8;   // independent partial results along a contiguous run
+  using reduce_detail::kChunk;
+  using reduce_detail::kLanes;
   const int last = p.red_rank - 1;
   const index_t run = p.red_dims[last], run_stride = p.red_strides[last];
   reduce_detail::OuterCursor outer;
@@ -274,12 +314,7 @@ inline void reduce_ref(const ReduceParams& p, const T* x, T* y) {
       Acc lanes[kLanes];
       for (index_t l = 0; l < kLanes; ++l) lanes[l] = R::init();
       reduce_detail::for_each_reduced_run(p, [&](index_t off) {
-        const T* xr = xo + off;
-        index_t r = 0;
-        if (run_stride == 1)
-          for (; r + kLanes <= run; r += kLanes)
-            for (index_t l = 0; l < kLanes; ++l) lanes[l] = R::step(lanes[l], xr[r + l]);
-        for (; r < run; ++r) lanes[0] = R::step(lanes[0], xr[r * run_stride]);
+        reduce_detail::fold_run<R>(xo + off, run, run_stride, lanes);
       });
       Acc acc = lanes[0];
       for (index_t l = 1; l < kLanes; ++l) acc = R::merge(acc, lanes[l]);
@@ -291,10 +326,7 @@ inline void reduce_ref(const ReduceParams& p, const T* x, T* y) {
       Acc acc[kChunk];
       for (index_t i = 0; i < n; ++i) acc[i] = R::init();
       reduce_detail::for_each_reduced_run(p, [&](index_t off) {
-        for (index_t r = 0; r < run; ++r) {
-          const T* xr = xo + off + r * run_stride + i0;
-          for (index_t i = 0; i < n; ++i) acc[i] = R::step(acc[i], xr[i]);
-        }
+        reduce_detail::fold_columns<R>(xo + off + i0, run, run_stride, n, acc);
       });
       for (index_t i = 0; i < n; ++i) yo[i0 + i] = R::finish(acc[i], p.red_count);
     }

@@ -11,8 +11,8 @@
 namespace onnxc {
 
 // ---- Strided copy -------------------------------------------------------------------------------
-// y[i] = x[offset + sum_d idx_d(i) * in_strides[d]] where idx(i) is the row-major coordinate of i in
-// `dims`. Strides may be negative (Slice with negative steps) or zero (Expand, Tile).
+// y[i] = x[offset + sum_d idx_d(i) * in_strides[d]] where idx(i) is the row-major coordinate of i
+// in `dims`. Strides may be negative (Slice with negative steps) or zero (Expand, Tile).
 struct StridedCopyParams {
   int rank;
   index_t dims[kMaxRank];        // output dims
@@ -39,7 +39,8 @@ inline void strided_copy_ref(const StridedCopyParams& p, const T* x, T* y) {
 // Walks the outer axes (all but the last `inner_axes`) of `p` in row-major order, calling
 // f(input offset of the row, output offset of the row).
 template <typename F>
-inline void for_each_outer_row(const StridedCopyParams& p, int inner_axes, index_t row_elems, F&& f) {
+inline void for_each_outer_row(const StridedCopyParams& p, int inner_axes, index_t row_elems,
+                               F&& f) {
   const int outer_rank = p.rank - inner_axes;
   index_t rows = 1;
   for (int d = 0; d < outer_rank; ++d) rows *= p.dims[d];
@@ -158,11 +159,11 @@ enum PadMode : int { kPadConstant = 0, kPadReflect = 1, kPadEdge = 2, kPadWrap =
 
 struct PadParams {
   int rank;
-  int mode;                   // PadMode
+  int mode;  // PadMode
   index_t out_dims[kMaxRank];
   index_t in_dims[kMaxRank];
-  index_t begin[kMaxRank];    // elements added before each axis (negative: cropped)
-  index_t numel;              // of the output
+  index_t begin[kMaxRank];  // elements added before each axis (negative: cropped)
+  index_t numel;            // of the output
 };
 
 // The input coordinate that output coordinate `o` reads on an axis of n elements, or -1 when it
@@ -171,15 +172,18 @@ inline index_t pad_source_index(index_t o, index_t begin, index_t n, int mode) {
   index_t i = o - begin;
   if (i >= 0 && i < n) return i;
   switch (mode) {
-    case kPadEdge: return i < 0 ? 0 : n - 1;
-    case kPadWrap: return ((i % n) + n) % n;
+    case kPadEdge:
+      return i < 0 ? 0 : n - 1;
+    case kPadWrap:
+      return ((i % n) + n) % n;
     case kPadReflect: {
       if (n == 1) return 0;
       const index_t period = 2 * (n - 1);  // x0 x1 .. x(n-1) x(n-2) .. x1 repeats
       i = ((i % period) + period) % period;
       return i < n ? i : period - i;
     }
-    default: return -1;
+    default:
+      return -1;
   }
 }
 
@@ -207,7 +211,8 @@ inline void pad_ref(const PadParams& p, const T* x, T* y, T value) {
       src += i * in_strides[d];
     }
     for (index_t c = 0; c < cols; ++c) {
-      const index_t i = constant_row ? -1 : pad_source_index(c, p.begin[last], p.in_dims[last], p.mode);
+      const index_t i =
+          constant_row ? -1 : pad_source_index(c, p.begin[last], p.in_dims[last], p.mode);
       dst[c] = i < 0 ? value : x[src + i];
     }
     for (int d = last - 1; d >= 0; --d) {

@@ -3,8 +3,8 @@
 // Tile-1), errors naming the rule broken, emitted calls, and folding of constant inputs.
 #include <catch2/catch.hpp>
 
-#include "ops/infer_harness.h"
 #include "onnxc/transform.h"
+#include "ops/infer_harness.h"
 
 using namespace onnxc;
 using onnxc::testing::InferHarness;
@@ -48,7 +48,8 @@ TEST_CASE("Transpose: default reverses the axes; NCHW->NHWC becomes a batched 2-
   bad.input(F, {2, 3});
   bad.attr_ints("perm", {0, 0});
   CHECK_FALSE(bad.infer());
-  CHECK(bad.error() == "node 'n' (Transpose): perm {0, 0} is not a permutation of the 2 input axes");
+  CHECK(bad.error() ==
+        "node 'n' (Transpose): perm {0, 0} is not a permutation of the 2 input axes");
 }
 
 TEST_CASE("Transpose folds any element size", "[data-movement]") {
@@ -315,7 +316,8 @@ TEST_CASE("Pad: attributes before opset 11, inputs after, axes from 18, wrap fro
   wrap.constant<int64_t>(I64, {2}, {1, 1});
   attr_string(wrap, "mode", "wrap");
   CHECK_FALSE(wrap.infer());
-  CHECK(contains(wrap.error(), "mode 'wrap' is not one of constant, reflect, edge (wrap needs opset 19)"));
+  CHECK(contains(wrap.error(),
+                 "mode 'wrap' is not one of constant, reflect, edge (wrap needs opset 19)"));
   InferHarness crop("Pad", 13);
   crop.input(F, {2});
   crop.constant<int64_t>(I64, {2}, {-2, -1});
@@ -329,7 +331,8 @@ TEST_CASE("Trilu reads k at run time and folds", "[data-movement]") {
   h.input(I64, {});
   h.attr_int("upper", 0);
   REQUIRE(h.infer());
-  CHECK(contains(h.emit(), "onnxc::trilu_ref(x0, y0, 3, 4, 5, static_cast<onnxc::index_t>(x1[0]), false);"));
+  CHECK(contains(h.emit(),
+                 "onnxc::trilu_ref(x0, y0, 3, 4, 5, static_cast<onnxc::index_t>(x1[0]), false);"));
   InferHarness f("Trilu", 14);
   f.constant<int64_t>(I64, {2, 2}, {1, 2, 3, 4});
   REQUIRE(f.infer());

@@ -142,3 +142,30 @@ TEST_CASE("mean_variance_norm_ref normalizes over the reduced axes", "[normaliza
         CHECK(y[(n * 3 + c) * 4 + i] == Approx((x[(n * 3 + c) * 4 + i] - m) / sd).margin(1e-5));
   }
 }
+
+TEST_CASE("f32_layer_norm__lanes matches layer_norm_ref", "[normalization-kernels]") {
+  // Row sizes around the 16 lanes; rows with a large mean test the float statistics.
+  for (index_t size : {1, 5, 16, 17, 100, 768}) {
+    const index_t rows = 3;
+    std::vector<float> x = random_vector(static_cast<size_t>(rows * size), 4);
+    for (index_t i = 0; i < size; ++i) x[static_cast<size_t>(2 * size + i)] += 1000.0f;
+    const std::vector<float> scale = random_vector(static_cast<size_t>(size), 5);
+    const std::vector<float> bias = random_vector(static_cast<size_t>(size), 6);
+    LayerNormParams p{};
+    p.rows = rows, p.size = size, p.epsilon = 1e-5, p.norm_rank = 1;
+    p.norm_dims[0] = size, p.scale_strides[0] = 1, p.bias_strides[0] = 1;
+    p.scale_contiguous = 1, p.bias_contiguous = 1;
+    for (bool with_bias : {true, false}) {
+      const float* b = with_bias ? bias.data() : nullptr;
+      std::vector<float> want(x.size()), got(x.size()), wm(rows), gm(rows), wi(rows), gi(rows);
+      layer_norm_ref(p, x.data(), scale.data(), b, want.data(), wm.data(), wi.data());
+      f32_layer_norm__lanes(p, x.data(), scale.data(), b, got.data(), gm.data(), gi.data());
+      INFO("size " << size << " bias " << with_bias);
+      for (size_t i = 0; i < x.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(2e-4));
+      for (index_t r = 0; r < rows; ++r) {
+        CHECK(gm[r] == Approx(wm[r]).epsilon(1e-6));
+        CHECK(gi[r] == Approx(wi[r]).epsilon(2e-4));
+      }
+    }
+  }
+}

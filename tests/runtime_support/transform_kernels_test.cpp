@@ -1,9 +1,8 @@
 // Data-movement kernels: the strided-copy variants against strided_copy_ref on random transposes,
 // slices and broadcasts with odd sizes; every kernel against hand-computed values (numpy's
 // results for Pad's modes); and non-arithmetic element types (onnxc::float16, bool).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <numeric>
 #include <random>
 #include <vector>
