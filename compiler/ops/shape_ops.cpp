@@ -10,6 +10,7 @@
 #include <cmath>
 #include <set>
 
+#include "onnxc/convert.h"
 #include "onnxc/transform.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
@@ -216,20 +217,34 @@ class UnsqueezeOp final : public ReshapeLike {
 
 // Range: the output length depends on the values, so start, limit and delta must be constants and
 // the node always folds (unless the result is too large to embed; then it is filled at run time).
+// float16 and bfloat16 (opset 27) are computed in float or double (`stash_type` 1 or 11), then
+// rounded.
 struct RangeState : OpState {
   int64_t count = 0;
+  double start = 0, delta = 0;  // for floating types
+  bool stash_double = false;    // float16/bfloat16 computed in double rather than float
 };
+
+bool is_half(DataType t) {
+  return t == DataType::kFloat16 || t == DataType::kBFloat16;
+}
+
+double scalar_as_double(const Tensor& t) {
+  if (t.dtype == DataType::kFloat16) return to_float(t.as<float16>()[0]);
+  if (t.dtype == DataType::kBFloat16) return to_float(t.as<bfloat16>()[0]);
+  return t.double_at(0);
+}
 
 class RangeOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    const DataType kTypes[] = {DataType::kFloat, DataType::kDouble, DataType::kInt16,
-                               DataType::kInt32, DataType::kInt64};
     if (!ctx.check_arity(3, 3, 1, 1)) return false;
     const DataType t = ctx.input(0)->dtype;
-    if (std::find(std::begin(kTypes), std::end(kTypes), t) == std::end(kTypes))
-      return ctx.fail("type {} is not supported (float, double, int16, int32, int64 are)",
-                      dtype_name(t));
+    const bool half_ok = ctx.opset() >= 27;
+    if (!in_type_set(t, kFloatTypes) && t != DataType::kInt16 && t != DataType::kInt32 &&
+        t != DataType::kInt64 && !(is_half(t) && half_ok))
+      return ctx.fail("type {} is not supported (float, double, int16, int32, int64{} are)",
+                      dtype_name(t), half_ok ? ", float16, bfloat16" : "");
     const Tensor* v[3];
     for (size_t i = 0; i < 3; ++i) {
       v[i] = ctx.constant_input(i);
@@ -238,42 +253,64 @@ class RangeOp final : public OpHandler {
       if (v[i]->dtype != t || v[i]->numel() != 1)
         return ctx.fail("input {} must be a scalar of type {}", i, dtype_name(t));
     }
-    int64_t count;
+    auto& s = ctx.make_state<RangeState>();
     if (is_integer(t)) {
       const int64_t start = v[0]->int_at(0), limit = v[1]->int_at(0), delta = v[2]->int_at(0);
       if (delta == 0) return ctx.fail("delta must be non-zero");
       const int64_t span = delta > 0 ? limit - start : start - limit,
                     step = delta > 0 ? delta : -delta;
-      count = span > 0 ? (span - 1) / step + 1 : 0;
+      s.count = span > 0 ? (span - 1) / step + 1 : 0;
     } else {
-      const double start = v[0]->double_at(0), limit = v[1]->double_at(0),
-                   delta = v[2]->double_at(0);
-      if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta))
+      const double limit = scalar_as_double(*v[1]);
+      s.start = scalar_as_double(*v[0]);
+      s.delta = scalar_as_double(*v[2]);
+      if (s.delta == 0 || !std::isfinite(s.start) || !std::isfinite(limit) ||
+          !std::isfinite(s.delta))
         return ctx.fail("start, limit and delta must be finite and delta non-zero");
-      count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+      s.count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - s.start) / s.delta)));
+      const int64_t stash = ctx.opset() >= 27 ? ctx.attr_int("stash_type", 1) : 1;
+      if (stash != 1 && stash != 11)
+        return ctx.fail("stash_type must be 1 (float) or 11 (double), got {}", stash);
+      s.stash_double = stash == 11;
     }
-    ctx.make_state<RangeState>().count = count;
-    ctx.set_output(0, t, {count});
+    ctx.set_output(0, t, {s.count});
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
-    const int64_t count = n.state_as<RangeState>().count;
+    const auto& s = n.state_as<RangeState>();
+    auto stashed = [&](auto tag) {
+      using T = decltype(tag);
+      if (s.stash_double)
+        range_stashed_ref(s.start, s.delta, out[0].as<T>(), s.count);
+      else
+        range_stashed_ref(static_cast<float>(s.start), static_cast<float>(s.delta), out[0].as<T>(),
+                          s.count);
+      return true;
+    };
+    if (in[0]->dtype == DataType::kFloat16) return stashed(float16{});
+    if (in[0]->dtype == DataType::kBFloat16) return stashed(bfloat16{});
     return visit_dtype<kFloatTypes | kSignedInts>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
-      range_ref(in[0]->as<T>()[0], in[2]->as<T>()[0], out[0].as<T>(), count);
+      range_ref(in[0]->as<T>()[0], in[2]->as<T>()[0], out[0].as<T>(), s.count);
     });
   }
   void emit(EmitContext& ctx) const override {
-    const Value* start = ctx.input(0);
-    const DataType t = start->dtype;
+    const auto& s = ctx.node().state_as<RangeState>();
+    const DataType t = ctx.input(0)->dtype;
+    ctx.include("onnxc/transform.h");
+    if (is_half(t)) {
+      auto literal = s.stash_double ? cpp_double : cpp_float;
+      ctx.line("onnxc::range_stashed_ref({}, {}, {}, {});", literal(s.start), literal(s.delta),
+               ctx.out(0), s.count);
+      return;
+    }
     auto literal = [&](const Tensor& v) {
       return is_integer(t) ? fmt::format("static_cast<{}>({}LL)", dtype_cpp(t), v.int_at(0))
                            : cpp_scalar(t, v.double_at(0));
     };
-    ctx.include("onnxc/transform.h");
-    ctx.line("onnxc::range_ref({}, {}, {}, {});", literal(*start->constant),
-             literal(*ctx.input(2)->constant), ctx.out(0), ctx.output(0)->numel());
+    ctx.line("onnxc::range_ref({}, {}, {}, {});", literal(*ctx.input(0)->constant),
+             literal(*ctx.input(2)->constant), ctx.out(0), s.count);
   }
 };
 

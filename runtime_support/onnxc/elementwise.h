@@ -270,7 +270,7 @@ ONNXC_UNARY_FUNCTOR(GeluErf, T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2))))
 ONNXC_UNARY_FUNCTOR(GeluTanh, T(0.5) * x *
                                   (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) *
                                                     (x + T(0.044715) * x * x * x))))
-ONNXC_UNARY_FUNCTOR(Scale, x* static_cast<T>(alpha))
+ONNXC_UNARY_FUNCTOR(Scale, static_cast<T>(alpha) * x)
 #undef ONNXC_UNARY_FUNCTOR
 
 // Integer negation wraps (-MIN is MIN), as numpy's.

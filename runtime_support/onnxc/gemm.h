@@ -179,14 +179,14 @@ inline void blocked_product(const GemmParams& p, const float* a, const float* b,
 inline void f32_gemv(const GemmParams& p, const float* a, const float* b, float* y, float alpha) {
   constexpr index_t kLanes = 16;
   if (p.trans_b) {
-    for (index_t j = 0; j < p.n; ++j) {  // y[j] += alpha * dot(a, row j of B)
+    const index_t kv = p.k - p.k % kLanes;  // (not `kk + kLanes <= k`: g++ -O3 then warns)
+    for (index_t j = 0; j < p.n; ++j) {      // y[j] += alpha * dot(a, row j of B)
       const float* bj = b + j * p.ldb;
       float acc[kLanes] = {};
-      index_t kk = 0;
-      for (; kk + kLanes <= p.k; kk += kLanes)
+      for (index_t kk = 0; kk < kv; kk += kLanes)
         for (index_t l = 0; l < kLanes; ++l) acc[l] += a[kk + l] * bj[kk + l];
       float sum = 0.0f;
-      for (; kk < p.k; ++kk) sum += a[kk] * bj[kk];
+      for (index_t kk = kv; kk < p.k; ++kk) sum += a[kk] * bj[kk];
       for (index_t l = 0; l < kLanes; ++l) sum += acc[l];
       y[j] += alpha * sum;
     }

@@ -7,6 +7,7 @@
 #define ONNXC_TRANSFORM_H
 
 #include "onnxc/base.h"
+#include "onnxc/convert.h"
 
 namespace onnxc {
 
@@ -257,6 +258,14 @@ inline void one_hot_ref(const I* indices, const T* values, T* y, index_t outer, 
 template <typename T>
 inline void range_ref(T start, T delta, T* y, index_t n) {
   for (index_t i = 0; i < n; ++i) y[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+}
+
+// Range of float16/bfloat16: each value computed in S (float or double, Range's stash_type), then
+// rounded to T.
+template <typename T, typename S>
+inline void range_stashed_ref(S start, S delta, T* y, index_t n) {
+  for (index_t i = 0; i < n; ++i)
+    y[i] = convert_from_double<T>(start + static_cast<S>(i) * delta, CastParams{});
 }
 
 }  // namespace onnxc

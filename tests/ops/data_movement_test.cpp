@@ -361,30 +361,6 @@ TEST_CASE("OneHot inserts depth at axis; depth must be constant", "[data-movemen
   CHECK(contains(dyn.error(), "depth input must be a constant"));
 }
 
-TEST_CASE("Range folds from constant scalars; length per the spec", "[data-movement]") {
-  InferHarness h("Range", 11);
-  h.constant<int32_t>(DataType::kInt32, {}, {10});
-  h.constant<int32_t>(DataType::kInt32, {}, {4});
-  h.constant<int32_t>(DataType::kInt32, {}, {-3});
-  REQUIRE(h.infer());
-  CHECK(h.out().shape == Shape{2});
-  REQUIRE(h.fold());
-  CHECK(folded_ints(h) == std::vector<int64_t>{10, 7});
-  InferHarness f("Range", 11);
-  f.constant<float>(F, {}, {0});
-  f.constant<float>(F, {}, {1});
-  f.constant<float>(F, {}, {0.3f});
-  REQUIRE(f.infer());
-  CHECK(f.out().shape == Shape{4});  // ceil(1 / 0.3)
-  CHECK(contains(f.emit(), "onnxc::range_ref(0x0p+0f, 0x1.333334p-2f, y0, 4);"));
-  InferHarness dyn("Range", 11);
-  dyn.input(F, {});
-  dyn.constant<float>(F, {}, {1});
-  dyn.constant<float>(F, {}, {1});
-  CHECK_FALSE(dyn.infer());
-  CHECK(contains(dyn.error(), "input 0 must be a constant"));
-}
-
 TEST_CASE("data movement rejects packed and string element types clearly", "[data-movement]") {
   InferHarness h("Transpose", 21);
   h.input(DataType::kInt4, {2, 2});

@@ -1,7 +1,7 @@
 // Shape-op handlers: Shape's start/end (opset 15) and Size as compile-time constants; Reshape's 0,
 // -1 and allowzero rules and its attribute form (opset 1); Flatten's axis; Squeeze/Unsqueeze axes
-// as attributes (before 13) and inputs (13+); errors naming the rule; copies and folding; and a
-// whole shape subgraph folding through infer_shapes.
+// as attributes (before 13) and inputs (13+); Range's length and its float16 form; errors naming
+// the rule; copies and folding; and a whole shape subgraph folding through infer_shapes.
 #include <catch2/catch.hpp>
 
 #include "frontend/importer.h"
@@ -170,6 +170,56 @@ TEST_CASE("Unsqueeze: axes index the output, in any order, no repeats", "[shape-
   none.input(F, {3});
   CHECK_FALSE(none.infer());
   CHECK(contains(none.error(), "axes are required"));
+}
+
+TEST_CASE("Range folds from constant scalars; length per the spec", "[shape-ops]") {
+  InferHarness h("Range", 11);
+  h.constant<int32_t>(DataType::kInt32, {}, {10});
+  h.constant<int32_t>(DataType::kInt32, {}, {4});
+  h.constant<int32_t>(DataType::kInt32, {}, {-3});
+  REQUIRE(h.infer());
+  CHECK(h.out().shape == Shape{2});
+  REQUIRE(h.fold());
+  CHECK(h.folded().to_ints() == std::vector<int64_t>{10, 7});
+  InferHarness f("Range", 11);
+  f.constant<float>(F, {}, {0});
+  f.constant<float>(F, {}, {1});
+  f.constant<float>(F, {}, {0.3f});
+  REQUIRE(f.infer());
+  CHECK(f.out().shape == Shape{4});  // ceil(1 / 0.3)
+  CHECK(contains(f.emit(), "onnxc::range_ref(0x0p+0f, 0x1.333334p-2f, y0, 4);"));
+  InferHarness dyn("Range", 11);
+  dyn.input(F, {});
+  dyn.constant<float>(F, {}, {1});
+  dyn.constant<float>(F, {}, {1});
+  CHECK_FALSE(dyn.infer());
+  CHECK(contains(dyn.error(), "input 0 must be a constant"));
+}
+
+TEST_CASE("Range of float16 (opset 27) is computed in float and rounded", "[shape-ops]") {
+  auto half = [](InferHarness& h, uint16_t bits) {
+    Value* v = h.input(DataType::kFloat16, {});
+    Tensor t = Tensor::zeros(DataType::kFloat16, {});
+    t.as<uint16_t>()[0] = bits;
+    v->constant = std::make_shared<const Tensor>(std::move(t));
+  };
+  InferHarness h("Range", 27);
+  half(h, 0x3c00);  // 1.0
+  half(h, 0x4100);  // 2.5
+  half(h, 0x3800);  // 0.5
+  REQUIRE(h.infer());
+  CHECK(h.out().shape == Shape{3});
+  CHECK(contains(h.emit(), "onnxc::range_stashed_ref(0x1p+0f, 0x1p-1f, y0, 3);"));
+  REQUIRE(h.fold());
+  const uint16_t* y = h.folded().as<uint16_t>();
+  CHECK(std::vector<uint16_t>(y, y + 3) == std::vector<uint16_t>{0x3c00, 0x3e00, 0x4000});
+  InferHarness old("Range", 25);
+  half(old, 0x3c00);
+  half(old, 0x4100);
+  half(old, 0x3800);
+  CHECK_FALSE(old.infer());
+  CHECK(contains(old.error(),
+                 "type float16 is not supported (float, double, int16, int32, int64 are)"));
 }
 
 TEST_CASE("A sliced Shape -> Squeeze -> Concat -> Reshape subgraph folds away", "[shape-ops]") {

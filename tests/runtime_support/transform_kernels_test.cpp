@@ -227,4 +227,10 @@ TEST_CASE("range_ref counts up and down", "[transform-kernels]") {
   float f[4];
   range_ref(1.0f, 0.5f, f, 4);
   CHECK(std::vector<float>(f, f + 4) == std::vector<float>{1, 1.5f, 2, 2.5f});
+  float16 h[3];
+  range_stashed_ref(2048.0f, 1.0f, h, 3);  // 2049 rounds to even (2048) in float16
+  CHECK((h[0].bits == 0x6800 && h[1].bits == 0x6800 && h[2].bits == 0x6801));
+  bfloat16 b[2];
+  range_stashed_ref(1.0, -0.5, b, 2);
+  CHECK((b[0].bits == 0x3f80 && b[1].bits == 0x3f00));
 }
