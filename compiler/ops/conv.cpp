@@ -3,9 +3,9 @@
 // optional bias. float16 and float/double from opset 1, bfloat16 from 22 (half types are
 // computed in float). ConvTranspose adds output_padding and output_shape.
 //
-// Kernels (onnxc/conv.h) are picked per node from the shape: float convolutions run depthwise
-// directly, pointwise as one GEMM per image and group, anything else as im2col tiles + GEMM;
-// other types run the references.
+// Kernels (onnxc/conv.h) are picked per node from the shape: float depthwise convolutions run
+// directly, all others as a GEMM over the input or its patch matrix; other types run the
+// references.
 #include "onnxc/conv.h"
 
 #include <fmt/format.h>
@@ -29,20 +29,22 @@ struct ConvKernel {
 };
 
 const ConvKernel kConvRef = {"conv_ref", nullptr};
-const ConvKernel kConvPointwise = {"f32_conv_1x1__gemm", f32_conv_1x1__gemm};
-const ConvKernel kConvIm2col = {"f32_conv_im2col__gemm", f32_conv_im2col__gemm};
+const ConvKernel kConvGemm = {"f32_conv_gemm_best", f32_conv_gemm_best};
 const ConvKernel kConvDepthwise = {"f32_dwconv__generic", f32_dwconv__generic};
 const ConvKernel kConvTransposeRef = {"conv_transpose_ref", nullptr};
 const ConvKernel kConvTransposeGemm = {"f32_conv_transpose__gemm", f32_conv_transpose__gemm};
 
-// Patch-matrix tiles of about this size stay in L2 between im2col and the GEMM that reads them.
-constexpr int64_t kTileBytes = 256 * 1024;
+// ConvTranspose's column tiles (GEMM outputs scattered into Y) stay under about this size.
+constexpr int64_t kColumnTileBytes = 2 << 20;
+// Conv's GEMM packs B for up to this many output positions at a time (measured best among
+// 160 to 1024 on ResNet-18, MobileNet-v2 and SqueezeNet layers).
+constexpr int64_t kConvPositionBlock = 512;
 
-// Positions per tile for `rows` floats per position, a multiple of the GEMM's 64-column
-// panels unless one tile covers all `positions`.
-int64_t tile_positions(int64_t rows, int64_t positions) {
-  int64_t tile = std::max<int64_t>(64, kTileBytes / (4 * std::max<int64_t>(rows, 1)) / 64 * 64);
-  return std::max<int64_t>(1, std::min(tile, positions));
+// Splits `positions` into equal blocks of at most `widest` (a remainder block as narrow as a
+// few positions would waste the GEMM's register tiles).
+int64_t equal_blocks(int64_t positions, int64_t widest) {
+  const int64_t blocks = (positions + widest - 1) / std::max<int64_t>(widest, 1);
+  return std::max<int64_t>(1, (positions + blocks - 1) / std::max<int64_t>(blocks, 1));
 }
 
 struct ConvState : OpState {
@@ -174,17 +176,13 @@ class ConvOp final : public ConvLikeOp {
     to3(in, 1, p.in), to3(g.out, 1, p.out), to3(g.kernel, 1, p.kernel);
     to3(g.stride, 1, p.stride), to3(g.dilation, 1, p.dilation), to3(g.pad_begin, 0, p.pad);
     if (ctx.input(0)->dtype == DataType::kFloat) {
-      const int64_t cin_g = p.c_in / p.group, k_size = p.kernel[0] * p.kernel[1] * p.kernel[2];
-      const bool unit = k_size == 1 && p.stride[0] * p.stride[1] * p.stride[2] == 1 &&
-                        p.pad[0] + p.pad[1] + p.pad[2] == 0;
-      if (cin_g == 1) {
+      if (p.c_in == p.group) {
         s.kernel = &kConvDepthwise;
-      } else if (unit) {
-        s.kernel = &kConvPointwise;
+        ctx.request_scratch(static_cast<size_t>(conv_dw_scratch_bytes(p)));
       } else {
-        s.kernel = &kConvIm2col;
-        p.tile = tile_positions(cin_g * k_size, shape_numel(g.out));
-        ctx.request_scratch(static_cast<size_t>(conv_im2col_scratch_bytes(p)));
+        s.kernel = &kConvGemm;
+        p.tile = equal_blocks(shape_numel(g.out), kConvPositionBlock);
+        ctx.request_scratch(static_cast<size_t>(conv_gemm_scratch_bytes(p)));
       }
     }
     Shape out = {p.batch, p.c_out};
@@ -259,7 +257,7 @@ class ConvTransposeOp final : public ConvLikeOp {
     if (ctx.input(0)->dtype == DataType::kFloat) {
       s.kernel = &kConvTransposeGemm;
       const int64_t rows = ws[1] * p.kernel[0] * p.kernel[1] * p.kernel[2];
-      p.tile = tile_positions(rows, shape_numel(in));
+      p.tile = equal_blocks(shape_numel(in), std::max<int64_t>(64, kColumnTileBytes / (4 * rows)));
       ctx.request_scratch(static_cast<size_t>(conv_transpose_scratch_bytes(p)));
     }
     Shape y = {p.batch, p.c_out};

@@ -9,20 +9,24 @@
 #include "onnxc/gemm.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
+#include "ops/half_compute.h"
 #include "ops/registry.h"
 
 namespace onnxc {
 namespace {
 
-// Element types of both ops: float/double always, 32/64-bit integers from opset 9.
+// Element types of both ops: float/double/float16 always, 32/64-bit integers from opset 9,
+// bfloat16 from 13. Half types compute in float (see half_compute.h).
 bool check_matmul_types(InferContext& ctx, const char* names) {
   const DataType t = ctx.input(0)->dtype;
   const bool ints = t == DataType::kInt32 || t == DataType::kInt64 || t == DataType::kUint32 ||
                     t == DataType::kUint64;
-  if (t != DataType::kFloat && t != DataType::kDouble && !(ints && ctx.opset() >= 9))
+  const bool ok = t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
+                  (ints && ctx.opset() >= 9) || (t == DataType::kBFloat16 && ctx.opset() >= 13);
+  if (!ok)
     return ctx.fail(
-        "type {} is not supported at opset {} (float, double; int32, int64, uint32, "
-        "uint64 from opset 9)",
+        "type {} is not supported at opset {} (float, double, float16; int32, int64, uint32, "
+        "uint64 from opset 9; bfloat16 from 13)",
         dtype_name(t), ctx.opset());
   for (size_t i = 1; i < ctx.num_inputs(); ++i)
     if (ctx.input(i) && ctx.input(i)->dtype != t)
@@ -31,10 +35,10 @@ bool check_matmul_types(InferContext& ctx, const char* names) {
   return true;
 }
 
-// "static_cast<const T*>(nullptr)" when input i is absent, so templates still deduce T.
-std::string typed_input(const EmitContext& ctx, size_t i) {
-  if (ctx.input(i)) return ctx.in(i);
-  return fmt::format("static_cast<const {}*>(nullptr)", dtype_cpp(ctx.input(0)->dtype));
+// `expr`, or "static_cast<const T*>(nullptr)" for an absent input, so templates deduce T.
+std::string typed_input(const EmitContext& ctx, size_t i, const std::string& expr) {
+  if (ctx.input(i)) return expr;
+  return fmt::format("static_cast<const {}*>(nullptr)", kernel_cpp_type(ctx.input(0)->dtype));
 }
 
 // The aggregate initializers of the params structs, in declaration order.
@@ -54,6 +58,7 @@ std::string matmul_params_literal(const MatMulParams& p) {
 
 struct GemmState : OpState {
   GemmParams p{};
+  HalfPlan half;
 };
 
 class GemmOp final : public OpHandler {
@@ -92,8 +97,10 @@ class GemmOp final : public OpHandler {
       p.c_row_stride = bp.b_strides[0];
       p.c_col_stride = bp.b_strides[1];
     }
-    ctx.make_state<GemmState>().p = p;
+    auto& s = ctx.make_state<GemmState>();
+    s.p = p;
     ctx.set_output(0, a->dtype, {p.m, p.n});
+    s.half = plan_half(ctx, {0, 1, 2}, {0});
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
@@ -106,16 +113,19 @@ class GemmOp final : public OpHandler {
     });
   }
   void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<GemmState>();
     ctx.include("onnxc/gemm.h");
-    ctx.line("static constexpr onnxc::GemmParams p = {};",
-             gemm_params_literal(ctx.node().state_as<GemmState>().p));
-    ctx.line("onnxc::gemm(p, {}, {}, {}, {});", ctx.in(0), ctx.in(1), typed_input(ctx, 2),
-             ctx.out(0));
+    ctx.line("static constexpr onnxc::GemmParams p = {};", gemm_params_literal(s.p));
+    const HalfNames n = emit_widen(ctx, s.half);
+    ctx.line("onnxc::gemm(p, {}, {}, {}, {});", n.in(0), n.in(1), typed_input(ctx, 2, n.in(2)),
+             n.out(0));
+    emit_narrow(ctx, s.half, n);
   }
 };
 
 struct MatMulState : OpState {
   MatMulParams p{};
+  HalfPlan half;
 };
 
 class MatMulOp final : public OpHandler {
@@ -139,7 +149,8 @@ class MatMulOp final : public OpHandler {
                       shape_str(b->shape));
     if (batch.size() > static_cast<size_t>(kMaxRank))
       return ctx.fail("{} batch dims exceed the supported {}", batch.size(), kMaxRank);
-    MatMulParams& p = ctx.make_state<MatMulState>().p;
+    auto& s = ctx.make_state<MatMulState>();
+    MatMulParams& p = s.p;
     p.m = m;
     p.n = n;
     p.k = k;
@@ -162,6 +173,7 @@ class MatMulOp final : public OpHandler {
     if (!a_vec) out.push_back(m);
     if (!b_vec) out.push_back(n);
     ctx.set_output(0, a->dtype, out);
+    s.half = plan_half(ctx, {0, 1}, {0});
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
@@ -173,10 +185,12 @@ class MatMulOp final : public OpHandler {
     });
   }
   void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<MatMulState>();
     ctx.include("onnxc/gemm.h");
-    ctx.line("static constexpr onnxc::MatMulParams p = {};",
-             matmul_params_literal(ctx.node().state_as<MatMulState>().p));
-    ctx.line("onnxc::matmul(p, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.out(0));
+    ctx.line("static constexpr onnxc::MatMulParams p = {};", matmul_params_literal(s.p));
+    const HalfNames n = emit_widen(ctx, s.half);
+    ctx.line("onnxc::matmul(p, {}, {}, {});", n.in(0), n.in(1), n.out(0));
+    emit_narrow(ctx, s.half, n);
   }
 };
 

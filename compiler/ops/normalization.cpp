@@ -4,15 +4,17 @@
 //     the batch statistics and outputs the updated running mean/var; the training outputs of
 //     opsets < 14 (mean, var, saved_mean, saved_var) are rejected. Scale/bias (15) and
 //     mean/var (14) may have their own float type.
-//   LayerNormalization (17): axis, epsilon, stash_type (1 only), optional Mean, InvStdDev.
+//   LayerNormalization (17): axis, epsilon, stash_type (1 only), optional Mean, InvStdDev;
+//   RMSNormalization (23) shares its handler (no mean, no B, no statistics outputs).
 //   InstanceNormalization (1, 6, 22), GroupNormalization (18: per-group scale/bias; 21:
-//   per-channel), LpNormalization (1, 22), MeanVarianceNormalization (9, 13).
+//   per-channel), LpNormalization (1, 22), MeanVarianceNormalization (9, 13), LRN (1, 13).
 #include "onnxc/normalization.h"
 
 #include <fmt/format.h>
 
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
+#include "ops/half_compute.h"
 #include "ops/reduce_params.h"
 #include "ops/registry.h"
 
@@ -20,7 +22,18 @@ namespace onnxc {
 namespace {
 
 bool is_float_type(DataType t) {
-  return t == DataType::kFloat || t == DataType::kDouble;
+  return t == DataType::kFloat || t == DataType::kDouble || is_half(t);
+}
+
+// X is float, double or float16, or bfloat16 from opset bf16_since. Half types run the float
+// kernels on widened copies (half_compute.h).
+bool check_x_type(InferContext& ctx, int bf16_since) {
+  const DataType t = ctx.input(0)->dtype;
+  if (t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
+      (t == DataType::kBFloat16 && ctx.opset() >= bf16_since))
+    return true;
+  return ctx.fail("type {} is not supported at opset {} (float, double, float16; bfloat16 from {})",
+                  dtype_name(t), ctx.opset(), bf16_since);
 }
 
 // Input i has `numel` elements and X's type (or, with any_float, float or double).
@@ -29,7 +42,7 @@ bool check_param(InferContext& ctx, size_t i, const char* name, int64_t numel, b
   const DataType xt = ctx.input(0)->dtype;
   if (any_float ? !is_float_type(v->dtype) : v->dtype != xt)
     return ctx.fail("{} has type {}, expected {}", name, dtype_name(v->dtype),
-                    any_float ? "float or double" : dtype_name(xt));
+                    any_float ? "a float type" : dtype_name(xt));
   if (v->numel() != numel)
     return ctx.fail("{} has shape {}, expected {} elements", name, shape_str(v->shape), numel);
   return true;
@@ -40,15 +53,14 @@ bool check_param(InferContext& ctx, size_t i, const char* name, int64_t numel, b
 struct BatchNormState : OpState {
   BatchNormParams p{};
   bool training = false;
+  HalfPlan half;
 };
 
 class BatchNormOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     const int opset = ctx.opset();
-    if (!ctx.check_arity(5, 5, 1, opset >= 14 ? 3 : 5) ||
-        !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
-      return false;
+    if (!ctx.check_arity(5, 5, 1, opset >= 14 ? 3 : 5) || !check_x_type(ctx, 14)) return false;
     const Value* x = ctx.input(0);
     const Shape& xs = x->shape;
     if (xs.size() < (opset >= 9 ? 1u : 2u))
@@ -86,6 +98,7 @@ class BatchNormOp final : public OpHandler {
     ctx.set_output(0, x->dtype, xs);
     ctx.set_output(1, ctx.input(3)->dtype, {p.channels});
     ctx.set_output(2, ctx.input(3)->dtype, {p.channels});
+    s.half = plan_half(ctx, {0, 1, 2, 3, 4}, {0, 1, 2});
     return true;
   }
   void emit(EmitContext& ctx) const override {
@@ -94,17 +107,20 @@ class BatchNormOp final : public OpHandler {
     ctx.include("onnxc/normalization.h");
     ctx.line("static constexpr onnxc::BatchNormParams p = {{{}, {}, {}, {}, {}, {}}};", p.batch,
              p.channels, p.spatial, p.per_element, cpp_double(p.epsilon), cpp_double(p.momentum));
-    const std::string args = fmt::format("p, {}, {}, {}, {}, {}, {}", ctx.in(0), ctx.in(1),
-                                         ctx.in(2), ctx.in(3), ctx.in(4), ctx.out(0));
+    const HalfNames n = emit_widen(ctx, s.half);
+    const std::string args = fmt::format("p, {}, {}, {}, {}, {}, {}", n.in(0), n.in(1), n.in(2),
+                                         n.in(3), n.in(4), n.out(0));
     if (!s.training) {
       ctx.line("onnxc::batch_norm_ref({});", args);
+      emit_narrow(ctx, s.half, n);
       return;
     }
-    const char* ts = dtype_cpp(ctx.input(3)->dtype);
+    const char* ts = kernel_cpp_type(ctx.input(3)->dtype);
     auto out = [&](size_t i) {
-      return ctx.output(i) ? ctx.out(i) : fmt::format("static_cast<{}*>(nullptr)", ts);
+      return ctx.output(i) ? n.out(i) : fmt::format("static_cast<{}*>(nullptr)", ts);
     };
     ctx.line("onnxc::batch_norm_training_ref({}, {}, {});", args, out(1), out(2));
+    emit_narrow(ctx, s.half, n);
   }
 };
 
@@ -112,12 +128,15 @@ class BatchNormOp final : public OpHandler {
 
 struct LayerNormState : OpState {
   LayerNormParams p{};
+  HalfPlan half;
 };
 
+// kRms: RMSNormalization (23): no mean is subtracted, no B, no statistics outputs.
+template <bool kRms>
 class LayerNormOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 3, 1, 3) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
+    if (!ctx.check_arity(2, kRms ? 2 : 3, 1, kRms ? 1 : 3) || !check_x_type(ctx, kRms ? 23 : 17))
       return false;
     const Value* x = ctx.input(0);
     const int64_t rank = static_cast<int64_t>(x->shape.size());
@@ -140,7 +159,7 @@ class LayerNormOp final : public OpHandler {
     for (size_t i = 1; i < 3; ++i) {
       const Value* v = ctx.input(i);
       if (!v) continue;
-      const char* name = i == 1 ? "Scale" : "B";
+      const char* name = i == 1 ? (kRms ? "scale" : "Scale") : "B";
       if (v->dtype != x->dtype)
         return ctx.fail("{} has type {}, X has {}", name, dtype_name(v->dtype),
                         dtype_name(x->dtype));
@@ -163,10 +182,12 @@ class LayerNormOp final : public OpHandler {
     ctx.set_output(0, x->dtype, x->shape);
     ctx.set_output(1, DataType::kFloat, stat_shape);
     ctx.set_output(2, DataType::kFloat, stat_shape);
+    s.half = plan_half(ctx, {0, 1, 2}, {0, 1, 2});
     return true;
   }
   void emit(EmitContext& ctx) const override {
-    const LayerNormParams& p = ctx.node().state_as<LayerNormState>().p;
+    const auto& s = ctx.node().state_as<LayerNormState>();
+    const LayerNormParams& p = s.p;
     auto arr = [&](const index_t* v) {
       return fmt::format("{{{}}}", fmt::join(v, v + p.norm_rank, ", "));
     };
@@ -174,17 +195,24 @@ class LayerNormOp final : public OpHandler {
     ctx.line("static constexpr onnxc::LayerNormParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}}};",
              p.rows, p.size, cpp_double(p.epsilon), p.norm_rank, arr(p.norm_dims),
              arr(p.scale_strides), arr(p.bias_strides), p.scale_contiguous, p.bias_contiguous);
-    const char* t = dtype_cpp(ctx.input(0)->dtype);
+    const HalfNames n = emit_widen(ctx, s.half);
+    const char* t = kernel_cpp_type(ctx.input(0)->dtype);
     auto typed = [&](bool present, const std::string& expr, const char* type, bool is_const) {
       return present ? expr
                      : fmt::format("static_cast<{}{}*>(nullptr)", is_const ? "const " : "", type);
     };
-    const bool f32 = ctx.input(0)->dtype == DataType::kFloat;
-    ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, {});",
-             f32 ? "f32_layer_norm__lanes" : "layer_norm_ref", ctx.in(0), ctx.in(1),
-             typed(ctx.input(2) != nullptr, ctx.in(2), t, true), ctx.out(0),
-             typed(ctx.output(1) != nullptr, ctx.out(1), "float", false),
-             typed(ctx.output(2) != nullptr, ctx.out(2), "float", false));
+    const bool f32 = ctx.input(0)->dtype != DataType::kDouble;
+    if (kRms) {
+      ctx.line("onnxc::{}(p, {}, {}, {});", f32 ? "f32_rms_norm__lanes" : "rms_norm_ref", n.in(0),
+               n.in(1), n.out(0));
+    } else {
+      ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, {});",
+               f32 ? "f32_layer_norm__lanes" : "layer_norm_ref", n.in(0), n.in(1),
+               typed(ctx.input(2) != nullptr, n.in(2), t, true), n.out(0),
+               typed(ctx.output(1) != nullptr, n.out(1), "float", false),
+               typed(ctx.output(2) != nullptr, n.out(2), "float", false));
+    }
+    emit_narrow(ctx, s.half, n);
   }
 };
 
@@ -192,6 +220,7 @@ class LayerNormOp final : public OpHandler {
 
 struct GroupNormState : OpState {
   GroupNormParams p{};
+  HalfPlan half;
 };
 
 // kInstance: InstanceNormalization (one group per channel, per-channel scale and B).
@@ -199,8 +228,7 @@ template <bool kInstance>
 class GroupNormOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(3, 3, 1, 1) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
-      return false;
+    if (!ctx.check_arity(3, 3, 1, 1) || !check_x_type(ctx, kInstance ? 22 : 18)) return false;
     const Value* x = ctx.input(0);
     const Shape& xs = x->shape;
     if (xs.size() < 2) return ctx.fail("X must have rank >= 2 (N, C, ...), has {}", xs.size());
@@ -226,15 +254,18 @@ class GroupNormOp final : public OpHandler {
     if (!check_param(ctx, 1, "scale", numel, false) || !check_param(ctx, 2, "bias", numel, false))
       return false;
     ctx.set_output(0, x->dtype, xs);
+    s.half = plan_half(ctx, {0, 1, 2}, {0});
     return true;
   }
   void emit(EmitContext& ctx) const override {
-    const GroupNormParams& p = ctx.node().state_as<GroupNormState>().p;
+    const auto& s = ctx.node().state_as<GroupNormState>();
+    const GroupNormParams& p = s.p;
     ctx.include("onnxc/normalization.h");
     ctx.line("static constexpr onnxc::GroupNormParams p = {{{}, {}, {}, {}, {}, {}}};", p.batch,
              p.channels, p.groups, p.spatial, p.affine_per_group, cpp_double(p.epsilon));
-    ctx.line("onnxc::group_norm_ref(p, {}, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.in(2),
-             ctx.out(0));
+    const HalfNames n = emit_widen(ctx, s.half);
+    ctx.line("onnxc::group_norm_ref(p, {}, {}, {}, {});", n.in(0), n.in(1), n.in(2), n.out(0));
+    emit_narrow(ctx, s.half, n);
   }
 };
 
@@ -242,13 +273,13 @@ class GroupNormOp final : public OpHandler {
 
 struct LpNormState : OpState {
   int64_t outer = 1, axis = 1, inner = 1, p = 2;
+  HalfPlan half;
 };
 
 class LpNormOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, 1, 1, 1) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
-      return false;
+    if (!ctx.check_arity(1, 1, 1, 1) || !check_x_type(ctx, 22)) return false;
     const Value* x = ctx.input(0);
     const int64_t rank = static_cast<int64_t>(x->shape.size());
     if (rank < 1) return ctx.fail("input must have rank >= 1");
@@ -262,13 +293,16 @@ class LpNormOp final : public OpHandler {
     for (size_t d = 0; d < a; ++d) s.outer *= x->shape[d];
     for (size_t d = a + 1; d < x->shape.size(); ++d) s.inner *= x->shape[d];
     ctx.set_output(0, x->dtype, x->shape);
+    s.half = plan_half(ctx, {0}, {0});
     return true;
   }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<LpNormState>();
     ctx.include("onnxc/normalization.h");
-    ctx.line("onnxc::lp_norm_ref({}, {}, {}, {}, {}, {});", ctx.in(0), ctx.out(0), s.outer, s.axis,
+    const HalfNames n = emit_widen(ctx, s.half);
+    ctx.line("onnxc::lp_norm_ref({}, {}, {}, {}, {}, {});", n.in(0), n.out(0), s.outer, s.axis,
              s.inner, s.p);
+    emit_narrow(ctx, s.half, n);
   }
 };
 
@@ -276,13 +310,13 @@ class LpNormOp final : public OpHandler {
 
 struct MvnState : OpState {
   ReduceParams p{};
+  HalfPlan half;
 };
 
 class MvnOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, 1, 1, 1) || !ctx.check_dtype(0, {DataType::kFloat, DataType::kDouble}))
-      return false;
+    if (!ctx.check_arity(1, 1, 1, 1) || !check_x_type(ctx, 13)) return false;
     const Value* x = ctx.input(0);
     const int64_t rank = static_cast<int64_t>(x->shape.size());
     if (rank > kMaxRank) return ctx.fail("rank {} exceeds the supported {}", rank, kMaxRank);
@@ -294,24 +328,72 @@ class MvnOp final : public OpHandler {
         return ctx.fail("axis {} is listed twice in axes", axis);
       reduced[static_cast<size_t>(axis)] = true;
     }
-    ctx.make_state<MvnState>().p = reduce_params_for(x->shape, reduced);
+    auto& s = ctx.make_state<MvnState>();
+    s.p = reduce_params_for(x->shape, reduced);
     ctx.set_output(0, x->dtype, x->shape);
+    s.half = plan_half(ctx, {0}, {0});
     return true;
   }
   void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<MvnState>();
     ctx.include("onnxc/normalization.h");
-    ctx.line("static constexpr onnxc::ReduceParams p = {};",
-             reduce_params_literal(ctx.node().state_as<MvnState>().p));
-    ctx.line("onnxc::mean_variance_norm_ref(p, {}, {});", ctx.in(0), ctx.out(0));
+    ctx.line("static constexpr onnxc::ReduceParams p = {};", reduce_params_literal(s.p));
+    const HalfNames n = emit_widen(ctx, s.half);
+    ctx.line("onnxc::mean_variance_norm_ref(p, {}, {});", n.in(0), n.out(0));
+    emit_narrow(ctx, s.half, n);
+  }
+};
+
+// ---- LRN ---------------------------------------------------------------------------------------
+
+struct LrnState : OpState {
+  LrnParams p{};
+  HalfPlan half;
+};
+
+class LrnOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(1, 1, 1, 1) || !check_x_type(ctx, 13)) return false;
+    const Value* x = ctx.input(0);
+    const Shape& xs = x->shape;
+    if (xs.size() < 2) return ctx.fail("X must have rank >= 2 (N, C, ...), has {}", xs.size());
+    if (!ctx.has_attr("size")) return ctx.fail("attribute size is required");
+    auto& s = ctx.make_state<LrnState>();
+    LrnParams& p = s.p;
+    p.size = ctx.attr_int("size", 1);
+    if (p.size < 1) return ctx.fail("size must be positive, is {}", p.size);
+    p.batch = xs[0];
+    p.channels = xs[1];
+    p.spatial = shape_numel(Shape(xs.begin() + 2, xs.end()));
+    p.alpha = ctx.attr_float("alpha", 1e-4f);
+    p.beta = ctx.attr_float("beta", 0.75f);
+    p.bias = ctx.attr_float("bias", 1.0f);
+    ctx.set_output(0, x->dtype, xs);
+    s.half = plan_half(ctx, {0}, {0});
+    return true;
+  }
+  void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<LrnState>();
+    const LrnParams& p = s.p;
+    ctx.include("onnxc/normalization.h");
+    ctx.line("static constexpr onnxc::LrnParams p = {{{}, {}, {}, {}, {}, {}, {}}};", p.batch,
+             p.channels, p.spatial, p.size, cpp_double(p.alpha), cpp_double(p.beta),
+             cpp_double(p.bias));
+    const HalfNames n = emit_widen(ctx, s.half);
+    ctx.line("onnxc::lrn_ref(p, {}, {});", n.in(0), n.out(0));
+    emit_narrow(ctx, s.half, n);
   }
 };
 
 const BatchNormOp kBatchNorm;
-const LayerNormOp kLayerNorm;
+const LayerNormOp<false> kLayerNorm;
+const LayerNormOp<true> kRmsNorm;
 const GroupNormOp<false> kGroupNorm;
 const GroupNormOp<true> kInstanceNorm;
 const LpNormOp kLpNorm;
 const MvnOp kMvn;
+const LrnOp kLrn;
 
 }  // namespace
 
@@ -319,10 +401,12 @@ std::vector<OpRegistration> normalization_ops() {
   const int L = kMaxOpset;
   return {{"", "BatchNormalization", 1, L, &kBatchNorm},
           {"", "LayerNormalization", 17, L, &kLayerNorm},
+          {"", "RMSNormalization", 23, L, &kRmsNorm},
           {"", "GroupNormalization", 18, L, &kGroupNorm},
           {"", "InstanceNormalization", 1, L, &kInstanceNorm},
           {"", "LpNormalization", 1, L, &kLpNorm},
-          {"", "MeanVarianceNormalization", 9, L, &kMvn}};
+          {"", "MeanVarianceNormalization", 9, L, &kMvn},
+          {"", "LRN", 1, L, &kLrn}};
 }
 
 }  // namespace onnxc

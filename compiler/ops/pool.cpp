@@ -206,6 +206,10 @@ class GlobalPoolOp final : public OpHandler {
         const T* x = in[0]->as<T>();
         T* y = out[0].as<T>();
         if (kind_ == PoolKind::kMax) return global_maxpool_ref<T>(x, y, channels, spatial);
+        if constexpr (std::is_same_v<T, float>) {
+          if (kind_ == PoolKind::kAverage)
+            return f32_global_avgpool__generic(x, y, channels, spatial);
+        }
         if (kind_ == PoolKind::kAverage) return global_avgpool_ref<T>(x, y, channels, spatial);
         global_lppool_ref<T>(x, y, channels, spatial, p);
       }
@@ -221,6 +225,9 @@ class GlobalPoolOp final : public OpHandler {
     if (kind_ == PoolKind::kLp)
       ctx.line("onnxc::global_lppool_ref<{}>({}, {}, {}, {}, {});", type, ctx.in(0), ctx.out(0),
                channels, spatial, cpp_double(ctx.node().state_as<GlobalPoolState>().p));
+    else if (kind_ == PoolKind::kAverage && ctx.input(0)->dtype == DataType::kFloat)
+      ctx.line("onnxc::f32_global_avgpool__generic({}, {}, {}, {});", ctx.in(0), ctx.out(0),
+               channels, spatial);
     else
       ctx.line("onnxc::{}<{}>({}, {}, {}, {});",
                kind_ == PoolKind::kMax ? "global_maxpool_ref" : "global_avgpool_ref", type,

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ops/dispatch.h"
+#include "ops/half_compute.h"
 #include "ops/reduce_params.h"
 #include "ops/registry.h"
 
@@ -18,6 +19,7 @@ namespace {
 
 struct ReduceState : OpState {
   ReduceParams p{};
+  HalfPlan half;  // float16/bfloat16 reduce in float
 };
 
 // Element types a reduce op accepts at the node's opset.
@@ -26,6 +28,7 @@ bool check_reduce_type(InferContext& ctx, bool min_max) {
   switch (t) {
     case DataType::kFloat:
     case DataType::kDouble:
+    case DataType::kFloat16:
     case DataType::kInt32:
     case DataType::kInt64:
     case DataType::kUint32:
@@ -38,12 +41,15 @@ bool check_reduce_type(InferContext& ctx, bool min_max) {
     case DataType::kBool:
       if (min_max && ctx.opset() >= 20) return true;
       break;
+    case DataType::kBFloat16:
+      if (ctx.opset() >= 13) return true;
+      break;
     default:
       break;
   }
   return ctx.fail(
-      "type {} is not supported at opset {} (float, double, int32, int64, uint32, "
-      "uint64{})",
+      "type {} is not supported at opset {} (float, double, float16, int32, int64, uint32, "
+      "uint64; bfloat16 from opset 13{})",
       dtype_name(t), ctx.opset(), min_max ? "; int8, uint8 from opset 12; bool from opset 20" : "");
 }
 
@@ -110,8 +116,10 @@ class ReduceOp final : public OpHandler {
       else if (keepdims)
         out.push_back(1);
     }
-    ctx.make_state<ReduceState>().p = reduce_params_for(x->shape, reduced);
+    auto& s = ctx.make_state<ReduceState>();
+    s.p = reduce_params_for(x->shape, reduced);
     ctx.set_output(0, x->dtype, out);
+    s.half = plan_half(ctx, {0}, {0});
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
@@ -119,10 +127,12 @@ class ReduceOp final : public OpHandler {
     return fold_(n.state_as<ReduceState>().p, *in[0], out[0]);
   }
   void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<ReduceState>();
     ctx.include("onnxc/reduce.h");
-    ctx.line("static constexpr onnxc::ReduceParams p = {};",
-             reduce_params_literal(ctx.node().state_as<ReduceState>().p));
-    ctx.line("onnxc::reduce_ref<onnxc::{}>(p, {}, {});", kernel_, ctx.in(0), ctx.out(0));
+    ctx.line("static constexpr onnxc::ReduceParams p = {};", reduce_params_literal(s.p));
+    const HalfNames n = emit_widen(ctx, s.half);
+    ctx.line("onnxc::reduce_ref<onnxc::{}>(p, {}, {});", kernel_, n.in(0), n.out(0));
+    emit_narrow(ctx, s.half, n);
   }
 
  private:
@@ -135,6 +145,7 @@ class ReduceOp final : public OpHandler {
 struct ArgState : OpState {
   int64_t outer = 1, axis = 1, inner = 1;
   bool select_last = false;
+  HalfPlan half;  // float16/bfloat16 compare in float
 };
 
 template <bool kMax>
@@ -143,8 +154,12 @@ class ArgReduceOp final : public OpHandler {
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
     const Value* x = ctx.input(0);
-    if (!in_type_set(x->dtype, kNumeric))
-      return ctx.fail("type {} is not supported (integers, float, double)", dtype_name(x->dtype));
+    if (!in_type_set(x->dtype, kNumeric) && x->dtype != DataType::kFloat16 &&
+        !(x->dtype == DataType::kBFloat16 && ctx.opset() >= 13))
+      return ctx.fail(
+          "type {} is not supported at opset {} (integers, float, double, float16; "
+          "bfloat16 from 13)",
+          dtype_name(x->dtype), ctx.opset());
     const int64_t rank = static_cast<int64_t>(x->shape.size());
     if (rank == 0) return ctx.fail("input must have rank >= 1");
     int64_t axis = ctx.attr_int("axis", 0);
@@ -162,6 +177,7 @@ class ArgReduceOp final : public OpHandler {
     else
       out.erase(out.begin() + axis);
     ctx.set_output(0, DataType::kInt64, out);
+    s.half = plan_half(ctx, {0}, {0});
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
@@ -176,8 +192,9 @@ class ArgReduceOp final : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<ArgState>();
     ctx.include("onnxc/reduce.h");
-    ctx.line("onnxc::arg_reduce_ref<{}>({}, {}, {}, {}, {}, {});", kMax, ctx.in(0), ctx.out(0),
-             s.outer, s.axis, s.inner, s.select_last);
+    const HalfNames n = emit_widen(ctx, s.half);
+    ctx.line("onnxc::arg_reduce_ref<{}>({}, {}, {}, {}, {}, {});", kMax, n.in(0), n.out(0), s.outer,
+             s.axis, s.inner, s.select_last);
   }
 };
 

@@ -215,6 +215,12 @@ inline void dropout_ref(const T* x, T* y, M* mask, index_t n, const R* ratio, co
 // Each receives the element in its compute type (float for half types) and the op's two float
 // attributes (unused ones are 0).
 
+// log(1 + e^x) without overflow for large x.
+template <typename T>
+inline T softplus(T x) {
+  return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+}
+
 #define ONNXC_UNARY_FUNCTOR(Name, expr) \
   struct Name {                         \
     float alpha, beta;                  \
@@ -251,10 +257,9 @@ ONNXC_UNARY_FUNCTOR(Celu, std::fmax(T(0), x) +
                               std::fmin(T(0), static_cast<T>(alpha) *
                                                   (std::exp(x / static_cast<T>(alpha)) - T(1))))
 ONNXC_UNARY_FUNCTOR(ThresholdedRelu, x > static_cast<T>(alpha) ? x : T(0))
-ONNXC_UNARY_FUNCTOR(Softplus, x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
+ONNXC_UNARY_FUNCTOR(Softplus, softplus(x))
 ONNXC_UNARY_FUNCTOR(Softsign, x / (T(1) + std::fabs(x)))
-ONNXC_UNARY_FUNCTOR(Mish,
-                    std::tanh(x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))) * x)
+ONNXC_UNARY_FUNCTOR(Mish, std::tanh(softplus(x)) * x)
 ONNXC_UNARY_FUNCTOR(Sin, std::sin(x))
 ONNXC_UNARY_FUNCTOR(Cos, std::cos(x))
 ONNXC_UNARY_FUNCTOR(Tan, std::tan(x))
@@ -276,60 +281,63 @@ ONNXC_UNARY_FUNCTOR(Scale, static_cast<T>(alpha) * x)
 // Integer negation wraps (-MIN is MIN), as numpy's.
 template <typename T>
 inline T negate(T x) {
-  if constexpr (kIsInt<T>)
-    return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(x));
-  else
-    return -x;
-}
-struct Neg {
-  float alpha, beta;
-  template <typename T>
-  T operator()(T x) const {
-    return negate(x);
-  }
-};
-// Abs and Sign also take unsigned types, where "x < 0" is a tautology compilers warn about.
-struct Abs {
-  float alpha, beta;
-  template <typename T>
-  T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T>)
-      return x;
-    else
-      return x < T(0) ? negate(x) : x;
-  }
-};
-struct Sign {
-  float alpha, beta;
-  template <typename T>
-  T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T>)
-      return static_cast<T>(x != 0);
-    else
-      return static_cast<T>((x > T(0)) - (x < T(0)));
-  }
-};
-struct Not {
-  float alpha, beta;
-  bool operator()(bool x) const { return !x; }
-};
-struct IsNaN {
-  float alpha, beta;
-  template <typename T>
-  bool operator()(T x) const {
-    return std::isnan(x);
-  }
-};
-// alpha: detect_positive, beta: detect_negative.
-struct IsInf {
-  float alpha, beta;
-  template <typename T>
-  bool operator()(T x) const {
-    return std::isinf(x) && ((x > 0 && alpha != 0.0f) || (x < 0 && beta != 0.0f));
-  }
-};
+                          if constexpr (kIsInt<T>)
+                            return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(x));
+                          else
+                            return -x;
+                        }
+                        struct Neg {
+                          float alpha, beta;
+                          template <typename T>
+                          T operator()(T x) const {
+                            return negate(x);
+                          }
+                        };
+                        // Abs and Sign also take unsigned types, where "x < 0" is a tautology
+                        // compilers warn about.
+                        struct Abs {
+                          float alpha, beta;
+                          template <typename T>
+                          T operator()(T x) const {
+                            if constexpr (std::is_unsigned_v<T>)
+                              return x;
+                            else
+                              return x < T(0) ? negate(x) : x;
+                          }
+                        };
+                        struct Sign {
+                          float alpha, beta;
+                          template <typename T>
+                          T operator()(T x) const {
+                            if constexpr (std::is_unsigned_v<T>)
+                              return static_cast<T>(x != 0);
+                            else
+                              return static_cast<T>((x > T(0)) - (x < T(0)));
+                          }
+                        };
+                        struct Not {
+                          float alpha, beta;
+                          bool operator()(bool x) const { return !x; }
+                        };
+                        struct IsNaN {
+                          float alpha, beta;
+                          template <typename T>
+                          bool operator()(T x) const {
+                            return std::isnan(x);
+                          }
+                        };
+                        // alpha: detect_positive, beta: detect_negative.
+                        struct IsInf {
+                          float alpha, beta;
+                          template <typename T>
+                          bool operator()(T x) const {
+                            return std::isinf(x) &&
+                                   ((x > 0 && alpha != 0.0f) || (x < 0 && beta != 0.0f));
+                          }
+                        };
 
-// ---- functors: binary ---------------------------------------------------------------------
+                        // ---- functors: binary
+                        // ---------------------------------------------------------------------
 
 #define ONNXC_BINARY_FUNCTOR(Name, expr) \
   struct Name {                          \
@@ -339,16 +347,19 @@ struct IsInf {
     }                                    \
   };
 
-ONNXC_BINARY_FUNCTOR(Equal, a == b)
-ONNXC_BINARY_FUNCTOR(Less, a < b)
-ONNXC_BINARY_FUNCTOR(LessOrEqual, a <= b)
-ONNXC_BINARY_FUNCTOR(Greater, a > b)
-ONNXC_BINARY_FUNCTOR(GreaterOrEqual, a >= b)
-ONNXC_BINARY_FUNCTOR(And, a&& b)
-ONNXC_BINARY_FUNCTOR(Or, a || b)
-ONNXC_BINARY_FUNCTOR(Xor, a != b)
-ONNXC_BINARY_FUNCTOR(First, ((void)b, a))
-#undef ONNXC_BINARY_FUNCTOR_FUNCTOR
+                        ONNXC_BINARY_FUNCTOR(Equal, a == b)
+                        ONNXC_BINARY_FUNCTOR(Less, a < b)
+                        ONNXC_BINARY_FUNCTOR(LessOrEqual, a <= b)
+                        ONNXC_BINARY_FUNCTOR(Greater, a > b)
+                        ONNXC_BINARY_FUNCTOR(GreaterOrEqual, a >= b)
+                        // (clang-format would space `a && b` in a macro argument as a reference.)
+                        // clang-format off
+ONNXC_BINARY_FUNCTOR(And, a && b)
+                        // clang-format on
+                        ONNXC_BINARY_FUNCTOR(Or, a || b)
+                        ONNXC_BINARY_FUNCTOR(Xor, a != b)
+                        ONNXC_BINARY_FUNCTOR(First, ((void)b, a))
+#undef ONNXC_BINARY_FUNCTOR
 
 #define ONNXC_WRAPPING_FUNCTOR(Name, op)                               \
   struct Name {                                                        \
@@ -362,118 +373,121 @@ ONNXC_BINARY_FUNCTOR(First, ((void)b, a))
       }                                                                \
     }                                                                  \
   };
-ONNXC_WRAPPING_FUNCTOR(Add, +)
-ONNXC_WRAPPING_FUNCTOR(Sub, -)
-ONNXC_WRAPPING_FUNCTOR(Mul, *)
+                        ONNXC_WRAPPING_FUNCTOR(Add, +)
+                        ONNXC_WRAPPING_FUNCTOR(Sub, -)
+                        ONNXC_WRAPPING_FUNCTOR(Mul, *)
 #undef ONNXC_WRAPPING_FUNCTOR
 
-// Max/Min propagate NaN as numpy.maximum/minimum do.
-struct MaxNaN {
-  template <typename A>
-  A operator()(A a, A b) const {
-    if constexpr (std::is_floating_point_v<A>) {
-      if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
-    }
-    return a > b ? a : b;
-  }
-};
-struct MinNaN {
-  template <typename A>
-  A operator()(A a, A b) const {
-    if constexpr (std::is_floating_point_v<A>) {
-      if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
-    }
-    return a < b ? a : b;
-  }
-};
+                        // Max/Min propagate NaN as numpy.maximum/minimum do.
+                        struct MaxNaN {
+                          template <typename A>
+                          A operator()(A a, A b) const {
+                            if constexpr (std::is_floating_point_v<A>) {
+                              if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+                            }
+                            return a > b ? a : b;
+                          }
+                        };
+                        struct MinNaN {
+                          template <typename A>
+                          A operator()(A a, A b) const {
+                            if constexpr (std::is_floating_point_v<A>) {
+                              if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+                            }
+                            return a < b ? a : b;
+                          }
+                        };
 
-// Integer division truncates toward zero (the ONNX reference); x / 0 gives 0 and MIN / -1 wraps,
-// as numpy gives, instead of trapping.
-struct Div {
-  template <typename A>
-  A operator()(A a, A b) const {
-    if constexpr (kIsInt<A>) {
-      if (b == 0) return A(0);
-      if constexpr (std::is_signed_v<A>) {
-        if (b == A(-1)) return negate(a);
-      }
-      return static_cast<A>(a / b);
-    } else {
-      return a / b;
-    }
-  }
-};
+                        // Integer division truncates toward zero (the ONNX reference); x / 0 gives
+                        // 0 and MIN / -1 wraps, as numpy gives, instead of trapping.
+                        struct Div {
+                          template <typename A>
+                          A operator()(A a, A b) const {
+                            if constexpr (kIsInt<A>) {
+                              if (b == 0) return A(0);
+                              if constexpr (std::is_signed_v<A>) {
+                                if (b == A(-1)) return negate(a);
+                              }
+                              return static_cast<A>(a / b);
+                            } else {
+                              return a / b;
+                            }
+                          }
+                        };
 
-// numpy.power then a cast to the base type. Integer powers wrap around; a negative integer
-// exponent gives the truncated real result (0 unless the base is 1 or -1).
-struct Pow {
-  template <typename A, typename B>
-  A operator()(A a, B b) const {
-    if constexpr (kIsInt<A> && kIsInt<B>) {
-      if constexpr (std::is_signed_v<B>) {
-        if (b < 0) {
-          if (a == A(1)) return A(1);
-          if constexpr (std::is_signed_v<A>) {
-            if (a == A(-1)) return (b % 2) ? A(-1) : A(1);
-          }
-          return A(0);
-        }
-      }
-      wrap_t<A> result = 1, base = static_cast<wrap_t<A>>(a);
-      for (uint64_t e = static_cast<uint64_t>(b); e; e >>= 1) {
-        if (e & 1u) result = static_cast<wrap_t<A>>(result * base);
-        base = static_cast<wrap_t<A>>(base * base);
-      }
-      return static_cast<A>(result);
-    } else {
-      return static_cast<A>(std::pow(static_cast<double>(a), static_cast<double>(b)));
-    }
-  }
-};
+                        // numpy.power then a cast to the base type. Integer powers wrap around; a
+                        // negative integer exponent gives the truncated real result (0 unless the
+                        // base is 1 or -1).
+                        struct Pow {
+                          template <typename A, typename B>
+                          A operator()(A a, B b) const {
+                            if constexpr (kIsInt<A> && kIsInt<B>) {
+                              if constexpr (std::is_signed_v<B>) {
+                                if (b < 0) {
+                                  if (a == A(1)) return A(1);
+                                  if constexpr (std::is_signed_v<A>) {
+                                    if (a == A(-1)) return (b % 2) ? A(-1) : A(1);
+                                  }
+                                  return A(0);
+                                }
+                              }
+                              wrap_t<A> result = 1, base = static_cast<wrap_t<A>>(a);
+                              for (uint64_t e = static_cast<uint64_t>(b); e; e >>= 1) {
+                                if (e & 1u) result = static_cast<wrap_t<A>>(result * base);
+                                base = static_cast<wrap_t<A>>(base * base);
+                              }
+                              return static_cast<A>(result);
+                            } else {
+                              return static_cast<A>(
+                                  std::pow(static_cast<double>(a), static_cast<double>(b)));
+                            }
+                          }
+                        };
 
-// Mod: kFmod=0 takes the divisor's sign (numpy.mod, integers only), kFmod=1 the dividend's
-// (C fmod). x mod 0 gives 0 for integers, as numpy.
-template <int kFmod>
-struct Mod {
-  template <typename A>
-  A operator()(A a, A b) const {
-    if constexpr (kIsInt<A>) {
-      if (b == 0) return 0;
-      if constexpr (std::is_signed_v<A>) {
-        if (b == A(-1)) return 0;  // MIN % -1 would trap
-      }
-      A r = static_cast<A>(a % b);
-      if constexpr (kFmod == 0 && std::is_signed_v<A>) {
-        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<A>(r + b);
-      }
-      return r;
-    } else {
-      return static_cast<A>(std::fmod(a, b));
-    }
-  }
-};
+                        // Mod: kFmod=0 takes the divisor's sign (numpy.mod, integers only), kFmod=1
+                        // the dividend's (C fmod). x mod 0 gives 0 for integers, as numpy.
+                        template <int kFmod>
+                        struct Mod {
+                          template <typename A>
+                          A operator()(A a, A b) const {
+                            if constexpr (kIsInt<A>) {
+                              if (b == 0) return 0;
+                              if constexpr (std::is_signed_v<A>) {
+                                if (b == A(-1)) return 0;  // MIN % -1 would trap
+                              }
+                              A r = static_cast<A>(a % b);
+                              if constexpr (kFmod == 0 && std::is_signed_v<A>) {
+                                if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<A>(r + b);
+                              }
+                              return r;
+                            } else {
+                              return static_cast<A>(std::fmod(a, b));
+                            }
+                          }
+                        };
 
-// BitShift (unsigned types): shifting by the bit width or more gives 0, as numpy.
-template <bool kLeft>
-struct BitShift {
-  template <typename A>
-  A operator()(A a, A b) const {
-    if (b >= sizeof(A) * 8) return A(0);
-    const wrap_t<A> w = static_cast<wrap_t<A>>(a);
-    return static_cast<A>(kLeft ? (w << b) : (w >> b));
-  }
-};
+                        // BitShift (unsigned types): shifting by the bit width or more gives 0, as
+                        // numpy.
+                        template <bool kLeft>
+                        struct BitShift {
+                          template <typename A>
+                          A operator()(A a, A b) const {
+                            if (b >= sizeof(A) * 8) return A(0);
+                            const wrap_t<A> w = static_cast<wrap_t<A>>(a);
+                            return static_cast<A>(kLeft ? (w << b) : (w >> b));
+                          }
+                        };
 
-struct PRelu {
-  template <typename A>
-  A operator()(A x, A slope) const {
-    if constexpr (std::is_unsigned_v<A>)
-      return x;
-    else
-      return x < A(0) ? Mul{}(x, slope) : x;
-  }
-};
+                        struct PRelu {
+                          template <typename A>
+                          A operator()(A x, A slope) const {
+                            if constexpr (std::is_unsigned_v<A>)
+                              return x;
+                            else
+                              return x < A(0) ? Mul{}(x, slope) : x;
+                          }
+                        };
 
-}  // namespace onnxc
+                        }  // namespace onnxc
 
 #endif  // ONNXC_ELEMENTWISE_H

@@ -29,6 +29,7 @@
 #ifndef ONNXC_GEMM_H
 #define ONNXC_GEMM_H
 
+#include <cstdint>
 #include <type_traits>
 
 #include "onnxc/base.h"
@@ -180,7 +181,7 @@ inline void f32_gemv(const GemmParams& p, const float* a, const float* b, float*
   constexpr index_t kLanes = 16;
   if (p.trans_b) {
     const index_t kv = p.k - p.k % kLanes;  // (not `kk + kLanes <= k`: g++ -O3 then warns)
-    for (index_t j = 0; j < p.n; ++j) {      // y[j] += alpha * dot(a, row j of B)
+    for (index_t j = 0; j < p.n; ++j) {     // y[j] += alpha * dot(a, row j of B)
       const float* bj = b + j * p.ldb;
       float acc[kLanes] = {};
       for (index_t kk = 0; kk < kv; kk += kLanes)
@@ -219,6 +220,12 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
     for (index_t i = 0; i < p.m; ++i) f32_gemv(p, a + i * a_is, b, y + i * p.ldy, alpha);
     return;
   }
+  const index_t b_ks = p.trans_b ? 1 : p.ldb;
+  if (p.n == 1 && !p.trans_a && (b_ks == 1 || p.k == 1) && p.ldy == 1) {
+    // A matrix times a vector: y^T = b^T A^T, one dot product per row of A.
+    const GemmParams t = {1, p.m, p.k, 0, 1, p.k, p.lda, p.m, p.alpha, 0.0, 0, 0};
+    return f32_gemv(t, b, a, y, alpha);
+  }
   blocked_product<MR, NR, KC>(p, a, b, y, alpha);
 }
 
@@ -237,9 +244,9 @@ inline void f32_gemm_8x32__generic(const GemmParams& p, const float* a, const fl
 }
 
 // Whether the blocked float GEMM beats the reference for an m x n x k product; below this the
-// packing and tile bookkeeping cost more than they save. Also used by the compiler to pick.
+// packing and tile bookkeeping cost more than they save.
 constexpr bool gemm_prefers_blocked(index_t m, index_t n, index_t k) {
-  return m * n * k >= 4096 && n >= 8 && k >= 4;
+  return m * n * k >= 4096 && (n >= 8 || n == 1) && k >= 4;
 }
 
 // The float variant for the target's vector width. Measured with g++ 12 and clang 14 on an

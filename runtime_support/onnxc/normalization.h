@@ -1,5 +1,5 @@
 // Normalization kernels: BatchNormalization (inference and training forms), LayerNormalization,
-// GroupNormalization / InstanceNormalization, LpNormalization and MeanVarianceNormalization.
+// GroupNormalization / InstanceNormalization, LpNormalization, MeanVarianceNormalization, LRN.
 // Statistics accumulate in double and use two passes (mean, then squared deviations), so
 // inputs with a large mean keep their precision.
 #ifndef ONNXC_NORMALIZATION_H
@@ -124,41 +124,88 @@ struct LayerNormParams {
   int scale_contiguous, bias_contiguous;
 };
 
+namespace norm_detail {
+
+// yr[i] = (xr[i] - mean) * inv * scale + bias over one row, scale and bias (may be null)
+// broadcast through p's strides.
+template <typename T>
+inline void normalize_row(const LayerNormParams& p, const T* xr, T* yr, double mean, double inv,
+                          const T* scale, const T* bias) {
+  if (p.scale_contiguous && (!bias || p.bias_contiguous)) {
+    for (index_t i = 0; i < p.size; ++i) {
+      double v = (static_cast<double>(xr[i]) - mean) * inv * static_cast<double>(scale[i]);
+      if (bias) v += static_cast<double>(bias[i]);
+      yr[i] = static_cast<T>(v);
+    }
+    return;
+  }
+  index_t idx[kMaxRank] = {}, so = 0, bo = 0;
+  for (index_t i = 0; i < p.size; ++i) {
+    double v = (static_cast<double>(xr[i]) - mean) * inv * static_cast<double>(scale[so]);
+    if (bias) v += static_cast<double>(bias[bo]);
+    yr[i] = static_cast<T>(v);
+    for (int d = p.norm_rank - 1; d >= 0; --d) {  // odometer over the row's dims
+      so += p.scale_strides[d];
+      bo += p.bias_strides[d];
+      if (++idx[d] < p.norm_dims[d]) break;
+      so -= idx[d] * p.scale_strides[d];
+      bo -= idx[d] * p.bias_strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace norm_detail
+
 // y = (x - mean) / sqrt(var + epsilon) * scale + bias per row; mean_out and inv_std_out (one per
 // row, may be null) receive the statistics in U, the stash type.
 template <typename T, typename U>
 inline void layer_norm_ref(const LayerNormParams& p, const T* x, const T* scale, const T* bias,
                            T* y, U* mean_out, U* inv_std_out) {
   for (index_t r = 0; r < p.rows; ++r) {
-    const T* xr = x + r * p.size;
-    T* yr = y + r * p.size;
     double mean, var;
-    norm_detail::mean_var(xr, p.size, mean, var);
+    norm_detail::mean_var(x + r * p.size, p.size, mean, var);
     const double inv = 1.0 / std::sqrt(var + p.epsilon);
     if (mean_out) mean_out[r] = static_cast<U>(mean);
     if (inv_std_out) inv_std_out[r] = static_cast<U>(inv);
-    if (p.scale_contiguous && (!bias || p.bias_contiguous)) {
-      for (index_t i = 0; i < p.size; ++i) {
-        double v = (static_cast<double>(xr[i]) - mean) * inv * static_cast<double>(scale[i]);
-        if (bias) v += static_cast<double>(bias[i]);
-        yr[i] = static_cast<T>(v);
-      }
-      continue;
-    }
-    index_t idx[kMaxRank] = {}, so = 0, bo = 0;
-    for (index_t i = 0; i < p.size; ++i) {
-      double v = (static_cast<double>(xr[i]) - mean) * inv * static_cast<double>(scale[so]);
-      if (bias) v += static_cast<double>(bias[bo]);
-      yr[i] = static_cast<T>(v);
-      for (int d = p.norm_rank - 1; d >= 0; --d) {  // odometer over the row's dims
-        so += p.scale_strides[d];
-        bo += p.bias_strides[d];
-        if (++idx[d] < p.norm_dims[d]) break;
-        so -= idx[d] * p.scale_strides[d];
-        bo -= idx[d] * p.bias_strides[d];
-        idx[d] = 0;
-      }
-    }
+    norm_detail::normalize_row(p, x + r * p.size, y + r * p.size, mean, inv, scale, bias);
+  }
+}
+
+// RMSNormalization: y = x / sqrt(mean(x^2) + epsilon) * scale per row (p's bias fields unused).
+template <typename T>
+inline void rms_norm_ref(const LayerNormParams& p, const T* x, const T* scale, T* y) {
+  for (index_t r = 0; r < p.rows; ++r) {
+    const T* xr = x + r * p.size;
+    double sq = 0.0;
+    for (index_t i = 0; i < p.size; ++i)
+      sq += static_cast<double>(xr[i]) * static_cast<double>(xr[i]);
+    const double ms = p.size ? sq / static_cast<double>(p.size) : 0.0;
+    const double inv = 1.0 / std::sqrt(ms + p.epsilon);
+    norm_detail::normalize_row(p, xr, y + r * p.size, 0.0, inv, scale,
+                               static_cast<const T*>(nullptr));
+  }
+}
+
+// The float variant of rms_norm_ref: the mean square in float over 16 lanes, so it vectorizes.
+// Scale must be a full row (scale_contiguous); other layouts take the reference.
+inline void f32_rms_norm__lanes(const LayerNormParams& p, const float* x, const float* scale,
+                                float* y) {
+  if (!p.scale_contiguous || p.size == 0) return rms_norm_ref(p, x, scale, y);
+  constexpr index_t kLanes = 16;
+  const index_t nv = p.size - p.size % kLanes;
+  for (index_t r = 0; r < p.rows; ++r) {
+    const float* xr = x + r * p.size;
+    float* yr = y + r * p.size;
+    float lanes[kLanes] = {};
+    for (index_t i = 0; i < nv; i += kLanes)
+      for (index_t l = 0; l < kLanes; ++l) lanes[l] += xr[i + l] * xr[i + l];
+    float sq = 0.0f;
+    for (index_t i = nv; i < p.size; ++i) sq += xr[i] * xr[i];
+    for (index_t l = 0; l < kLanes; ++l) sq += lanes[l];
+    const float inv =
+        1.0f / std::sqrt(sq / static_cast<float>(p.size) + static_cast<float>(p.epsilon));
+    for (index_t i = 0; i < p.size; ++i) yr[i] = xr[i] * inv * scale[i];
   }
 }
 
@@ -291,6 +338,41 @@ inline void mean_variance_norm_ref(const ReduceParams& p, const T* x, T* y) {
             y[base + i] = static_cast<T>((static_cast<double>(x[base + i]) - sum[i]) * sq[i]);
         }
       });
+    }
+}
+
+// ---- LRN ---------------------------------------------------------------------------------------
+
+struct LrnParams {
+  index_t batch, channels, spatial;  // x viewed as [batch, channels, spatial]
+  index_t size;                      // channels in a window
+  double alpha, beta, bias;
+};
+
+// y = x / (bias + alpha / size * sum of x^2 over the channel window) ^ beta, the window of
+// channel c being [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)] clipped to the tensor.
+template <typename T>
+inline void lrn_ref(const LrnParams& p, const T* x, T* y) {
+  constexpr index_t kChunk = 64;  // spatial positions handled together
+  const index_t before = (p.size - 1) / 2, after = p.size - 1 - before;
+  const double scale = p.alpha / static_cast<double>(p.size);
+  for (index_t n = 0; n < p.batch; ++n)
+    for (index_t s0 = 0; s0 < p.spatial; s0 += kChunk) {
+      const index_t cols = p.spatial - s0 < kChunk ? p.spatial - s0 : kChunk;
+      for (index_t c = 0; c < p.channels; ++c) {
+        const index_t lo = c - before < 0 ? 0 : c - before;
+        const index_t hi = c + after > p.channels - 1 ? p.channels - 1 : c + after;
+        double sum[kChunk] = {};
+        for (index_t i = lo; i <= hi; ++i) {
+          const T* xi = x + (n * p.channels + i) * p.spatial + s0;
+          for (index_t j = 0; j < cols; ++j)
+            sum[j] += static_cast<double>(xi[j]) * static_cast<double>(xi[j]);
+        }
+        const index_t base = (n * p.channels + c) * p.spatial + s0;
+        for (index_t j = 0; j < cols; ++j)
+          y[base + j] = static_cast<T>(static_cast<double>(x[base + j]) /
+                                       std::pow(p.bias + scale * sum[j], p.beta));
+      }
     }
 }
 

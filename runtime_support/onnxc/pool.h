@@ -8,6 +8,7 @@
 // Variants (same signature as their reference):
 //   maxpool_ref<T>            float types, int8, uint8; indices may be null
 //   f32_maxpool__generic      float without indices: vectorized along output rows
+//   f32_global_avgpool__generic  float: vectorized partial sums
 //   avgpool_ref<T>, lppool_ref<T>, global_avgpool_ref<T>, global_maxpool_ref<T>,
 //   global_lppool_ref<T>      float types (float16 and bfloat16 computed in float)
 #ifndef ONNXC_POOL_H
@@ -170,12 +171,44 @@ inline void lppool_ref(const PoolParams& p, const T* x, T* y) {
   });
 }
 
-// Max pooling without indices, float: each output row starts at the first kernel column's
-// values and takes the max with one tap at a time over the output positions where the tap is
-// inside the input, so the inner loops have no bounds checks and vectorize.
+namespace pool_detail {
+
+// yrow[ow] = max(yrow[ow], the taps of row xrow in window ow). Outputs whose taps are all
+// inside the row take them in one pass; the few at the borders check each tap. kStride and
+// kKernel > 0 fix the width stride and kernel width at compile time (the common 3x3 / 2x2
+// pools), so the interior loop is straight-line and vectorizes; 0 reads them from p.
+template <index_t kStride, index_t kKernel>
+inline void max_row(const PoolParams& p, const float* __restrict xrow, float* __restrict yrow) {
+  const index_t sw = kStride ? kStride : p.stride[2], kw_n = kKernel ? kKernel : p.kernel[2];
+  const index_t dw = p.dilation[2], pad = p.pad[2], in = p.in[2], out = p.out[2];
+  const index_t last = (kw_n - 1) * dw - pad;  // offset of the last tap
+  index_t lo = pad <= 0 ? 0 : (pad + sw - 1) / sw;
+  index_t hi = in - last <= 0 ? 0 : (in - last - 1) / sw + 1;
+  if (hi > out) hi = out;
+  if (lo > hi) lo = hi;
+  auto border = [&](index_t ow) {
+    for (index_t kw = 0; kw < kw_n; ++kw) {
+      const index_t iw = ow * sw + kw * dw - pad;
+      if (iw >= 0 && iw < in && xrow[iw] > yrow[ow]) yrow[ow] = xrow[iw];
+    }
+  };
+  for (index_t ow = 0; ow < lo; ++ow) border(ow);
+  for (index_t ow = lo; ow < hi; ++ow) {
+    const float* xw = xrow + ow * sw - pad;
+    float m = yrow[ow];
+    for (index_t kw = 0; kw < kw_n; ++kw) m = xw[kw * dw] > m ? xw[kw * dw] : m;
+    yrow[ow] = m;
+  }
+  for (index_t ow = hi; ow < out; ++ow) border(ow);
+}
+
+}  // namespace pool_detail
+
+// Max pooling without indices, float: each output row starts at -inf and takes the max with
+// each input row its windows cover (max_row).
 inline void f32_maxpool__generic(const PoolParams& p, const float* x, float* y,
                                  int64_t* /*indices: must be null*/) {
-  const index_t in_size = p.in[0] * p.in[1] * p.in[2], sw = p.stride[2];
+  const index_t in_size = p.in[0] * p.in[1] * p.in[2];
   // Windows are monotonic along the width: those with a tap inside the input form [w_lo, w_hi).
   index_t w_lo = p.out[2], w_hi = 0;
   for (index_t ow = 0; ow < p.out[2]; ++ow) {
@@ -187,34 +220,28 @@ inline void f32_maxpool__generic(const PoolParams& p, const float* x, float* y,
     const float* xc = x + c * in_size;
     for (index_t od = 0; od < p.out[0]; ++od)
       for (index_t oh = 0; oh < p.out[1]; ++oh, y += p.out[2]) {
-        float* __restrict yrow = y;
         index_t k0[2], k1[2];
         pool_detail::tap_range(p, 0, od, 0, p.in[0], &k0[0], &k1[0]);
         pool_detail::tap_range(p, 1, oh, 0, p.in[1], &k0[1], &k1[1]);
-        for (index_t ow = 0; ow < p.out[2]; ++ow) yrow[ow] = -std::numeric_limits<float>::infinity();
+        for (index_t ow = 0; ow < p.out[2]; ++ow) y[ow] = -std::numeric_limits<float>::infinity();
         for (index_t kd = k0[0]; kd < k1[0]; ++kd)
           for (index_t kh = k0[1]; kh < k1[1]; ++kh) {
             const index_t id = od * p.stride[0] - p.pad[0] + kd * p.dilation[0];
             const index_t ih = oh * p.stride[1] - p.pad[1] + kh * p.dilation[1];
-            const float* __restrict xrow = xc + (id * p.in[1] + ih) * p.in[2];
-            for (index_t kw = 0; kw < p.kernel[2]; ++kw) {
-              const index_t off = kw * p.dilation[2] - p.pad[2];
-              index_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-              index_t hi = p.in[2] - off <= 0 ? 0 : (p.in[2] - off - 1) / sw + 1;
-              if (hi > p.out[2]) hi = p.out[2];
-              if (sw == 1) {
-                for (index_t ow = lo; ow < hi; ++ow)
-                  yrow[ow] = xrow[ow + off] > yrow[ow] ? xrow[ow + off] : yrow[ow];
-              } else {
-                for (index_t ow = lo; ow < hi; ++ow)
-                  yrow[ow] = xrow[ow * sw + off] > yrow[ow] ? xrow[ow * sw + off] : yrow[ow];
-              }
-            }
+            const float* xrow = xc + (id * p.in[1] + ih) * p.in[2];
+            if (p.stride[2] == 2 && p.kernel[2] == 3)
+              pool_detail::max_row<2, 3>(p, xrow, y);
+            else if (p.stride[2] == 1 && p.kernel[2] == 3)
+              pool_detail::max_row<1, 3>(p, xrow, y);
+            else if (p.stride[2] == 2 && p.kernel[2] == 2)
+              pool_detail::max_row<2, 2>(p, xrow, y);
+            else
+              pool_detail::max_row<0, 0>(p, xrow, y);
           }
         // Empty windows (entirely in the padding) yield 0.
         const bool rows_empty = k0[0] == k1[0] || k0[1] == k1[1];
         for (index_t ow = 0; ow < p.out[2]; ++ow)
-          if (rows_empty || ow < w_lo || ow >= w_hi) yrow[ow] = 0.0f;
+          if (rows_empty || ow < w_lo || ow >= w_hi) y[ow] = 0.0f;
       }
   }
 }
@@ -239,6 +266,23 @@ inline void global_maxpool_ref(const T* x, T* y, index_t channels, index_t spati
       if (v > best) best = v;
     }
     y[c] = pool_detail::store<T>(static_cast<double>(best));
+  }
+}
+
+// Float average with 16 float partial sums per channel (vectorizes; the reference's double
+// sum is sequential), combined in double.
+inline void f32_global_avgpool__generic(const float* x, float* y, index_t channels,
+                                        index_t spatial) {
+  constexpr index_t kParts = 16;
+  for (index_t c = 0; c < channels; ++c, x += spatial) {
+    float part[kParts] = {};
+    const index_t whole = spatial / kParts;
+    for (index_t i = 0; i < whole; ++i)
+      for (index_t l = 0; l < kParts; ++l) part[l] += x[i * kParts + l];
+    double sum = 0;
+    for (index_t l = 0; l < spatial % kParts; ++l) sum += static_cast<double>(x[whole * kParts + l]);
+    for (index_t l = 0; l < kParts; ++l) sum += static_cast<double>(part[l]);
+    y[c] = static_cast<float>(sum / static_cast<double>(spatial));
   }
 }
 

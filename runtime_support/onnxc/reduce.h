@@ -313,9 +313,8 @@ inline void reduce_ref(const ReduceParams& p, const T* x, T* y) {
     if (p.inner == 1) {
       Acc lanes[kLanes];
       for (index_t l = 0; l < kLanes; ++l) lanes[l] = R::init();
-      reduce_detail::for_each_reduced_run(p, [&](index_t off) {
-        reduce_detail::fold_run<R>(xo + off, run, run_stride, lanes);
-      });
+      reduce_detail::for_each_reduced_run(
+          p, [&](index_t off) { reduce_detail::fold_run<R>(xo + off, run, run_stride, lanes); });
       Acc acc = lanes[0];
       for (index_t l = 1; l < kLanes; ++l) acc = R::merge(acc, lanes[l]);
       yo[0] = R::finish(acc, p.red_count);

@@ -183,3 +183,22 @@ TEST_CASE("MatMul folds int64 constants", "[matmul]") {
   REQUIRE(h.fold());
   CHECK(h.folded().to_ints() == std::vector<int64_t>{15, 22});
 }
+
+TEST_CASE("MatMul on float16 runs the float kernel on widened scratch copies", "[matmul]") {
+  InferHarness h("MatMul", 13);
+  h.input(DataType::kFloat16, {2, 3});
+  h.input(DataType::kFloat16, {3, 4});
+  REQUIRE(h.infer());
+  CHECK(h.out().dtype == DataType::kFloat16);
+  CHECK(h.node().scratch_bytes == 64 + 64 + 64);  // 6, 12 and 8 floats, each 64-byte aligned
+  const std::string code = h.emit();
+  CHECK(code.find("onnxc::f16_f32_cast__scalar(x0, half_in0, 6, onnxc::CastParams{});") !=
+        std::string::npos);
+  CHECK(code.find("onnxc::matmul(p, half_in0, half_in1, half_out0);") != std::string::npos);
+  CHECK(code.find("onnxc::f32_f16_cast__scalar(half_out0, y0, 8, onnxc::CastParams{});") !=
+        std::string::npos);
+  InferHarness bf("MatMul", 9);  // bfloat16 only from opset 13
+  bf.input(DataType::kBFloat16, {2, 3});
+  bf.input(DataType::kBFloat16, {3, 4});
+  CHECK_FALSE(bf.infer());
+}

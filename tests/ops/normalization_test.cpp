@@ -183,3 +183,61 @@ TEST_CASE("LpNormalization and MeanVarianceNormalization", "[normalization]") {
   REQUIRE(mvn.infer());
   CHECK(mvn.emit().find("p = {1, {3}, {20}, 2, {2, 20}, {60, 1}, 3, 1, 40};") != std::string::npos);
 }
+
+TEST_CASE("Normalizations on half types run the float kernels on widened copies",
+          "[normalization]") {
+  InferHarness ln("LayerNormalization", 17);
+  ln.input(DataType::kFloat16, {2, 8});
+  ln.input(DataType::kFloat16, {8});
+  ln.outputs(2);
+  REQUIRE(ln.infer());
+  CHECK(ln.out(1).dtype == F);  // statistics stay float: only X, Scale and Y are widened
+  CHECK(ln.node().scratch_bytes == 64 + 64 + 64);
+  const std::string code = ln.emit();
+  CHECK(code.find("onnxc::f32_layer_norm__lanes(p, half_in0, half_in1, "
+                  "static_cast<const float*>(nullptr), half_out0, y1, "
+                  "static_cast<float*>(nullptr));") != std::string::npos);
+  CHECK(code.find("onnxc::f32_f16_cast__scalar(half_out0, y0, 16, onnxc::CastParams{});") !=
+        std::string::npos);
+  InferHarness bn("BatchNormalization", 15);  // bfloat16 X with float parameters
+  bn.input(DataType::kBFloat16, {1, 2, 3});
+  for (int i = 0; i < 4; ++i) bn.input(F, {2});
+  REQUIRE(bn.infer());
+  CHECK(bn.emit().find("onnxc::batch_norm_ref(p, half_in0, x1, x2, x3, x4, half_out0);") !=
+        std::string::npos);
+  InferHarness old("InstanceNormalization", 6);  // bfloat16 only from opset 22
+  old.input(DataType::kBFloat16, {1, 2, 3});
+  old.input(DataType::kBFloat16, {2});
+  old.input(DataType::kBFloat16, {2});
+  CHECK_FALSE(old.infer());
+  CHECK(old.error().find("bfloat16 from 22") != std::string::npos);
+}
+
+TEST_CASE("LRN requires size and keeps the shape", "[normalization]") {
+  InferHarness h("LRN", 13);
+  h.input(F, {1, 5, 4, 4});
+  h.attr_int("size", 3);
+  REQUIRE(h.infer());
+  CHECK(h.out().shape == Shape{1, 5, 4, 4});
+  CHECK(h.emit().find("p = {1, 5, 16, 3, ") != std::string::npos);
+  InferHarness bad("LRN", 13);
+  bad.input(F, {1, 5, 4, 4});
+  CHECK_FALSE(bad.infer());
+  CHECK(bad.error() == "node 'n' (LRN): attribute size is required");
+}
+
+TEST_CASE("RMSNormalization takes X and scale only", "[normalization]") {
+  InferHarness h("RMSNormalization", 23);
+  h.input(F, {2, 3, 4});
+  h.input(F, {3, 4});
+  h.attr_int("axis", 1);
+  REQUIRE(h.infer());
+  CHECK(h.out().shape == Shape{2, 3, 4});
+  CHECK(h.emit().find("onnxc::f32_rms_norm__lanes(p, x0, x1, y0);") != std::string::npos);
+  InferHarness bias("RMSNormalization", 23);
+  bias.input(F, {2, 4});
+  bias.input(F, {4});
+  bias.input(F, {4});
+  CHECK_FALSE(bias.infer());
+  CHECK(bias.error().find("takes 2 to 2 inputs, got 3") != std::string::npos);
+}

@@ -195,6 +195,7 @@ TEST_CASE("matmul matches matmul_ref with broadcast batches", "[gemm-kernels]") 
 
 TEST_CASE("gemm_prefers_blocked keeps tiny products on the reference", "[gemm-kernels]") {
   CHECK_FALSE(gemm_prefers_blocked(2, 2, 2));
-  CHECK_FALSE(gemm_prefers_blocked(1000, 1, 1000));  // one column: no tile to fill
+  CHECK_FALSE(gemm_prefers_blocked(1000, 3, 1000));  // a few columns: no tile to fill
+  CHECK(gemm_prefers_blocked(1000, 1, 1000));        // one column: dot products (gemv)
   CHECK(gemm_prefers_blocked(64, 64, 64));
 }

@@ -169,3 +169,42 @@ TEST_CASE("f32_layer_norm__lanes matches layer_norm_ref", "[normalization-kernel
     }
   }
 }
+
+TEST_CASE("lrn_ref sums squares over the clipped channel window", "[normalization-kernels]") {
+  const float x[] = {1, 2, 3};  // [1, 3 channels, 1]
+  float y[3];
+  // size 3, alpha / size = 1, beta 1, bias 1: windows {0, 1}, {0, 1, 2}, {1, 2}.
+  lrn_ref(LrnParams{1, 3, 1, 3, 3.0, 1.0, 1.0}, x, y);
+  CHECK(y[0] == Approx(1.0 / 6));
+  CHECK(y[1] == Approx(2.0 / 15));
+  CHECK(y[2] == Approx(3.0 / 14));
+  // Even size 2: the window is {c, c + 1} (floor before, ceil after); beta 0.5.
+  lrn_ref(LrnParams{1, 3, 1, 2, 2.0, 0.5, 1.0}, x, y);
+  CHECK(y[0] == Approx(1.0 / std::sqrt(6.0)));
+  CHECK(y[2] == Approx(3.0 / std::sqrt(10.0)));
+}
+
+TEST_CASE("rms_norm_ref and f32_rms_norm__lanes divide by the root mean square",
+          "[normalization-kernels]") {
+  // Row {3, 4}: mean square 12.5; scale {1, 2}.
+  const float x[] = {3, 4};
+  const float scale[] = {1, 2};
+  LayerNormParams p{};
+  p.rows = 1, p.size = 2, p.epsilon = 0.0, p.norm_rank = 1;
+  p.norm_dims[0] = 2, p.scale_strides[0] = 1, p.scale_contiguous = 1;
+  float y[2];
+  rms_norm_ref(p, x, scale, y);
+  CHECK(y[0] == Approx(3 / std::sqrt(12.5)));
+  CHECK(y[1] == Approx(8 / std::sqrt(12.5)));
+  for (index_t size : {1, 16, 33, 768}) {
+    const std::vector<float> xs = random_vector(static_cast<size_t>(3 * size), 7);
+    const std::vector<float> sc = random_vector(static_cast<size_t>(size), 8);
+    LayerNormParams q{};
+    q.rows = 3, q.size = size, q.epsilon = 1e-5, q.norm_rank = 1;
+    q.norm_dims[0] = size, q.scale_strides[0] = 1, q.scale_contiguous = 1;
+    std::vector<float> want(xs.size()), got(xs.size());
+    rms_norm_ref(q, xs.data(), sc.data(), want.data());
+    f32_rms_norm__lanes(q, xs.data(), sc.data(), got.data());
+    for (size_t i = 0; i < xs.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(1e-5));
+  }
+}

@@ -1,7 +1,7 @@
 // Softmax / LogSoftmax / Hardmax kernels: hand-computed rows, the column path (inner > 1,
 // chunked) against the row path on the transposed data, and overflow-free large inputs.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -70,8 +70,8 @@ TEST_CASE("float poly variants match the references", "[softmax-kernels]") {
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> dist(-30, 30);
   // Axis lengths around the 16 lanes, inner extents around the 64-column chunk.
-  const index_t shapes[][3] = {{1, 1, 1},  {3, 7, 1},  {2, 16, 1}, {2, 33, 1},  {1, 1000, 1},
-                               {2, 5, 3},  {2, 9, 64}, {1, 4, 70}, {3, 17, 130}};
+  const index_t shapes[][3] = {{1, 1, 1}, {3, 7, 1},  {2, 16, 1}, {2, 33, 1},  {1, 1000, 1},
+                               {2, 5, 3}, {2, 9, 64}, {1, 4, 70}, {3, 17, 130}};
   for (const Pair& k : pairs)
     for (const auto& s : shapes) {
       std::vector<float> x(static_cast<size_t>(s[0] * s[1] * s[2]));
@@ -80,7 +80,8 @@ TEST_CASE("float poly variants match the references", "[softmax-kernels]") {
       k.ref(x.data(), want.data(), s[0], s[1], s[2]);
       k.variant(x.data(), got.data(), s[0], s[1], s[2]);
       INFO(k.name << " outer " << s[0] << " axis " << s[1] << " inner " << s[2]);
-      for (size_t i = 0; i < x.size(); ++i) REQUIRE(got[i] == Approx(want[i]).epsilon(2e-6).margin(1e-30));
+      for (size_t i = 0; i < x.size(); ++i)
+        REQUIRE(got[i] == Approx(want[i]).epsilon(2e-6).margin(1e-30));
     }
 }
 
@@ -93,4 +94,34 @@ TEST_CASE("exp_poly is accurate over the float range", "[softmax-kernels]") {
   CHECK(worst < 3e-7);
   CHECK(softmax_detail::exp_poly(0.0f) == 1.0f);
   CHECK(softmax_detail::exp_poly(-1000.0f) < 1e-37f);  // underflow clamps to ~0, no garbage
+}
+
+TEST_CASE("nll_loss_ref reductions, weights and ignore_index", "[softmax-kernels]") {
+  // logp[N=2, C=3] and targets {2, 0}; weights {1, 2, 3}.
+  const float logp[] = {-1, -2, -3, -4, -5, -6};
+  const int64_t target[] = {2, 0};
+  const float weight[] = {1, 2, 3};
+  float y[2];
+  nll_loss_ref(NllParams{2, 3, 1, 0, 0, 0}, logp, target, static_cast<const float*>(nullptr), y);
+  CHECK(std::vector<float>(y, y + 2) == std::vector<float>{3, 4});
+  nll_loss_ref(NllParams{2, 3, 1, 1, 0, 0}, logp, target, weight, y);
+  CHECK(y[0] == 3 * 3 + 4 * 1);
+  nll_loss_ref(NllParams{2, 3, 1, 2, 0, 0}, logp, target, weight, y);
+  CHECK(y[0] == Approx((9.0 + 4.0) / (3 + 1)));  // the mean is weighted
+  nll_loss_ref(NllParams{2, 3, 1, 2, 1, 2}, logp, target, weight, y);  // ignore class 2
+  CHECK(y[0] == Approx(4.0));
+  const int32_t spatial_target[] = {0, 1};  // [N=1, D=2] over logp viewed as [1, 3, 2]
+  nll_loss_ref(NllParams{1, 3, 2, 0, 0, 0}, logp, spatial_target, static_cast<const float*>(nullptr), y);
+  CHECK(std::vector<float>(y, y + 2) == std::vector<float>{1, 4});
+}
+
+TEST_CASE("softmax_cross_entropy_ref is the NLL of log_softmax", "[softmax-kernels]") {
+  const double scores[] = {1, 2, 3, 0, 0, 0};  // [2, 3]
+  const int64_t labels[] = {2, 1};
+  double loss[1], log_prob[6];
+  softmax_cross_entropy_ref(NllParams{2, 3, 1, 2, 0, 0}, scores, labels,
+                            static_cast<const double*>(nullptr), loss, log_prob);
+  const double l0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0)) - 3, l1 = std::log(3.0);
+  CHECK(log_prob[2] == Approx(-l0));
+  CHECK(loss[0] == Approx((l0 + l1) / 2));
 }

@@ -1,0 +1,284 @@
+// Conv / ConvTranspose handlers: output shapes from pads, strides, dilations and every auto_pad,
+// the kernel each shape picks (and its scratch), errors naming the rule, types per opset, and
+// folding through the same kernels.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "onnxc/conv.h"
+#include "ops/infer_harness.h"
+
+using namespace onnxc;
+using onnxc::testing::InferHarness;
+
+namespace {
+
+const DataType F = DataType::kFloat;
+
+void attr_string(InferHarness& h, const std::string& name, const std::string& v) {
+  Attribute& a = h.node().attributes[name];
+  a.kind = Attribute::Kind::kString;
+  a.s = v;
+}
+
+bool emits(InferHarness& h, const std::string& text) {
+  const std::string code = h.emit();
+  UNSCOPED_INFO(code);
+  return code.find(text) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("Conv output shapes follow pads, strides and dilations", "[conv]") {
+  SECTION("explicit asymmetric pads and strides") {
+    InferHarness h("Conv", 11);
+    h.input(F, {1, 1, 7, 5});
+    h.input(F, {1, 1, 3, 3});
+    h.attr_ints("pads", {1, 0, 1, 0});
+    h.attr_ints("strides", {2, 2});
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == Shape{1, 1, 4, 2});
+  }
+  SECTION("dilations widen the window; kernel_shape may restate W") {
+    InferHarness h("Conv", 1);
+    h.input(F, {2, 4, 10, 9});
+    h.input(F, {6, 4, 3, 2});
+    h.attr_ints("dilations", {2, 3});
+    h.attr_ints("kernel_shape", {3, 2});
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == Shape{2, 6, 6, 6});
+  }
+  SECTION("1-D and 3-D") {
+    InferHarness h("Conv", 22);
+    h.input(F, {1, 2, 12});
+    h.input(F, {3, 2, 4});
+    h.attr_ints("strides", {3});
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == Shape{1, 3, 3});
+    InferHarness h3("Conv", 22);
+    h3.input(F, {1, 2, 5, 6, 7});
+    h3.input(F, {4, 2, 3, 3, 3});
+    h3.attr_ints("pads", {1, 1, 1, 1, 1, 1});
+    REQUIRE(h3.infer());
+    CHECK(h3.out().shape == Shape{1, 4, 5, 6, 7});
+  }
+}
+
+TEST_CASE("Conv auto_pad SAME_UPPER, SAME_LOWER and VALID", "[conv]") {
+  for (const char* mode : {"SAME_UPPER", "SAME_LOWER"}) {
+    InferHarness h("Conv", 11);
+    h.input(F, {1, 2, 5, 6});
+    h.input(F, {1, 2, 4, 4});
+    h.attr_ints("strides", {2, 2});
+    attr_string(h, "auto_pad", mode);
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == Shape{1, 1, 3, 3});
+    // Total padding (3 - 1) * 2 + 4 - 5 = 3 rows, the odd one at the end for SAME_UPPER and at
+    // the start for SAME_LOWER; 2 columns, one each side. ConvParams ends {pads}, tile.
+    CHECK(emits(h, std::string(mode) == "SAME_UPPER" ? "{0, 1, 1}, 9};" : "{0, 2, 1}, 9};"));
+  }
+  InferHarness v("Conv", 11);
+  v.input(F, {1, 1, 5, 6});
+  v.input(F, {1, 1, 3, 3});
+  v.attr_ints("pads", {1, 1, 1, 1});  // ignored under VALID
+  attr_string(v, "auto_pad", "VALID");
+  REQUIRE(v.infer());
+  CHECK(v.out().shape == Shape{1, 1, 3, 4});
+}
+
+TEST_CASE("Conv picks its kernel from the shape", "[conv]") {
+  SECTION("depthwise (one input channel per group, any multiplier)") {
+    InferHarness h("Conv", 11);
+    h.input(F, {1, 8, 14, 14});
+    h.input(F, {16, 1, 3, 3});
+    h.attr_int("group", 8);
+    h.attr_ints("pads", {1, 1, 1, 1});
+    REQUIRE(h.infer());
+    CHECK(emits(h, "onnxc::f32_dwconv__generic(p, x0, x1, nullptr, y0, nullptr);"));
+    CHECK(h.node().scratch_bytes > 16u * 16u * 4u);  // at least the padded plane
+  }
+  SECTION("anything else: the convolution GEMM, positions in equal blocks of at most 512") {
+    InferHarness h("Conv", 11);
+    h.input(F, {1, 32, 7, 7});
+    h.input(F, {64, 32, 1, 1});
+    h.input(F, {64});
+    REQUIRE(h.infer());
+    CHECK(emits(h, "onnxc::f32_conv_gemm_best(p, x0, x1, x2, y0, nullptr);"));
+    CHECK(emits(h, "{0, 0, 0}, 49};"));
+    CHECK(h.node().scratch_bytes == 32u * 64u * 4u);  // 32 deep, 49 positions in 2 panels
+    InferHarness big("Conv", 11);
+    big.input(F, {1, 3, 224, 224});
+    big.input(F, {64, 3, 7, 7});
+    big.attr_ints("pads", {3, 3, 3, 3});
+    big.attr_ints("strides", {2, 2});
+    REQUIRE(big.infer());
+    // 12544 positions: 25 blocks of 502 (a 147-deep slice of 512 packed positions).
+    CHECK(emits(big, "{0, 3, 3}, 502};"));
+    CHECK(big.node().scratch_bytes == 147u * 512u * 4u);
+    InferHarness deep("Conv", 11);
+    deep.input(F, {1, 256, 14, 14});
+    deep.input(F, {256, 256, 3, 3});
+    deep.attr_ints("pads", {1, 1, 1, 1});
+    REQUIRE(deep.infer());
+    CHECK(deep.node().scratch_bytes == 256u * 224u * 4u);  // one 256-deep slice
+  }
+  SECTION("double and float16 run the reference") {
+    InferHarness h("Conv", 11);
+    h.input(DataType::kDouble, {1, 2, 5, 5});
+    h.input(DataType::kDouble, {2, 2, 3, 3});
+    REQUIRE(h.infer());
+    CHECK(emits(h, "onnxc::conv_ref<double>(p, x0, x1, nullptr, y0, nullptr);"));
+    InferHarness hf("Conv", 1);
+    hf.input(DataType::kFloat16, {1, 2, 5, 5});
+    hf.input(DataType::kFloat16, {2, 2, 3, 3});
+    REQUIRE(hf.infer());
+    CHECK(emits(hf, "onnxc::conv_ref<onnxc::float16>("));
+  }
+}
+
+TEST_CASE("Conv errors name the rule", "[conv]") {
+  auto error_of = [](auto setup) {
+    InferHarness h("Conv", 11);
+    setup(h);
+    CHECK_FALSE(h.infer());
+    return h.error();
+  };
+  CHECK(error_of([](InferHarness& h) {
+          h.input(F, {1, 4, 5, 5});
+          h.input(F, {4, 3, 3, 3});
+          h.attr_int("group", 2);
+        }).find("channels do not split into 2 groups") != std::string::npos);
+  CHECK(error_of([](InferHarness& h) {
+          h.input(F, {1, 2, 5, 5});
+          h.input(F, {4, 2, 3, 3});
+          h.attr_ints("kernel_shape", {3, 2});
+        }) == "node 'n' (Conv): kernel_shape {3, 2} does not match W's spatial dims {3, 3}");
+  CHECK(error_of([](InferHarness& h) {
+          h.input(F, {1, 2, 5, 5});
+          h.input(F, {4, 2, 3, 3});
+          h.input(F, {3});
+        }).find("B has shape 3, expected [4]") != std::string::npos);
+  CHECK(error_of([](InferHarness& h) {
+          h.input(F, {1, 2, 5, 5});
+          h.input(F, {4, 2, 3});
+        }).find("W has rank 3, X has rank 4") != std::string::npos);
+  CHECK(error_of([](InferHarness& h) {
+          h.input(F, {1, 2, 2, 2});
+          h.input(F, {4, 2, 3, 3});
+        }).find("window 3 is larger than the padded input 2") != std::string::npos);
+  CHECK(error_of([](InferHarness& h) {
+          h.input(DataType::kBFloat16, {1, 2, 5, 5});
+          h.input(DataType::kBFloat16, {4, 2, 3, 3});
+        }).find("bfloat16 from opset 22") != std::string::npos);
+  CHECK(error_of([](InferHarness& h) {
+          h.input(F, {1, 2, 5, 5});
+          h.input(DataType::kDouble, {4, 2, 3, 3});
+        }).find("W has type double, X has float") != std::string::npos);
+  CHECK(error_of([](InferHarness& h) {
+          h.input(F, {1, 2, 5, 5});
+          h.input(F, {4, 2, 3, 3});
+          attr_string(h, "auto_pad", "SAME");
+        }).find("auto_pad 'SAME' is not one of") != std::string::npos);
+}
+
+TEST_CASE("bfloat16 Conv from opset 22", "[conv]") {
+  InferHarness h("Conv", 22);
+  h.input(DataType::kBFloat16, {1, 2, 5, 5});
+  h.input(DataType::kBFloat16, {4, 2, 3, 3});
+  REQUIRE(h.infer());
+  CHECK(emits(h, "onnxc::conv_ref<onnxc::bfloat16>("));
+}
+
+TEST_CASE("Conv folds constant inputs with the emitted kernel", "[conv]") {
+  InferHarness h("Conv", 11);
+  h.constant<float>(F, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  h.constant<float>(F, {2, 1, 2, 2}, {1, 1, 1, 1, 0, 0, 0, 1});
+  h.constant<float>(F, {2}, {0, 100});
+  REQUIRE(h.infer());
+  REQUIRE(h.fold());
+  const float* y = h.folded().as<float>();
+  // Channel 0 sums 2x2 windows; channel 1 picks the bottom-right tap plus 100.
+  CHECK(std::vector<float>(y, y + 8) == std::vector<float>{12, 16, 24, 28, 105, 106, 108, 109});
+}
+
+TEST_CASE("ConvTranspose output shapes", "[conv]") {
+  SECTION("pads, strides and output_padding") {
+    InferHarness h("ConvTranspose", 11);
+    h.input(F, {1, 1, 3, 3});
+    h.input(F, {1, 2, 3, 3});
+    h.attr_ints("strides", {3, 2});
+    h.attr_ints("output_padding", {1, 1});
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == Shape{1, 2, 10, 8});
+    CHECK(emits(h, "onnxc::f32_conv_transpose__gemm(p, x0, x1, nullptr, y0, nullptr);"));
+    CHECK(h.node().scratch_bytes == 2u * 9u * 9u * 4u);
+  }
+  SECTION("groups multiply W's output channels") {
+    InferHarness h("ConvTranspose", 22);
+    h.input(F, {3, 4, 3, 3});
+    h.input(F, {4, 3, 2, 2});
+    h.attr_int("group", 2);
+    h.attr_ints("pads", {1, 0, 0, 1});
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == Shape{3, 6, 3, 3});
+  }
+  SECTION("output_shape sets the size; the padding splits as the spec says") {
+    InferHarness h("ConvTranspose", 11);
+    h.input(F, {1, 1, 3, 3});
+    h.input(F, {1, 1, 3, 3});
+    h.attr_ints("output_shape", {4, 5});
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == Shape{1, 1, 4, 5});
+    // Full size 5: total padding 1 then 0; NOTSET puts the odd one first.
+    CHECK(emits(h, "{0, 1, 0}, 9};"));
+    InferHarness u("ConvTranspose", 11);
+    u.input(F, {1, 1, 3, 3});
+    u.input(F, {1, 1, 3, 3});
+    u.attr_ints("output_shape", {4, 5});
+    attr_string(u, "auto_pad", "SAME_UPPER");
+    REQUIRE(u.infer());
+    CHECK(emits(u, "{0, 0, 0}, 9};"));
+  }
+  SECTION("SAME auto_pad: input times stride") {
+    InferHarness h("ConvTranspose", 22);
+    h.input(F, {1, 1, 3, 3});
+    h.input(F, {1, 2, 3, 3});
+    h.attr_ints("strides", {2, 2});
+    attr_string(h, "auto_pad", "SAME_UPPER");
+    REQUIRE(h.infer());
+    CHECK(h.out().shape == Shape{1, 2, 6, 6});
+  }
+  SECTION("errors") {
+    InferHarness h("ConvTranspose", 11);
+    h.input(F, {1, 3, 3, 3});
+    h.input(F, {2, 2, 3, 3});
+    CHECK_FALSE(h.infer());
+    CHECK(h.error().find("W[0] must equal C") != std::string::npos);
+    InferHarness s("ConvTranspose", 11);
+    s.input(F, {1, 1, 3, 3});
+    s.input(F, {1, 1, 3, 3});
+    s.attr_ints("output_shape", {4});
+    CHECK_FALSE(s.infer());
+    CHECK(s.error().find("output_shape must have 2 values") != std::string::npos);
+    InferHarness n("ConvTranspose", 11);
+    n.input(F, {1, 1, 2, 2});
+    n.input(F, {1, 1, 2, 2});
+    n.attr_ints("pads", {2, 2, 2, 2});
+    CHECK_FALSE(n.infer());
+    CHECK(n.error().find("it must be positive") != std::string::npos);
+  }
+}
+
+TEST_CASE("ConvTranspose folds through the same kernel", "[conv]") {
+  InferHarness h("ConvTranspose", 11);
+  h.constant<float>(F, {1, 1, 3}, {1, 2, 3});
+  h.constant<float>(F, {1, 1, 3}, {1, 10, 100});
+  h.constant<float>(F, {1}, {0.5});
+  h.attr_ints("strides", {2});
+  h.attr_ints("pads", {1, 0});
+  REQUIRE(h.infer());
+  REQUIRE(h.out().shape == Shape{1, 1, 6});
+  REQUIRE(h.fold());
+  const float* y = h.folded().as<float>();
+  CHECK(std::vector<float>(y, y + 6) ==
+        std::vector<float>{10.5f, 102.5f, 20.5f, 203.5f, 30.5f, 300.5f});
+}
