@@ -218,10 +218,12 @@ const AttentionOp kAttention;
 }  // namespace
 
 std::vector<OpRegistration> rotary_ops();  // ops/rotary.cpp: RotaryEmbedding, SwiGLU, TensorScatter
+std::vector<OpRegistration> linear_attention_ops();  // ops/linear_attention.cpp
 
 std::vector<OpRegistration> attention_ops() {
   std::vector<OpRegistration> rows = {{"", "Attention", 23, kMaxOpset, &kAttention}};
   for (const auto& r : rotary_ops()) rows.push_back(r);
+  for (const auto& r : linear_attention_ops()) rows.push_back(r);
   return rows;
 }
 

@@ -4,6 +4,8 @@
 //   rotary_embedding_ref<T>     float/double
 //   swiglu_ref<T>               float/double
 //   tensor_scatter_ref          any element type, copied as bytes
+//   causal_conv_with_state_ref<T>, linear_attention_ref<T>  float/double (CausalConvWithState
+//                               and LinearAttention, 27)
 // Half types run the float kernels on widened copies (see compiler/ops/half_compute.h).
 #ifndef ONNXC_ATTENTION_H
 #define ONNXC_ATTENTION_H
@@ -210,6 +212,112 @@ inline void tensor_scatter_ref(const TensorScatterParams& p, const void* past, c
                   static_cast<std::size_t>(p.inner_bytes));
     }
   }
+}
+
+// ---- CausalConvWithState -----------------------------------------------------------------------
+
+// Depthwise causal 1-D convolution over [batch, channels, length]: each channel's sequence is
+// prefixed by its k - 1 carried values (past_state, or zeros), so
+//   y[t] = bias + sum_i w[i] * padded[t + i],  present_state = the last k - 1 padded values.
+struct CausalConvParams {
+  index_t batch, channels, length, kernel;
+  int silu;  // fused y * sigmoid(y)
+};
+
+template <typename T>
+inline void causal_conv_with_state_ref(const CausalConvParams& p, const T* x, const T* w,
+                                       const T* bias, const T* past, T* y, T* present) {
+  const index_t carry = p.kernel - 1, L = p.length;
+  for (index_t b = 0; b < p.batch; ++b)
+    for (index_t c = 0; c < p.channels; ++c) {
+      const index_t row = b * p.channels + c;
+      const T* xs = x + row * L;
+      const T* ps = past ? past + row * carry : nullptr;
+      const T* wc = w + c * p.kernel;
+      // padded[n] for n in [0, carry + L): the carry, then the input.
+      auto padded = [&](index_t n) -> T {
+        if (n >= carry) return xs[n - carry];
+        return ps ? ps[n] : T(0);
+      };
+      for (index_t t = 0; t < L; ++t) {
+        T acc = bias ? bias[c] : T(0);
+        for (index_t i = 0; i < p.kernel; ++i) acc += wc[i] * padded(t + i);
+        if (p.silu) {
+          const T sig =
+              acc >= T(0) ? T(1) / (T(1) + std::exp(-acc)) : std::exp(acc) / (T(1) + std::exp(acc));
+          acc *= sig;
+        }
+        y[row * L + t] = acc;
+      }
+      if (present)
+        for (index_t n = 0; n < carry; ++n) present[row * carry + n] = padded(L + n);
+    }
+}
+
+// ---- LinearAttention ---------------------------------------------------------------------------
+
+// Recurrent linear attention over packed [batch, seq, heads * d] inputs; the state of each
+// (batch, kv head) is a d_k x d_v matrix S, updated token by token:
+//   linear       S = S + k v^T
+//   gated        S = e^g S + k v^T                      (g per key dim or per head)
+//   delta        S = S + beta k (v - S^T k)^T
+//   gated_delta  S = e^g S, then as delta
+// and each query head reads o = scale * q^T S from its kv head's state.
+struct LinearAttentionParams {
+  index_t batch, seq, q_heads, kv_heads, dk, dv;
+  int rule;           // 0: linear, 1: gated, 2: delta, 3: gated_delta
+  int decay_per_key;  // decay is [b, t, kv_heads * dk] (else [b, t, kv_heads])
+  int beta_per_head;  // beta is [b, t, kv_heads] (else [b, t, 1])
+  double scale;
+};
+
+// `state` (batch * kv_heads * dk * dv) holds S: the present_state output, or scratch memory.
+template <typename T>
+inline void linear_attention_ref(const LinearAttentionParams& p, const T* q, const T* k, const T* v,
+                                 const T* past, const T* decay, const T* beta, T* y, T* state) {
+  const index_t group = p.q_heads / p.kv_heads, dk = p.dk, dv = p.dv;
+  const index_t per_state = dk * dv;
+  const bool gated = p.rule == 1 || p.rule == 3, delta = p.rule == 2 || p.rule == 3;
+  const T scale = static_cast<T>(p.scale);
+  for (index_t n = 0; n < p.batch * p.kv_heads * per_state; ++n) state[n] = past ? past[n] : T(0);
+  for (index_t b = 0; b < p.batch; ++b)
+    for (index_t t = 0; t < p.seq; ++t) {
+      const index_t bt = b * p.seq + t;
+      for (index_t h = 0; h < p.kv_heads; ++h) {
+        T* S = state + (b * p.kv_heads + h) * per_state;
+        const T* kt = k + (bt * p.kv_heads + h) * dk;
+        const T* vt = v + (bt * p.kv_heads + h) * dv;
+        if (gated) {
+          for (index_t i = 0; i < dk; ++i) {
+            const T g = p.decay_per_key ? decay[(bt * p.kv_heads + h) * dk + i]
+                                        : decay[bt * p.kv_heads + h];
+            const T e = std::exp(g);
+            for (index_t j = 0; j < dv; ++j) S[i * dv + j] *= e;
+          }
+        }
+        if (delta) {
+          const T bt_rate = p.beta_per_head ? beta[bt * p.kv_heads + h] : beta[bt];
+          for (index_t j = 0; j < dv; ++j) {  // one column of S at a time
+            T pred = T(0);
+            for (index_t i = 0; i < dk; ++i) pred += S[i * dv + j] * kt[i];
+            const T u = bt_rate * (vt[j] - pred);
+            for (index_t i = 0; i < dk; ++i) S[i * dv + j] += kt[i] * u;
+          }
+        } else {
+          for (index_t i = 0; i < dk; ++i)
+            for (index_t j = 0; j < dv; ++j) S[i * dv + j] += kt[i] * vt[j];
+        }
+      }
+      for (index_t hq = 0; hq < p.q_heads; ++hq) {
+        const T* S = state + (b * p.kv_heads + hq / group) * per_state;
+        const T* qt = q + (bt * p.q_heads + hq) * dk;
+        T* yt = y + (bt * p.q_heads + hq) * dv;
+        for (index_t j = 0; j < dv; ++j) yt[j] = T(0);
+        for (index_t i = 0; i < dk; ++i)
+          for (index_t j = 0; j < dv; ++j) yt[j] += qt[i] * S[i * dv + j];
+        for (index_t j = 0; j < dv; ++j) yt[j] *= scale;
+      }
+    }
 }
 
 }  // namespace onnxc
