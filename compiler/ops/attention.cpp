@@ -31,6 +31,8 @@ void layout_strides(bool four_d, int64_t heads, int64_t seq, int64_t d, index_t 
   out[2] = four_d ? d : heads * d;
 }
 
+void emit_attention(EmitContext& ctx);
+
 class AttentionOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
@@ -182,38 +184,100 @@ class AttentionOp final : public OpHandler {
     return true;
   }
 
-  void emit(EmitContext& ctx) const override {
-    const auto& s = ctx.node().state_as<AttentionState>();
-    const AttentionParams& p = s.p;
-    ctx.include("onnxc/attention.h");
-    ctx.line(
-        "static constexpr onnxc::AttentionParams p = {{/*batch, q_heads, kv_heads*/ {}, {}, {}, "
-        "/*q_len, kv_len, past_len*/ {}, {}, {}, /*head_size, v_head_size*/ {}, {}, "
-        "/*q_strides*/ {{{}, {}, {}}}, /*k_strides*/ {{{}, {}, {}}}, /*v_strides*/ {{{}, {}, {}}}, "
-        "/*y_strides*/ {{{}, {}, {}}}, /*mask_strides*/ {{{}, {}, {}}}, /*mask_len*/ {}, "
-        "/*mask_kind*/ {}, /*is_causal*/ {}, /*has_nonpad*/ {}, /*left_window*/ {}, "
-        "/*right_window*/ {}, /*sqrt_scale*/ {}, /*softcap*/ {}, /*qk_mode*/ {}}};",
-        p.batch, p.q_heads, p.kv_heads, p.q_len, p.kv_len, p.past_len, p.head_size, p.v_head_size,
-        p.q_strides[0], p.q_strides[1], p.q_strides[2], p.k_strides[0], p.k_strides[1],
-        p.k_strides[2], p.v_strides[0], p.v_strides[1], p.v_strides[2], p.y_strides[0],
-        p.y_strides[1], p.y_strides[2], p.mask_strides[0], p.mask_strides[1], p.mask_strides[2],
-        p.mask_len, p.mask_kind, p.is_causal, p.has_nonpad, p.left_window, p.right_window,
-        cpp_double(p.sqrt_scale), cpp_double(p.softcap), p.qk_mode);
-    const HalfNames n = emit_widen(ctx, s.half);
-    const char* t = kernel_cpp_type(ctx.input(0)->dtype);
-    const char* m = p.mask_kind == 1 ? "bool" : t;
-    ctx.line("{0}* const scores = reinterpret_cast<{0}*>({1} + {2});", t, ctx.scratch(),
-             s.scores_offset);
-    const std::string mask = p.mask_kind == 1 ? ctx.in(3) : n.in(3);
-    const std::string nonpad = ctx.input(6) ? ctx.in(6) : "nullptr";
-    ctx.line("onnxc::attention_ref<{}, {}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, scores);",
-             t, m, n.in(0), n.in(1), n.in(2), mask, n.in(4), n.in(5), nonpad, n.out(0), n.out(1),
-             n.out(2), n.out(3));
-    emit_narrow(ctx, s.half, n);
+  void emit(EmitContext& ctx) const override { emit_attention(ctx); }
+};
+
+// The kernel call of Attention and FlexAttention (absent inputs and outputs are null).
+void emit_attention(EmitContext& ctx) {
+  const auto& s = ctx.node().state_as<AttentionState>();
+  const AttentionParams& p = s.p;
+  ctx.include("onnxc/attention.h");
+  ctx.line(
+      "static constexpr onnxc::AttentionParams p = {{/*batch, q_heads, kv_heads*/ {}, {}, {}, "
+      "/*q_len, kv_len, past_len*/ {}, {}, {}, /*head_size, v_head_size*/ {}, {}, "
+      "/*q_strides*/ {{{}, {}, {}}}, /*k_strides*/ {{{}, {}, {}}}, /*v_strides*/ {{{}, {}, {}}}, "
+      "/*y_strides*/ {{{}, {}, {}}}, /*mask_strides*/ {{{}, {}, {}}}, /*mask_len*/ {}, "
+      "/*mask_kind*/ {}, /*is_causal*/ {}, /*has_nonpad*/ {}, /*left_window*/ {}, "
+      "/*right_window*/ {}, /*sqrt_scale*/ {}, /*softcap*/ {}, /*qk_mode*/ {}}};",
+      p.batch, p.q_heads, p.kv_heads, p.q_len, p.kv_len, p.past_len, p.head_size, p.v_head_size,
+      p.q_strides[0], p.q_strides[1], p.q_strides[2], p.k_strides[0], p.k_strides[1],
+      p.k_strides[2], p.v_strides[0], p.v_strides[1], p.v_strides[2], p.y_strides[0],
+      p.y_strides[1], p.y_strides[2], p.mask_strides[0], p.mask_strides[1], p.mask_strides[2],
+      p.mask_len, p.mask_kind, p.is_causal, p.has_nonpad, p.left_window, p.right_window,
+      cpp_double(p.sqrt_scale), cpp_double(p.softcap), p.qk_mode);
+  const HalfNames n = emit_widen(ctx, s.half);
+  const char* t = kernel_cpp_type(ctx.input(0)->dtype);
+  const char* m = p.mask_kind == 1 ? "bool" : t;
+  ctx.line("{0}* const scores = reinterpret_cast<{0}*>({1} + {2});", t, ctx.scratch(),
+           s.scores_offset);
+  const std::string mask = p.mask_kind == 1 ? ctx.in(3) : n.in(3);
+  const std::string nonpad = ctx.input(6) ? ctx.in(6) : "nullptr";
+  ctx.line("onnxc::attention_ref<{}, {}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, scores);",
+           t, m, n.in(0), n.in(1), n.in(2), mask, n.in(4), n.in(5), nonpad, n.out(0), n.out(1),
+           n.out(2), n.out(3));
+  emit_narrow(ctx, s.half, n);
+}
+
+// ai.onnx.preview FlexAttention (1): 4-D Q/K/V, GQA, scale. The score_mod / prob_mod subgraphs
+// are refused (the compiler emits no subgraphs). Runs attention_ref without a mask.
+class FlexAttentionOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(3, 3, 1, 1)) return false;
+    for (const char* g : {"score_mod", "prob_mod"})
+      if (ctx.has_attr(g)) return ctx.fail("the {} subgraph is not supported", g);
+    const Value *q = ctx.input(0), *k = ctx.input(1), *v = ctx.input(2);
+    const DataType t = q->dtype;
+    if (!is_attention_float(t))
+      return ctx.fail("Q must be float, double, float16 or bfloat16, is {}", dtype_name(t));
+    if (k->dtype != t || v->dtype != t)
+      return ctx.fail("Q, K and V must have one type, are {}, {}, {}", dtype_name(t),
+                      dtype_name(k->dtype), dtype_name(v->dtype));
+    if (q->shape.size() != 4 || k->shape.size() != 4 || v->shape.size() != 4)
+      return ctx.fail("Q, K and V must be 4-D, have shapes {}, {}, {}", shape_str(q->shape),
+                      shape_str(k->shape), shape_str(v->shape));
+    if (ctx.has_attr("softmax_precision")) {
+      const int64_t sp = ctx.attr_int("softmax_precision", 1);
+      if (sp != 1 && !(sp == 11 && t == DataType::kDouble))
+        return ctx.fail("softmax_precision {} is not supported (float; double for double inputs)",
+                        sp);
+    }
+    auto& s = ctx.make_state<AttentionState>();
+    AttentionParams& p = s.p;
+    p.batch = q->shape[0];
+    p.q_heads = q->shape[1];
+    p.q_len = q->shape[2];
+    p.head_size = q->shape[3];
+    p.kv_heads = k->shape[1];
+    p.kv_len = k->shape[2];
+    p.v_head_size = v->shape[3];
+    if (k->shape[0] != p.batch || v->shape[0] != p.batch || k->shape[3] != p.head_size ||
+        v->shape[1] != p.kv_heads || v->shape[2] != p.kv_len)
+      return ctx.fail("Q, K, V shapes {}, {}, {} do not agree in batch, heads, lengths, head size",
+                      shape_str(q->shape), shape_str(k->shape), shape_str(v->shape));
+    if (p.kv_heads <= 0 || p.q_heads % p.kv_heads != 0)
+      return ctx.fail("q heads {} must be a multiple of kv heads {}", p.q_heads, p.kv_heads);
+    layout_strides(true, p.q_heads, p.q_len, p.head_size, p.q_strides);
+    layout_strides(true, p.kv_heads, p.kv_len, p.head_size, p.k_strides);
+    layout_strides(true, p.kv_heads, p.kv_len, p.v_head_size, p.v_strides);
+    layout_strides(true, p.q_heads, p.q_len, p.v_head_size, p.y_strides);
+    p.left_window = p.right_window = -1;
+    const double scale = ctx.has_attr("scale") ? static_cast<double>(ctx.attr_float("scale", 1.0f))
+                                               : 1.0 / std::sqrt(static_cast<double>(p.head_size));
+    if (!(scale >= 0)) return ctx.fail("scale must be >= 0, is {}", scale);
+    p.sqrt_scale = std::sqrt(scale);
+    ctx.set_output(0, t, {p.batch, p.q_heads, p.q_len, p.v_head_size});
+    s.half = plan_half(ctx, {0, 1, 2}, {0});
+    const size_t elem = t == DataType::kDouble ? sizeof(double) : sizeof(float);
+    s.scores_offset = s.half.bytes;
+    ctx.request_scratch(s.half.bytes + static_cast<size_t>(p.kv_len > 0 ? p.kv_len : 1) * elem);
+    return true;
   }
+  void emit(EmitContext& ctx) const override { emit_attention(ctx); }
 };
 
 const AttentionOp kAttention;
+const FlexAttentionOp kFlexAttention;
 
 }  // namespace
 
@@ -221,7 +285,8 @@ std::vector<OpRegistration> rotary_ops();  // ops/rotary.cpp: RotaryEmbedding, S
 std::vector<OpRegistration> linear_attention_ops();  // ops/linear_attention.cpp
 
 std::vector<OpRegistration> attention_ops() {
-  std::vector<OpRegistration> rows = {{"", "Attention", 23, kMaxOpset, &kAttention}};
+  std::vector<OpRegistration> rows = {{"", "Attention", 23, kMaxOpset, &kAttention},
+                                      {"ai.onnx.preview", "FlexAttention", 1, 1, &kFlexAttention}};
   for (const auto& r : rotary_ops()) rows.push_back(r);
   for (const auto& r : linear_attention_ops()) rows.push_back(r);
   return rows;
