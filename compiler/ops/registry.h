@@ -31,6 +31,9 @@ std::vector<OpRegistration> softmax_ops();        // ops/softmax.cpp
 std::vector<OpRegistration> reduce_ops();         // ops/reduce.cpp
 std::vector<OpRegistration> shape_ops();          // ops/shape_ops.cpp
 std::vector<OpRegistration> data_movement_ops();  // ops/data_movement.cpp
+std::vector<OpRegistration> scatter_gather_ops();  // ops/scatter_gather.cpp
+std::vector<OpRegistration> scan_ops();            // ops/scan_ops.cpp
+std::vector<OpRegistration> bitwise_ops();         // ops/bitwise.cpp
 
 class OpRegistry {
  public:
