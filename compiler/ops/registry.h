@@ -32,6 +32,10 @@ std::vector<OpRegistration> reduce_ops();         // ops/reduce.cpp
 std::vector<OpRegistration> shape_ops();          // ops/shape_ops.cpp
 std::vector<OpRegistration> data_movement_ops();  // ops/data_movement.cpp
 std::vector<OpRegistration> attention_ops();      // ops/attention.cpp, ops/rotary.cpp
+std::vector<OpRegistration> scatter_gather_ops();  // ops/scatter_gather.cpp
+std::vector<OpRegistration> scan_ops();            // ops/scan_ops.cpp
+std::vector<OpRegistration> bitwise_ops();         // ops/bitwise.cpp
+std::vector<OpRegistration> misc_ops();            // ops/misc_ops.cpp
 
 class OpRegistry {
  public:
