@@ -36,6 +36,8 @@ std::vector<OpRegistration> scatter_gather_ops();  // ops/scatter_gather.cpp
 std::vector<OpRegistration> scan_ops();            // ops/scan_ops.cpp
 std::vector<OpRegistration> bitwise_ops();         // ops/bitwise.cpp
 std::vector<OpRegistration> misc_ops();            // ops/misc_ops.cpp
+std::vector<OpRegistration> resize_ops();         // ops/resize.cpp
+std::vector<OpRegistration> image_ops();          // ops/image.cpp
 
 class OpRegistry {
  public:
