@@ -32,6 +32,7 @@ std::vector<OpRegistration> reduce_ops();         // ops/reduce.cpp
 std::vector<OpRegistration> shape_ops();          // ops/shape_ops.cpp
 std::vector<OpRegistration> data_movement_ops();  // ops/data_movement.cpp
 std::vector<OpRegistration> quantize_ops();       // ops/quantize.cpp
+std::vector<OpRegistration> qlinear_ops();        // ops/qlinear.cpp
 
 class OpRegistry {
  public:

@@ -304,20 +304,27 @@ inline void qlinear_matmul_ref(const QuantMatMulParams& p, const A* a, const S* 
   });
 }
 
+struct QuantConvParams {
+  ConvParams conv;           // geometry (1-D and 2-D run as 3-D with leading unit dims)
+  bool w_zp_per_channel;     // w_zero_point has one value per output channel
+  bool w_scale_per_channel;  // w_scale has one value per output channel (QLinearConv)
+};
+
 namespace quant_detail {
 
 // Calls out(n, m, spatial_index, acc) for every output of the integer convolution of
 // (x - x_zp) and (w - w_zp[m]) (+ bias[m]); padding contributes zero.
 template <typename X, typename W, typename Out>
-inline void conv_integer_core(const ConvParams& p, const X* x, const W* w, int32_t x_zp,
-                              const W* w_zp, bool w_zp_per_channel, const int32_t* bias, Out out) {
+inline void conv_integer_core(const QuantConvParams& q, const X* x, const W* w, int32_t x_zp,
+                              const W* w_zp, const int32_t* bias, Out out) {
+  const ConvParams& p = q.conv;
   const index_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   const index_t in_sp = p.in[0] * p.in[1] * p.in[2];
   const index_t k_sp = p.kernel[0] * p.kernel[1] * p.kernel[2];
   for (index_t n = 0; n < p.batch; ++n)
     for (index_t m = 0; m < p.c_out; ++m) {
       const index_t g = m / cout_g;
-      const int32_t zw = w_zp ? static_cast<int32_t>(w_zp[w_zp_per_channel ? m : 0]) : 0;
+      const int32_t zw = w_zp ? static_cast<int32_t>(w_zp[q.w_zp_per_channel ? m : 0]) : 0;
       index_t o = 0;
       for (index_t od = 0; od < p.out[0]; ++od)
         for (index_t oh = 0; oh < p.out[1]; ++oh)
@@ -354,33 +361,34 @@ inline void conv_integer_core(const ConvParams& p, const X* x, const W* w, int32
 // ConvInteger: X, W int8 or uint8; x_zero_point one value, w_zero_point one value or one per
 // output channel (either may be nullptr).
 template <typename X, typename W>
-inline void conv_integer_ref(const ConvParams& p, const X* x, const W* w, const X* x_zero_point,
-                             const W* w_zero_point, bool w_zp_per_channel, int32_t* y) {
+inline void conv_integer_ref(const QuantConvParams& q, const X* x, const W* w,
+                             const X* x_zero_point, const W* w_zero_point, int32_t* y) {
+  const ConvParams& p = q.conv;
   const index_t out_sp = p.out[0] * p.out[1] * p.out[2];
   const int32_t zx = x_zero_point ? static_cast<int32_t>(x_zero_point[0]) : 0;
-  quant_detail::conv_integer_core(p, x, w, zx, w_zero_point, w_zp_per_channel, nullptr,
+  quant_detail::conv_integer_core(q, x, w, zx, w_zero_point, nullptr,
                                   [&](index_t n, index_t m, index_t o, int32_t acc) {
                                     y[(n * p.c_out + m) * out_sp + o] = acc;
                                   });
 }
 
-// QLinearConv: x_scale / y_scale and the zero points of x and y are single values; w_scale and
-// w_zero_point one value or one per output channel; bias (int32, optional) one per channel.
+// QLinearConv: x_scale, y_scale and the zero points of x and y are single values; w_scale and
+// w_zero_point one value or one per output channel; bias (int32, may be nullptr) one per channel.
 template <typename X, typename W, typename Y>
-inline void qlinear_conv_ref(const ConvParams& p, const X* x, const float* x_scale,
+inline void qlinear_conv_ref(const QuantConvParams& q, const X* x, const float* x_scale,
                              const X* x_zero_point, const W* w, const float* w_scale,
-                             const W* w_zero_point, bool w_per_channel, const float* y_scale,
-                             const Y* y_zero_point, const int32_t* bias, Y* y) {
+                             const W* w_zero_point, const float* y_scale, const Y* y_zero_point,
+                             const int32_t* bias, Y* y) {
+  const ConvParams& p = q.conv;
   const index_t out_sp = p.out[0] * p.out[1] * p.out[2];
-  const int32_t zx = static_cast<int32_t>(x_zero_point[0]);
+  const int32_t zx = x_zero_point ? static_cast<int32_t>(x_zero_point[0]) : 0;
   const int32_t zy = y_zero_point ? static_cast<int32_t>(y_zero_point[0]) : 0;
-  quant_detail::conv_integer_core(p, x, w, zx, w_zero_point, w_per_channel, bias,
-                                  [&](index_t n, index_t m, index_t o, int32_t acc) {
-                                    const float mult = quant_detail::multiplier<float>(
-                                        x_scale[0], w_scale[w_per_channel ? m : 0], y_scale[0]);
-                                    y[(n * p.c_out + m) * out_sp + o] =
-                                        quant_detail::requantize<Y>(acc, mult, zy);
-                                  });
+  quant_detail::conv_integer_core(
+      q, x, w, zx, w_zero_point, bias, [&](index_t n, index_t m, index_t o, int32_t acc) {
+        const float mult = quant_detail::multiplier<float>(
+            x_scale[0], w_scale[q.w_scale_per_channel ? m : 0], y_scale[0]);
+        y[(n * p.c_out + m) * out_sp + o] = quant_detail::requantize<Y>(acc, mult, zy);
+      });
 }
 
 }  // namespace onnxc
