@@ -38,6 +38,8 @@ std::vector<OpRegistration> bitwise_ops();         // ops/bitwise.cpp
 std::vector<OpRegistration> misc_ops();            // ops/misc_ops.cpp
 std::vector<OpRegistration> resize_ops();         // ops/resize.cpp
 std::vector<OpRegistration> image_ops();          // ops/image.cpp
+std::vector<OpRegistration> quantize_ops();       // ops/quantize.cpp
+std::vector<OpRegistration> qlinear_ops();        // ops/qlinear.cpp
 
 class OpRegistry {
  public:
