@@ -31,6 +31,8 @@ std::vector<OpRegistration> softmax_ops();        // ops/softmax.cpp
 std::vector<OpRegistration> reduce_ops();         // ops/reduce.cpp
 std::vector<OpRegistration> shape_ops();          // ops/shape_ops.cpp
 std::vector<OpRegistration> data_movement_ops();  // ops/data_movement.cpp
+std::vector<OpRegistration> recurrent_ops();      // ops/recurrent.cpp
+std::vector<OpRegistration> signal_ops();         // ops/signal.cpp
 
 class OpRegistry {
  public:
