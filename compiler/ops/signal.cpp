@@ -85,13 +85,13 @@ class DftOp final : public OpHandler {
     s.half = plan_half(ctx, {0}, {0});
     s.table_offset = (s.half.bytes + 63) / 64 * 64;
     ctx.request_scratch(s.table_offset +
-                        static_cast<size_t>(dft_scratch_doubles(n)) * sizeof(double));
+                        static_cast<size_t>(dft_ref_scratch_doubles(n)) * sizeof(double));
     return true;
   }
   bool evaluate(const Node& node, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = node.state_as<DftState>();
-    std::vector<double> table(static_cast<size_t>(dft_scratch_doubles(s.p.n)));
+    std::vector<double> table(static_cast<size_t>(dft_ref_scratch_doubles(s.p.n)));
     return visit_dtype<kFloatTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       dft_ref<T>(s.p, in[0]->as<T>(), out[0].as<T>(), table.data());

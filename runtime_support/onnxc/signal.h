@@ -1,12 +1,15 @@
 // Signal processing: DFT (forward, inverse, one-sided RFFT and IRFFT, zero-padding or truncation
 // to dft_length), STFT (framed, optionally windowed DFTs), and the window generators HannWindow,
 // HammingWindow, BlackmanWindow and MelWeightMatrix.
-//   dft_ref<T>, stft_ref<T>: a direct O(n^2) transform over a twiddle table of n complex values
-//       in the caller's scratch (dft_scratch_doubles(n) doubles). Twiddles are reduced to the
-//       first quadrant, so cos/sin at multiples of pi/2 are exact (a real signal's Nyquist bin
-//       has an exactly zero imaginary part). Products and sums are accumulated in double even for
-//       float tensors: an inverse transform that reconstructs an exact zero from spectra of
-//       magnitude ~1e3 needs ~1e-10 relative accuracy, which float twiddles cannot give.
+//   dft_ref<T>, stft_ref<T>: the direct O(n^2) transform over a table of n twiddles in the
+//       caller's scratch. Twiddles are reduced to the first quadrant, so cos/sin at multiples of
+//       pi/2 are exact (a real signal's Nyquist bin has an exactly zero imaginary part). Products
+//       and sums are accumulated in double even for float tensors: an inverse transform that
+//       reconstructs an exact zero from spectra of magnitude ~1e3 needs ~1e-10 relative accuracy,
+//       which float twiddles cannot give (numpy, which the conformance data comes from, also
+//       promotes real float32 input to double).
+//       Complex float input (full transforms of lengths 2^a 3^b 5^c) instead runs a float
+//       mixed-radix FFT, O(n log n), which rounds as numpy's single-precision complex64 FFT.
 //   hann_window_ref<T>, hamming_window_ref<T>, blackman_window_ref<T>,
 //   mel_weight_matrix_ref<T>: computed in double and converted once to T (as numpy's astype).
 #ifndef ONNXC_SIGNAL_H
@@ -14,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "onnxc/base.h"
 
@@ -124,18 +128,171 @@ struct DftParams {
   int hermitian;    // IRFFT: the input is a one-sided spectrum
 };
 
+namespace signal_detail {
+
+struct Cf {
+  float r, i;
+};
+inline Cf operator+(Cf a, Cf b) {
+  return {a.r + b.r, a.i + b.i};
+}
+inline Cf operator-(Cf a, Cf b) {
+  return {a.r - b.r, a.i - b.i};
+}
+// a * w (inverse) or a * conj(w) (forward).
+inline Cf twiddle_mul(Cf a, Cf w, bool inverse) {
+  return inverse ? Cf{a.r * w.r - a.i * w.i, a.r * w.i + a.i * w.r}
+                 : Cf{a.r * w.r + a.i * w.i, a.i * w.r - a.r * w.i};
+}
+
+// The radices of the float FFT in pass order (4s, then one 2 moved to the front, then 3s and 5s),
+// or 0 when n has a prime factor above 5. Returns the number of passes.
+inline int fft_factors(index_t n, index_t* f) {
+  int count = 0;
+  while (n % 4 == 0) {
+    f[count++] = 4;
+    n /= 4;
+  }
+  if (n % 2 == 0) {
+    n /= 2;
+    f[count++] = 2;
+    const index_t first = f[0];
+    f[0] = 2;
+    f[count - 1] = first;
+  }
+  for (index_t p = 3; p <= 5; p += 2)
+    while (n % p == 0) {
+      f[count++] = p;
+      n /= p;
+    }
+  return n == 1 ? count : 0;
+}
+
+// One Cooley-Tukey pass (Stockham order, as FFTPACK's cfftp): ip-point butterflies over
+// l1 groups of ido elements, from cc [ido, ip, l1] to ch [ido, l1, ip], with the twiddles
+// e^{2 pi i j l1 k / n} read from the double table tw.
+inline void fft_pass(index_t ip, index_t ido, index_t l1, const Cf* cc, Cf* ch, const double* tw,
+                     bool inv) {
+  const float s = inv ? 1.0f : -1.0f;
+  auto CC = [&](index_t a, index_t b, index_t c) { return cc[a + ido * (b + ip * c)]; };
+  auto CH = [&](index_t a, index_t b, index_t c) -> Cf& { return ch[a + ido * (b + l1 * c)]; };
+  auto W = [&](index_t j, index_t i) {
+    const index_t idx = j * l1 * i;
+    return Cf{static_cast<float>(tw[2 * idx]), static_cast<float>(tw[2 * idx + 1])};
+  };
+  auto out = [&](index_t i, index_t k, index_t j, Cf v) {
+    CH(i, k, j) = i == 0 ? v : twiddle_mul(v, W(j, i), inv);
+  };
+  for (index_t k = 0; k < l1; ++k)
+    for (index_t i = 0; i < ido; ++i) {
+      if (ip == 2) {
+        const Cf a = CC(i, 0, k), b = CC(i, 1, k);
+        out(i, k, 0, a + b);
+        out(i, k, 1, a - b);
+      } else if (ip == 3) {
+        const float w1r = -0.5f, w1i = s * 0.8660254037844386468f;
+        const Cf t0 = CC(i, 0, k), t1 = CC(i, 1, k) + CC(i, 2, k), t2 = CC(i, 1, k) - CC(i, 2, k);
+        out(i, k, 0, t0 + t1);
+        const Cf ca = {t0.r + t1.r * w1r, t0.i + t1.i * w1r};
+        const Cf cb = {-(t2.i * w1i), t2.r * w1i};  // i * w1i * t2
+        out(i, k, 1, ca + cb);
+        out(i, k, 2, ca - cb);
+      } else if (ip == 4) {
+        const Cf t2 = CC(i, 0, k) + CC(i, 2, k), t1 = CC(i, 0, k) - CC(i, 2, k);
+        const Cf t3 = CC(i, 1, k) + CC(i, 3, k);
+        Cf t4 = CC(i, 1, k) - CC(i, 3, k);
+        t4 = inv ? Cf{-t4.i, t4.r} : Cf{t4.i, -t4.r};  // times +i (inverse) or -i
+        out(i, k, 0, t2 + t3);
+        out(i, k, 2, t2 - t3);
+        out(i, k, 1, t1 + t4);
+        out(i, k, 3, t1 - t4);
+      } else {  // 5
+        const float w1r = 0.3090169943749474241f, w1i = s * 0.9510565162951535721f;
+        const float w2r = -0.8090169943749474241f, w2i = s * 0.5877852522924731292f;
+        const Cf t0 = CC(i, 0, k);
+        const Cf t1 = CC(i, 1, k) + CC(i, 4, k), t4 = CC(i, 1, k) - CC(i, 4, k);
+        const Cf t2 = CC(i, 2, k) + CC(i, 3, k), t3 = CC(i, 2, k) - CC(i, 3, k);
+        out(i, k, 0, Cf{t0.r + t1.r + t2.r, t0.i + t1.i + t2.i});
+        auto pair = [&](index_t u1, index_t u2, float ar, float br, float ai, float bi) {
+          const Cf ca = {t0.r + ar * t1.r + br * t2.r, t0.i + ar * t1.i + br * t2.i};
+          const Cf cb = {-(ai * t4.i + bi * t3.i), ai * t4.r + bi * t3.r};
+          out(i, k, u1, ca + cb);
+          out(i, k, u2, ca - cb);
+        };
+        pair(1, 4, w1r, w2r, w1i, w2i);
+        pair(2, 3, w2r, w1r, w2i, -w1i);
+      }
+    }
+}
+
+// The float FFT of one line (complex in, complex out, length n = its radices' product), in
+// place in a, with b as the second buffer of the passes.
+inline void fft_line(Cf* a, Cf* b, index_t n, const index_t* factors, int count, const double* tw,
+                     bool inverse) {
+  Cf *p1 = a, *p2 = b;
+  index_t l1 = 1;
+  for (int f = 0; f < count; ++f) {
+    const index_t ip = factors[f], ido = n / (l1 * ip);
+    fft_pass(ip, ido, l1, p1, p2, tw, inverse);
+    Cf* t = p1;
+    p1 = p2;
+    p2 = t;
+    l1 *= ip;
+  }
+  const float scale = inverse ? static_cast<float>(1.0 / static_cast<double>(n)) : 1.0f;
+  for (index_t i = 0; i < n; ++i) {
+    Cf v = p1[i];
+    if (inverse) v = {v.r * scale, v.i * scale};
+    a[i] = v;
+  }
+}
+
+}  // namespace signal_detail
+
+// Doubles of scratch dft_ref needs for a transform of length n (the twiddle table, and two
+// buffers of n complex floats for the float FFT).
+constexpr index_t dft_ref_scratch_doubles(index_t n) {
+  return dft_scratch_doubles(n) + 2 * n;
+}
+
 // y = DFT of x along the axis of an [outer, in_len, inner, 1|2] view; y is [outer, out_len,
-// inner, 1|2]. scratch: dft_scratch_doubles(p.n) doubles.
+// inner, 1|2]. scratch: dft_ref_scratch_doubles(p.n) doubles. Full (two-sided) transforms of
+// complex float tensors whose length has no prime factor above 5 run a float mixed-radix FFT
+// (radix 2, 3, 4, 5 passes in FFTPACK's Stockham order), as numpy transforms complex64 data in
+// single precision; real inputs, one-sided transforms and other lengths use the direct double
+// transform, as numpy promotes real float32 input to double.
 template <typename T>
 inline void dft_ref(const DftParams& p, const T* x, T* y, double* scratch) {
-  signal_detail::twiddles(scratch, p.n);
+  using namespace signal_detail;
+  twiddles(scratch, p.n);
   const index_t xc = p.in_complex ? 2 : 1, yc = p.out_complex ? 2 : 1;
+  index_t factors[64];
+  const int count = fft_factors(p.n, factors);
+  const bool fast = std::is_same<T, float>::value && p.in_complex && !p.hermitian &&
+                    p.out_len == p.n && count > 0;
+  Cf* a = reinterpret_cast<Cf*>(scratch + dft_scratch_doubles(p.n));
+  Cf* b = a + p.n;
   for (index_t o = 0; o < p.outer; ++o)
-    for (index_t i = 0; i < p.inner; ++i)
-      signal_detail::dft_line(x + (o * p.in_len * p.inner + i) * xc, p.inner * xc, p.in_complex,
-                              p.in_len, static_cast<const T*>(nullptr), scratch, p.n, p.inverse,
-                              p.hermitian, y + (o * p.out_len * p.inner + i) * yc, p.inner * yc,
-                              p.out_complex, p.out_len);
+    for (index_t i = 0; i < p.inner; ++i) {
+      const T* xl = x + (o * p.in_len * p.inner + i) * xc;
+      T* yl = y + (o * p.out_len * p.inner + i) * yc;
+      if (!fast) {
+        dft_line(xl, p.inner * xc, p.in_complex, p.in_len, static_cast<const T*>(nullptr), scratch,
+                 p.n, p.inverse, p.hermitian, yl, p.inner * yc, p.out_complex, p.out_len);
+        continue;
+      }
+      for (index_t m = 0; m < p.n; ++m) {
+        const T* v = xl + m * p.inner * xc;
+        a[m] = m < p.in_len
+                   ? Cf{static_cast<float>(v[0]), p.in_complex ? static_cast<float>(v[1]) : 0.0f}
+                   : Cf{0.0f, 0.0f};
+      }
+      fft_line(a, b, p.n, factors, count, scratch, p.inverse != 0);
+      for (index_t k = 0; k < p.n; ++k) {
+        yl[k * p.inner * 2] = static_cast<T>(a[k].r);
+        yl[k * p.inner * 2 + 1] = static_cast<T>(a[k].i);
+      }
+    }
 }
 
 struct StftParams {
