@@ -40,6 +40,8 @@ std::vector<OpRegistration> resize_ops();         // ops/resize.cpp
 std::vector<OpRegistration> image_ops();          // ops/image.cpp
 std::vector<OpRegistration> quantize_ops();       // ops/quantize.cpp
 std::vector<OpRegistration> qlinear_ops();        // ops/qlinear.cpp
+std::vector<OpRegistration> recurrent_ops();      // ops/recurrent.cpp
+std::vector<OpRegistration> signal_ops();         // ops/signal.cpp
 
 class OpRegistry {
  public:
