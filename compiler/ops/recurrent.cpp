@@ -211,8 +211,10 @@ class RecurrentOp final : public OpHandler {
                                   : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
     }
     const size_t want = static_cast<size_t>(per_dir * p.num_directions);
-    if (names.size() == static_cast<size_t>(per_dir) && want > names.size())
-      names.insert(names.end(), names.begin(), names.end());  // one list for both directions
+    if (names.size() == static_cast<size_t>(per_dir) && want > names.size()) {
+      const std::vector<std::string> once = names;  // one list for both directions
+      names.insert(names.end(), once.begin(), once.end());
+    }
     if (names.size() != want)
       return ctx.fail("activations has {} entries, expected {} ({} per direction)", names.size(),
                       want, per_dir);
