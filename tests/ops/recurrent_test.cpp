@@ -110,6 +110,24 @@ TEST_CASE("RNN activations: alpha/beta consumed in order by the functions that t
                               cpp_float(0.2f), cpp_float(0.5))) != std::string::npos);
 }
 
+TEST_CASE("bidirectional with one direction's activations shares them and their values",
+          "[recurrent]") {
+  InferHarness h("GRU", 14);
+  h.input(F, {1, 1, 2});
+  h.input(F, {2, 6, 2});
+  h.input(F, {2, 6, 2});
+  attr_string(h, "direction", "bidirectional");
+  attr_strings(h, "activations", {"HardSigmoid", "Affine"});
+  attr_floats(h, "activation_alpha", {0.25f, 2.0f});
+  attr_floats(h, "activation_beta", {0.5f});  // HardSigmoid's; Affine keeps beta 0
+  const bool ok = h.infer();
+  INFO(h.error());
+  REQUIRE(ok);
+  const std::string one = fmt::format("{{7, {}, {}}}, {{3, {}, {}}}", cpp_float(0.25f),
+                                      cpp_float(0.5f), cpp_float(2.0f), cpp_float(0));
+  CHECK(h.emit().find(fmt::format("/*act*/ {{{0}, {0}, {{0,", one)) != std::string::npos);
+}
+
 TEST_CASE("recurrent errors name the rule", "[recurrent]") {
   auto rnn = [](const char* op) {
     auto h = std::make_unique<InferHarness>(op, 14);
