@@ -5,7 +5,8 @@
 // activation_alpha / activation_beta are consumed in the order of the activations, each list by
 // the functions that take that parameter (Affine, LeakyRelu, ThresholdedRelu, ScaledTanh,
 // HardSigmoid, Elu take alpha; Affine, ScaledTanh, HardSigmoid take beta); functions left without
-// a value use their operator's default. Extra values are an error rather than a guess.
+// a value use their operator's default. Extra values are an error rather than a guess. A
+// bidirectional node listing one direction's activations uses them (and their values) for both.
 #include "onnxc/recurrent.h"
 
 #include <algorithm>
@@ -211,9 +212,10 @@ class RecurrentOp final : public OpHandler {
                                   : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
     }
     const size_t want = static_cast<size_t>(per_dir * p.num_directions);
-    if (names.size() == static_cast<size_t>(per_dir) && want > names.size())
-      names.insert(names.end(), names.begin(), names.end());  // one list for both directions
-    if (names.size() != want)
+    // A bidirectional node may list one direction's activations: both directions use them,
+    // with the same alpha/beta values.
+    const bool shared = names.size() == static_cast<size_t>(per_dir) && want > names.size();
+    if (names.size() != want && !shared)
       return ctx.fail("activations has {} entries, expected {} ({} per direction)", names.size(),
                       want, per_dir);
     const std::vector<float> alphas = ctx.attr_floats("activation_alpha");
@@ -237,6 +239,8 @@ class RecurrentOp final : public OpHandler {
           "activation_alpha has {} values and activation_beta {}, but the activations take {} and "
           "{}",
           alphas.size(), betas.size(), ai, bi);
+    if (shared)
+      for (int i = 0; i < per_dir; ++i) p.act[per_dir + i] = p.act[i];
     return true;
   }
 

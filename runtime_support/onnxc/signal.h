@@ -147,8 +147,9 @@ inline Cf twiddle_mul(Cf a, Cf w, bool inverse) {
 
 // The radices of the float FFT in pass order (4s, then one 2 moved to the front, then 3s and 5s),
 // or 0 when n has a prime factor above 5. Returns the number of passes.
-inline int fft_factors(index_t n, index_t* f) {
+inline int fft_factors(index_t n, unsigned char* f) {  // f: 64 entries
   int count = 0;
+  if (n < 1) return 0;
   while (n % 4 == 0) {
     f[count++] = 4;
     n /= 4;
@@ -156,13 +157,13 @@ inline int fft_factors(index_t n, index_t* f) {
   if (n % 2 == 0) {
     n /= 2;
     f[count++] = 2;
-    const index_t first = f[0];
+    const unsigned char first = f[0];
     f[0] = 2;
     f[count - 1] = first;
   }
   for (index_t p = 3; p <= 5; p += 2)
     while (n % p == 0) {
-      f[count++] = p;
+      f[count++] = static_cast<unsigned char>(p);
       n /= p;
     }
   return n == 1 ? count : 0;
@@ -227,8 +228,8 @@ inline void fft_pass(index_t ip, index_t ido, index_t l1, const Cf* cc, Cf* ch, 
 
 // The float FFT of one line (complex in, complex out, length n = its radices' product), in
 // place in a, with b as the second buffer of the passes.
-inline void fft_line(Cf* a, Cf* b, index_t n, const index_t* factors, int count, const double* tw,
-                     bool inverse) {
+inline void fft_line(Cf* a, Cf* b, index_t n, const unsigned char* factors, int count,
+                     const double* tw, bool inverse) {
   Cf *p1 = a, *p2 = b;
   index_t l1 = 1;
   for (int f = 0; f < count; ++f) {
@@ -266,7 +267,7 @@ inline void dft_ref(const DftParams& p, const T* x, T* y, double* scratch) {
   using namespace signal_detail;
   twiddles(scratch, p.n);
   const index_t xc = p.in_complex ? 2 : 1, yc = p.out_complex ? 2 : 1;
-  index_t factors[64];
+  unsigned char factors[64];
   const int count = fft_factors(p.n, factors);
   const bool fast = std::is_same<T, float>::value && p.in_complex && !p.hermitian &&
                     p.out_len == p.n && count > 0;
