@@ -267,3 +267,13 @@ TEST_CASE("ConvInteger and QLinearConv geometry and layouts", "[quantize]") {
   CHECK_FALSE(q.infer());
   CHECK(has(q.error(), "B has shape 3, expected [4]"));
 }
+
+TEST_CASE("DequantizeLinear takes int32 x (no zero point)", "[quantize]") {
+  InferHarness d("DequantizeLinear", 10);
+  d.constant<int>(DataType::kInt32, {2}, {-4, 6});
+  d.constant<float>(F, {}, {0.5f});
+  REQUIRE(d.infer());
+  REQUIRE(d.fold());
+  CHECK(d.folded().as<float>()[0] == -2.0f);
+  CHECK(d.folded().as<float>()[1] == 3.0f);
+}
