@@ -185,8 +185,15 @@ TEST_CASE("MatMulInteger shapes, zero-point layouts and folding", "[quantize]") 
   batch.input(U8, {2, 3, 4});
   batch.input(U8, {4, 5});
   batch.input(U8, {2, 3, 1});
-  CHECK_FALSE(batch.infer());
-  CHECK(has(batch.error(), "per-batch values are not supported"));
+  REQUIRE(batch.infer());
+  CHECK(has(batch.emit(), "/*a_param_strides=*/{3}, /*b_param_strides=*/{0}"));
+
+  InferHarness bad("MatMulInteger", 10);
+  bad.input(U8, {2, 3, 4});
+  bad.input(U8, {4, 5});
+  bad.input(U8, {3, 2});
+  CHECK_FALSE(bad.infer());
+  CHECK(has(bad.error(), "a_zero_point of shape 3x2 is neither one value nor one per row of A"));
 
   InferHarness f("MatMulInteger", 10);
   f.constant<int>(U8, {1, 2}, {3, 4});

@@ -228,6 +228,33 @@ TEST_CASE("matmul_integer_ref: spec example and per-row / per-column zero points
     }
 }
 
+TEST_CASE("matmul_integer_ref with per-batch zero points", "[quantize-kernels]") {
+  // A [2, 2, 3] with a_zero_point [2, 2, 1]; B [3, 2] shared, b_zero_point [2] per column.
+  const int8_t a[] = {1, -2, 3, 4, 5, -6, -7, 8, 9, 10, -11, 12};
+  const int8_t b[] = {2, -1, 0, 3, -4, 5};
+  const int8_t az[] = {1, -1, 2, -2}, bz[] = {1, -1};
+  QuantMatMulParams p = plain_matmul(2, 2, 3);
+  p.mm.batch_rank = 1;
+  p.mm.batch_dims[0] = 2;
+  p.mm.a_strides[0] = 6;
+  p.mm.b_strides[0] = 0;
+  p.mm.batch_count = 2;
+  p.a_axis = QuantAxis::kRow;
+  p.b_axis = QuantAxis::kColumn;
+  p.a_param_strides[0] = 2;
+  p.b_param_strides[0] = 0;
+  int32_t y[8];
+  matmul_integer_ref<int8_t, int8_t>(p, a, b, az, bz, y);
+  for (int bi = 0; bi < 2; ++bi)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) {
+        int want = 0;
+        for (int t = 0; t < 3; ++t)
+          want += (a[bi * 6 + i * 3 + t] - az[bi * 2 + i]) * (b[t * 2 + j] - bz[j]);
+        CHECK(y[bi * 4 + i * 2 + j] == want);
+      }
+}
+
 TEST_CASE("qlinear_matmul_ref: the spec's 2-D example, saturating, and float16 scales",
           "[quantize-kernels]") {
   const uint8_t a[] = {208, 236, 0, 238, 3, 214, 255, 29};
