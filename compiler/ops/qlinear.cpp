@@ -49,23 +49,34 @@ const char* axis_cpp(QuantAxis a) {
   }
 }
 
-// The layout of a matmul zero point or scale: one value, or one per row of A (`row`: its shape
-// is [M] or [1, ..., 1, M, 1]) or per column of B ([N] or [1, ..., 1, 1, N]).
-bool matmul_param_axis(InferContext& ctx, const Value* v, bool row, int64_t count, const char* name,
-                       QuantAxis& axis) {
+// The layout of a matmul zero point or scale: one value, or one per row of A (`row`: shape [M]
+// or [..., M, 1]) or per column of B ([N] or [..., 1, N]), where the leading dims broadcast to
+// the batch dims `batch` (then `strides` step through them per batch dim; 0 where shared).
+bool matmul_param_axis(InferContext& ctx, const Value* v, bool row, int64_t count,
+                       const Shape& batch, const char* name, QuantAxis& axis, index_t* strides) {
   axis = QuantAxis::kTensor;
+  for (size_t i = 0; i < batch.size(); ++i) strides[i] = 0;
   if (!v || v->numel() == 1) return true;
   const Shape& s = v->shape;
-  bool ok = v->numel() == count;
-  if (ok && s.size() > 1) {
-    ok = s[s.size() - (row ? 2 : 1)] == count;
-    for (size_t i = 0; i + 2 < s.size(); ++i) ok &= s[i] == 1;
+  auto fail = [&] {
+    return ctx.fail("{} of shape {} is neither one value nor one per {} ({}){}", name, shape_str(s),
+                    row ? "row of A" : "column of B", count,
+                    row ? " as [M] or [..., M, 1]" : " as [N] or [..., 1, N]");
+  };
+  if (s.size() == 1) {
+    if (s[0] != count) return fail();
+  } else {
+    const size_t rank = s.size(), lead = rank - 2;
+    if (s[rank - (row ? 2 : 1)] != count || s[rank - (row ? 1 : 2)] != 1 || lead > batch.size())
+      return fail();
+    int64_t step = count;
+    for (size_t j = lead; j-- > 0;) {
+      const size_t i = batch.size() - lead + j;
+      if (s[j] != 1 && s[j] != batch[i]) return fail();
+      strides[i] = s[j] == 1 ? 0 : step;
+      step *= s[j];
+    }
   }
-  if (!ok)
-    return ctx.fail(
-        "{} of shape {} is neither one value nor one per {} ({}); per-batch values are not "
-        "supported",
-        name, shape_str(s), row ? "row of A" : "column of B", count);
   axis = row ? QuantAxis::kRow : QuantAxis::kColumn;
   return true;
 }
@@ -75,8 +86,8 @@ struct QMatMulState : OpState {
 };
 
 // numpy matmul shapes of inputs ia and ib (batch broadcast, 1-D promotion); sets output 0.
-bool matmul_shapes(InferContext& ctx, size_t ia, size_t ib, DataType out_type,
-                   QuantMatMulParams& q) {
+bool matmul_shapes(InferContext& ctx, size_t ia, size_t ib, DataType out_type, QuantMatMulParams& q,
+                   Shape& batch) {
   const Value *a = ctx.input(ia), *b = ctx.input(ib);
   Shape as = a->shape, bs = b->shape;
   if (as.empty() || bs.empty()) return ctx.fail("A and B must have rank >= 1 (no scalars)");
@@ -88,7 +99,6 @@ bool matmul_shapes(InferContext& ctx, size_t ia, size_t ib, DataType out_type,
     return ctx.fail("inner dims differ: A is {}, B is {}", shape_str(a->shape),
                     shape_str(b->shape));
   const Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
-  Shape batch;
   if (!broadcast_shapes({a_batch, b_batch}, batch))
     return ctx.fail("batch dims of {} and {} do not broadcast", shape_str(a->shape),
                     shape_str(b->shape));
@@ -120,9 +130,11 @@ std::string qmatmul_literal(const QuantMatMulParams& q) {
                         : std::string("{}");
   };
   return fmt::format(
-      "{{/*mm=*/{{{}, {}, {}, {}, {}, {}, {}, {}}}, /*a_axis=*/{}, /*b_axis=*/{}, /*y_axis=*/{}}}",
+      "{{/*mm=*/{{{}, {}, {}, {}, {}, {}, {}, {}}}, /*a_axis=*/{}, /*b_axis=*/{}, /*y_axis=*/{}, "
+      "/*a_param_strides=*/{}, /*b_param_strides=*/{}}}",
       p.batch_rank, arr(p.batch_dims), arr(p.a_strides), arr(p.b_strides), p.batch_count, p.m, p.n,
-      p.k, axis_cpp(q.a_axis), axis_cpp(q.b_axis), axis_cpp(q.y_axis));
+      p.k, axis_cpp(q.a_axis), axis_cpp(q.b_axis), axis_cpp(q.y_axis), arr(q.a_param_strides),
+      arr(q.b_param_strides));
 }
 
 std::string or_null(const EmitContext& ctx, size_t i) {
@@ -136,9 +148,13 @@ class MatMulIntegerOp final : public OpHandler {
         !check_int8_pair(ctx, 1, 3, "B"))
       return false;
     auto& s = ctx.make_state<QMatMulState>();
-    if (!matmul_shapes(ctx, 0, 1, DataType::kInt32, s.p)) return false;
-    return matmul_param_axis(ctx, ctx.input(2), true, s.p.mm.m, "a_zero_point", s.p.a_axis) &&
-           matmul_param_axis(ctx, ctx.input(3), false, s.p.mm.n, "b_zero_point", s.p.b_axis);
+    QuantMatMulParams& p = s.p;
+    Shape batch;
+    if (!matmul_shapes(ctx, 0, 1, DataType::kInt32, p, batch)) return false;
+    return matmul_param_axis(ctx, ctx.input(2), true, p.mm.m, batch, "a_zero_point", p.a_axis,
+                             p.a_param_strides) &&
+           matmul_param_axis(ctx, ctx.input(3), false, p.mm.n, batch, "b_zero_point", p.b_axis,
+                             p.b_param_strides);
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
@@ -184,15 +200,27 @@ class QLinearMatMulOp final : public OpHandler {
                         dtype_name(ctx.input(i)->dtype), dtype_name(ts));
     auto& s = ctx.make_state<QMatMulState>();
     QuantMatMulParams& p = s.p;
-    if (!matmul_shapes(ctx, 0, 3, ctx.input(7)->dtype, p)) return false;
-    QuantAxis a_scale_axis, b_scale_axis;
-    if (!matmul_param_axis(ctx, ctx.input(2), true, p.mm.m, "a_zero_point", p.a_axis) ||
-        !matmul_param_axis(ctx, ctx.input(1), true, p.mm.m, "a_scale", a_scale_axis) ||
-        !matmul_param_axis(ctx, ctx.input(5), false, p.mm.n, "b_zero_point", p.b_axis) ||
-        !matmul_param_axis(ctx, ctx.input(4), false, p.mm.n, "b_scale", b_scale_axis))
-      return false;
-    if (a_scale_axis != p.a_axis || b_scale_axis != p.b_axis)
-      return ctx.fail("each scale must have the layout of its zero point");
+    Shape batch;
+    if (!matmul_shapes(ctx, 0, 3, ctx.input(7)->dtype, p, batch)) return false;
+    // Each scale must have its zero point's layout.
+    for (const bool row : {true, false}) {
+      const Value *zp = ctx.input(row ? 2 : 5), *scale = ctx.input(row ? 1 : 4);
+      const int64_t count = row ? p.mm.m : p.mm.n;
+      QuantAxis& axis = row ? p.a_axis : p.b_axis;
+      index_t* strides = row ? p.a_param_strides : p.b_param_strides;
+      QuantAxis scale_axis;
+      index_t scale_strides[kMaxRank];
+      if (!matmul_param_axis(ctx, zp, row, count, batch, row ? "a_zero_point" : "b_zero_point",
+                             axis, strides) ||
+          !matmul_param_axis(ctx, scale, row, count, batch, row ? "a_scale" : "b_scale", scale_axis,
+                             scale_strides))
+        return false;
+      bool same = scale_axis == axis;
+      for (size_t i = 0; i < batch.size(); ++i) same &= scale_strides[i] == strides[i];
+      if (!same)
+        return ctx.fail("{} has shape {} but its zero point has {}: they must match",
+                        row ? "a_scale" : "b_scale", shape_str(scale->shape), shape_str(zp->shape));
+    }
     if (ctx.input(6)->numel() != 1 || ctx.input(7)->numel() != 1)
       return ctx.fail("y_scale and y_zero_point must be single values (have shapes {} and {})",
                       shape_str(ctx.input(6)->shape), shape_str(ctx.input(7)->shape));

@@ -3,7 +3,8 @@
 // float16/bfloat16 scales and `saturate` (19); int16/uint16/int4/uint4, blocked quantization
 // (`block_size`) and QuantizeLinear's `output_dtype` (21); float4e2m1, `precision` and
 // DequantizeLinear's `output_dtype` (23); float8e8m0 scales (24); int2/uint2 (25).
-// Integer x (int32) and integer scales for QuantizeLinear are refused. Kernels: onnxc/quantize.h.
+// QuantizeLinear refuses int32 x and int32 scales (DequantizeLinear takes int32 x). Kernels:
+// onnxc/quantize.h.
 #include "onnxc/quantize.h"
 
 #include <fmt/format.h>
@@ -86,6 +87,13 @@ bool visit_quant_type(DataType t, F&& f) {
     default:
       return false;
   }
+}
+
+// DequantizeLinear's inputs: the quantized types and int32.
+template <typename F>
+bool visit_dequant_input(DataType t, F&& f) {
+  if (t == DataType::kInt32) return f(int32_t{}), true;
+  return visit_quant_type(t, f);
 }
 
 // float, float16, bfloat16 (the full-precision types).
@@ -316,8 +324,6 @@ class DequantizeLinearOp final : public OpHandler {
     const Value *x = ctx.input(0), *scale = ctx.input(1), *zp = ctx.input(2);
     const int opset = ctx.opset();
     if (x->dtype != DataType::kInt32 && !check_quant_type(ctx, x->dtype, "x")) return false;
-    if (x->dtype == DataType::kInt32)
-      return ctx.fail("int32 x is not supported (the quantized types are)");
     if (zp && zp->dtype != x->dtype)
       return ctx.fail("zero point type {} differs from x type {}", dtype_name(zp->dtype),
                       dtype_name(x->dtype));
@@ -342,7 +348,7 @@ class DequantizeLinearOp final : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<QuantState>();
     bool ok = false;
-    visit_quant_type(s.x, [&](auto xt) {
+    visit_dequant_input(s.x, [&](auto xt) {
       using X = decltype(xt);
       visit_scale_type(s.scale, [&](auto st) {
         using S = decltype(st);

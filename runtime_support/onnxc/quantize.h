@@ -200,51 +200,61 @@ inline void dynamic_quantize_linear_ref(const float* x, uint8_t* y, float* y_sca
 // ---- Integer products --------------------------------------------------------------------------
 
 // Zero point / scale layouts of the quantized products: one value, one per row of A (m), or one
-// per column of B (n) / output channel.
+// per column of B (n) / output channel. Per-row / per-column values of a matmul may also differ
+// per batch ([D1, D2, M, 1] / [D1, D2, 1, N], broadcast like A and B).
 enum class QuantAxis : uint8_t { kTensor, kRow, kColumn };
 
 struct QuantMatMulParams {
   MatMulParams mm;   // batch broadcast and m, n, k
   QuantAxis a_axis;  // layout of a_zero_point (and a_scale)
   QuantAxis b_axis;  // layout of b_zero_point (and b_scale)
-  QuantAxis y_axis;  // layout of y_zero_point and y_scale (QLinearMatMul)
+  QuantAxis y_axis;  // layout of y_zero_point and y_scale (QLinearMatMul; kTensor)
+  index_t
+      a_param_strides[kMaxRank];  // per batch dim: elements between a's per-row values (0: shared)
+  index_t b_param_strides[kMaxRank];  // the same for b's per-column values
 };
 
 namespace quant_detail {
 
-inline index_t axis_index(QuantAxis axis, index_t row, index_t col) {
-  return axis == QuantAxis::kTensor ? 0 : axis == QuantAxis::kRow ? row : col;
+// The parameter index of row `row` / column `col`; `batch_offset` selects the batch's values.
+inline index_t axis_index(QuantAxis axis, index_t batch_offset, index_t row, index_t col) {
+  return axis == QuantAxis::kTensor ? 0 : batch_offset + (axis == QuantAxis::kRow ? row : col);
 }
 
 template <typename T>
-inline int32_t zero_at(const T* zp, QuantAxis axis, index_t row, index_t col) {
-  return zp ? static_cast<int32_t>(element_at(zp, axis_index(axis, row, col))) : 0;
+inline int32_t zero_at(const T* zp, index_t k) {
+  return zp ? static_cast<int32_t>(element_at(zp, k)) : 0;
 }
 
-// Calls out(batch, row, col, acc) for every output of the int32 product, with wrap-around
-// accumulation (the spec allows the 32-bit accumulator to overflow).
+// Calls out(batch, row, col, acc, ka, kb) for every output of the int32 product, with wrap-around
+// accumulation (the spec allows the 32-bit accumulator to overflow); ka / kb index the zero
+// point and scale of a's row and b's column.
 template <typename A, typename B, typename Out>
 inline void matmul_integer_core(const QuantMatMulParams& p, const A* a, const B* b, const A* a_zp,
                                 const B* b_zp, Out out) {
   const MatMulParams& mm = p.mm;
   index_t idx[kMaxRank] = {};
   for (index_t bi = 0; bi < mm.batch_count; ++bi) {
-    index_t ao = 0, bo = 0;
+    index_t ao = 0, bo = 0, pa = 0, pb = 0;
     for (int d = 0; d < mm.batch_rank; ++d) {
       ao += idx[d] * mm.a_strides[d];
       bo += idx[d] * mm.b_strides[d];
+      pa += idx[d] * p.a_param_strides[d];
+      pb += idx[d] * p.b_param_strides[d];
     }
     for (index_t r = 0; r < mm.m; ++r) {
-      const int32_t za = zero_at(a_zp, p.a_axis, r, 0);
+      const index_t ka = axis_index(p.a_axis, pa, r, 0);
+      const int32_t za = zero_at(a_zp, ka);
       for (index_t c = 0; c < mm.n; ++c) {
-        const int32_t zb = zero_at(b_zp, p.b_axis, 0, c);
+        const index_t kb = axis_index(p.b_axis, pb, 0, c);
+        const int32_t zb = zero_at(b_zp, kb);
         uint32_t acc = 0;
         for (index_t t = 0; t < mm.k; ++t) {
           const int32_t av = static_cast<int32_t>(a[ao + r * mm.k + t]) - za;
           const int32_t bv = static_cast<int32_t>(b[bo + t * mm.n + c]) - zb;
           acc += static_cast<uint32_t>(av * bv);
         }
-        out(bi, r, c, static_cast<int32_t>(acc));
+        out(bi, r, c, static_cast<int32_t>(acc), ka, kb);
       }
     }
     for (int d = mm.batch_rank - 1; d >= 0; --d) {
@@ -285,8 +295,9 @@ inline void matmul_integer_ref(const QuantMatMulParams& p, const A* a, const B* 
                                const B* b_zp, int32_t* y) {
   const index_t mn = p.mm.m * p.mm.n;
   quant_detail::matmul_integer_core(
-      p, a, b, a_zp, b_zp,
-      [&](index_t bi, index_t r, index_t c, int32_t acc) { y[bi * mn + r * p.mm.n + c] = acc; });
+      p, a, b, a_zp, b_zp, [&](index_t bi, index_t r, index_t c, int32_t acc, index_t, index_t) {
+        y[bi * mn + r * p.mm.n + c] = acc;
+      });
 }
 
 // QLinearMatMul: S is the scale type (float, float16, bfloat16); Y int8 or uint8.
@@ -296,12 +307,13 @@ inline void qlinear_matmul_ref(const QuantMatMulParams& p, const A* a, const S* 
                                const S* y_scale, const Y* y_zp, Y* y) {
   using namespace quant_detail;
   const index_t mn = p.mm.m * p.mm.n;
-  matmul_integer_core(p, a, b, a_zp, b_zp, [&](index_t bi, index_t r, index_t c, int32_t acc) {
-    const float m = multiplier<S>(load(a_scale, axis_index(p.a_axis, r, c)),
-                                  load(b_scale, axis_index(p.b_axis, r, c)),
-                                  load(y_scale, axis_index(p.y_axis, r, c)));
-    y[bi * mn + r * p.mm.n + c] = requantize<Y>(acc, m, zero_at(y_zp, p.y_axis, r, c));
-  });
+  matmul_integer_core(p, a, b, a_zp, b_zp,
+                      [&](index_t bi, index_t r, index_t c, int32_t acc, index_t ka, index_t kb) {
+                        const index_t ky = axis_index(p.y_axis, 0, r, c);
+                        const float m =
+                            multiplier<S>(load(a_scale, ka), load(b_scale, kb), load(y_scale, ky));
+                        y[bi * mn + r * p.mm.n + c] = requantize<Y>(acc, m, zero_at(y_zp, ky));
+                      });
 }
 
 struct QuantConvParams {
