@@ -59,6 +59,7 @@ struct BenchArgs {
   std::string model, cxx;
   std::vector<std::string> dims, shapes;
   int iters = 50, threads = 1;
+  std::vector<std::string> disable_passes;  // --disable-pass: time the model without a pass
 };
 int run_bench(const BenchArgs& args);
 

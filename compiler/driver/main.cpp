@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
   bch->add_option("--threads", bench.threads, "Threads (the generated code is single-threaded)")
       ->check(CLI::Range(1, 256));
   bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
+  bch->add_option("--disable-pass", bench.disable_passes, "Skip a pass of the pipeline (see --list-passes)");
 
   bool markdown = false;
   auto* ops = app.add_subcommand("ops", "List supported ops and opset ranges");
