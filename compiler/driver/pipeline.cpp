@@ -6,7 +6,6 @@
 
 #include "frontend/model_loader.h"
 #include "frontend/validator.h"
-#include "passes/passes.h"
 #include "support/sha256.h"
 
 namespace onnxc {
@@ -19,7 +18,7 @@ bool check_model(const std::string& path, Diagnostics& diag) {
 }
 
 std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions& options,
-                                    Diagnostics& diag) {
+                                    Diagnostics& diag, PassManager* passes) {
   diag.set_model(path);
   onnx::ModelProto proto;
   if (!load_model(path, proto, diag)) return nullptr;
@@ -32,8 +31,8 @@ std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions
   std::stringstream bytes;
   bytes << in.rdbuf();
   module->model_hash = sha256_hex(bytes.str());
-  if (!infer_shapes(*module, diag)) return nullptr;
-  eliminate_dead_code(*module->graph);
+  PassManager default_passes;
+  if (!(passes ? passes : &default_passes)->run(*module, diag)) return nullptr;
   return module;
 }
 
