@@ -121,7 +121,7 @@ inline void attention_ref(const AttentionParams& p, const T* q, const T* k, cons
         T* yi = y + b * p.y_strides[0] + h * p.y_strides[1] + i * p.y_strides[2];
         for (index_t d = 0; d < p.v_head_size; ++d) yi[d] = T(0);
         for (index_t j = 0; j < total; ++j) {
-          if (s[j] == T(0)) continue;
+          if (s[j] == T(0)) continue;  // masked-out values (even NaN or inf) never reach Y
           const T* vj = value_row(b, kvh, j);
           for (index_t d = 0; d < p.v_head_size; ++d) yi[d] += s[j] * vj[d];
         }
