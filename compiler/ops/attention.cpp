@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "ops/dispatch.h"
 #include "ops/half_compute.h"
 #include "ops/registry.h"
 
@@ -184,6 +185,32 @@ class AttentionOp final : public OpHandler {
     return true;
   }
 
+  // Folds float and double attention (half types are not folded).
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const AttentionParams& p = n.state_as<AttentionState>().p;
+    auto ptr = [](auto tag, const Tensor* t) { return t ? t->as<decltype(tag)>() : nullptr; };
+    auto out_ptr = [&](auto tag, size_t i) {
+      return i < out.size() && n.output(i) ? out[i].as<decltype(tag)>() : nullptr;
+    };
+    return visit_dtype<kFloatTypes>(in[0]->dtype, [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<T> scores(static_cast<size_t>(p.past_len + p.kv_len) + 1);
+      const int64_t* nonpad = in.size() > 6 && in[6] ? in[6]->as<int64_t>() : nullptr;
+      const Tensor* mask = in.size() > 3 ? in[3] : nullptr;
+      const Tensor* pk = in.size() > 4 ? in[4] : nullptr;
+      const Tensor* pv = in.size() > 5 ? in[5] : nullptr;
+      if (p.mask_kind == 1)
+        attention_ref<T, bool>(p, ptr(tag, in[0]), ptr(tag, in[1]), ptr(tag, in[2]),
+                               mask->as<bool>(), ptr(tag, pk), ptr(tag, pv), nonpad,
+                               out_ptr(tag, 0), out_ptr(tag, 1), out_ptr(tag, 2), out_ptr(tag, 3),
+                               scores.data());
+      else
+        attention_ref<T, T>(p, ptr(tag, in[0]), ptr(tag, in[1]), ptr(tag, in[2]), ptr(tag, mask),
+                            ptr(tag, pk), ptr(tag, pv), nonpad, out_ptr(tag, 0), out_ptr(tag, 1),
+                            out_ptr(tag, 2), out_ptr(tag, 3), scores.data());
+    });
+  }
   void emit(EmitContext& ctx) const override { emit_attention(ctx); }
 };
 

@@ -251,3 +251,15 @@ TEST_CASE("FlexAttention refuses modifiers it cannot compile", "[attention]") {
   REQUIRE_FALSE(diag.ok());
   CHECK(has(diag.errors()[0], "prob_mod: op Pow on the scores is not supported"));
 }
+
+TEST_CASE("Attention folds constant inputs", "[attention]") {
+  // One query, two keys with scores 0 and log(3) (scale 1): weights 1/4 and 3/4.
+  InferHarness h("Attention", 23);
+  h.constant<double>(DataType::kDouble, {1, 1, 1, 1}, {1.0});
+  h.constant<double>(DataType::kDouble, {1, 1, 2, 1}, {0.0, std::log(3.0)});
+  h.constant<double>(DataType::kDouble, {1, 1, 2, 1}, {4.0, 8.0});
+  h.attr_float("scale", 1.0f);
+  REQUIRE(h.infer());
+  REQUIRE(h.fold());
+  CHECK(h.folded().as<double>()[0] == Approx(4.0 * 0.25 + 8.0 * 0.75));
+}
