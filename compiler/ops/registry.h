@@ -35,6 +35,7 @@ std::vector<OpRegistration> scatter_gather_ops();  // ops/scatter_gather.cpp
 std::vector<OpRegistration> scan_ops();            // ops/scan_ops.cpp
 std::vector<OpRegistration> bitwise_ops();         // ops/bitwise.cpp
 std::vector<OpRegistration> misc_ops();            // ops/misc_ops.cpp
+std::vector<OpRegistration> einsum_ops();          // ops/einsum.cpp
 
 class OpRegistry {
  public:
