@@ -38,8 +38,7 @@ std::string OpRegistry::unsupported_reason(const std::string& domain, const std:
   std::string ranges;
   for (const auto& r : rows_)
     if (domain == r.domain && op_type == r.op_type)
-      ranges +=
-          fmt::format("{}{}-{}", ranges.empty() ? "" : ", ", r.since_version, r.until_version);
+      ranges += fmt::format("{}{}-{}", ranges.empty() ? "" : ", ", r.since_version, r.until_version);
   std::string dom = domain.empty() ? "ai.onnx" : domain;
   if (ranges.empty()) return fmt::format("op {} ({}) is not supported", op_type, dom);
   return fmt::format("op {} ({}) is not supported at opset {} (supported: {})", op_type, dom, opset,
