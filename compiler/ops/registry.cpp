@@ -9,7 +9,7 @@ namespace onnxc {
 OpRegistry::OpRegistry() {
   for (auto family : {elementwise_ops, cast_ops, constant_ops, conv_ops, pool_ops, matmul_ops,
                       normalization_ops, softmax_ops, reduce_ops, shape_ops, data_movement_ops,
-                      resize_ops, image_ops}) {
+                      resize_ops, image_ops, detection_ops}) {
     auto rows = family();
     rows_.insert(rows_.end(), rows.begin(), rows.end());
   }

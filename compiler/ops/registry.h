@@ -33,6 +33,7 @@ std::vector<OpRegistration> shape_ops();          // ops/shape_ops.cpp
 std::vector<OpRegistration> data_movement_ops();  // ops/data_movement.cpp
 std::vector<OpRegistration> resize_ops();         // ops/resize.cpp
 std::vector<OpRegistration> image_ops();          // ops/image.cpp
+std::vector<OpRegistration> detection_ops();      // ops/detection.cpp
 
 class OpRegistry {
  public:
