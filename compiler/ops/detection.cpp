@@ -150,14 +150,120 @@ class NmsOp final : public OpHandler {
   void emit(EmitContext&) const override {}  // the output is always a constant
 };
 
+// ---- DeformConv --------------------------------------------------------------------------------
+
+struct DeformConvState : OpState {
+  DeformConvParams p{};
+  HalfPlan half;
+};
+
+class DeformConvOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(3, 5, 1, 1)) return false;
+    const Value *x = ctx.input(0), *w = ctx.input(1), *off = ctx.input(2);
+    if (!float_like(x->dtype))
+      return ctx.fail("X type {} is not supported (float types only)", dtype_name(x->dtype));
+    for (size_t i = 1; i < ctx.num_inputs(); ++i)
+      if (ctx.has_input(i) && ctx.input(i)->dtype != x->dtype)
+        return ctx.fail("input {} has type {}, X has {}", i, dtype_name(ctx.input(i)->dtype),
+                        dtype_name(x->dtype));
+    const Shape &xs = x->shape, &ws = w->shape, &os = off->shape;
+    if (xs.size() != 4)
+      return ctx.fail("only 2-D DeformConv (4-D X) is supported; X is {}", shape_str(xs));
+    if (ws.size() != 4 || os.size() != 4) return ctx.fail("W and offset must be 4-D");
+    auto& s = ctx.make_state<DeformConvState>();
+    DeformConvParams& p = s.p;
+    p.batch = xs[0];
+    p.in_channels = xs[1];
+    p.in_h = xs[2];
+    p.in_w = xs[3];
+    p.out_channels = ws[0];
+    p.group = ctx.attr_int("group", 1);
+    p.offset_group = ctx.attr_int("offset_group", 1);
+    const std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", {ws[2], ws[3]});
+    const std::vector<int64_t> str = ctx.attr_ints("strides", {1, 1});
+    const std::vector<int64_t> dil = ctx.attr_ints("dilations", {1, 1});
+    const std::vector<int64_t> pads = ctx.attr_ints("pads", {0, 0, 0, 0});
+    if (kernel.size() != 2 || str.size() != 2 || dil.size() != 2 || pads.size() != 4)
+      return ctx.fail("kernel_shape, strides, dilations need 2 values and pads 4");
+    if (kernel[0] != ws[2] || kernel[1] != ws[3])
+      return ctx.fail("kernel_shape differs from W's spatial dims");
+    if (p.group <= 0 || p.offset_group <= 0 || xs[1] != ws[1] * p.group || ws[0] % p.group != 0 ||
+        xs[1] % p.offset_group != 0)
+      return ctx.fail("channels do not split into group {} / offset_group {} (X {}, W {})", p.group,
+                      p.offset_group, shape_str(xs), shape_str(ws));
+    p.kernel_h = ws[2];
+    p.kernel_w = ws[3];
+    p.stride_h = str[0];
+    p.stride_w = str[1];
+    p.dilation_h = dil[0];
+    p.dilation_w = dil[1];
+    p.pad_top = pads[0];
+    p.pad_left = pads[1];
+    if (p.stride_h <= 0 || p.stride_w <= 0 || p.dilation_h <= 0 || p.dilation_w <= 0)
+      return ctx.fail("strides and dilations must be positive");
+    p.out_h = (p.in_h + pads[0] + pads[2] - (p.kernel_h - 1) * p.dilation_h - 1) / p.stride_h + 1;
+    p.out_w = (p.in_w + pads[1] + pads[3] - (p.kernel_w - 1) * p.dilation_w - 1) / p.stride_w + 1;
+    const int64_t K = p.kernel_h * p.kernel_w;
+    if (os != Shape{p.batch, p.offset_group * K * 2, p.out_h, p.out_w})
+      return ctx.fail("offset has shape {}, expected {}x{}x{}x{}", shape_str(os), p.batch,
+                      p.offset_group * K * 2, p.out_h, p.out_w);
+    if (ctx.has_input(3) && ctx.input(3)->shape != Shape{p.out_channels})
+      return ctx.fail("B must have shape {}", p.out_channels);
+    if (ctx.has_input(4) &&
+        ctx.input(4)->shape != Shape{p.batch, p.offset_group * K, p.out_h, p.out_w})
+      return ctx.fail("mask has shape {}, expected {}x{}x{}x{}", shape_str(ctx.input(4)->shape),
+                      p.batch, p.offset_group * K, p.out_h, p.out_w);
+    ctx.set_output(0, x->dtype, {p.batch, p.out_channels, p.out_h, p.out_w});
+    s.half = plan_half(ctx, {0, 1, 2, 3, 4}, {0});
+    return true;
+  }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const auto& s = n.state_as<DeformConvState>();
+    return visit_dtype<kFloatTypes>(in[0]->dtype, [&](auto tag) {
+      using T = decltype(tag);
+      const T* bias = in.size() > 3 && in[3] ? in[3]->as<T>() : nullptr;
+      const T* mask = in.size() > 4 && in[4] ? in[4]->as<T>() : nullptr;
+      deform_conv_ref(s.p, in[0]->as<T>(), in[1]->as<T>(), in[2]->as<T>(), bias, mask,
+                      out[0].as<T>());
+    });
+  }
+  void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<DeformConvState>();
+    const DeformConvParams& p = s.p;
+    ctx.include("onnxc/image.h");
+    ctx.line(
+        "static constexpr onnxc::DeformConvParams p = {{/*batch=*/{}, /*in_channels=*/{}, "
+        "/*in_h=*/{}, /*in_w=*/{}, /*out_channels=*/{}, /*out_h=*/{}, /*out_w=*/{}, "
+        "/*kernel_h=*/{}, /*kernel_w=*/{}, /*group=*/{}, /*offset_group=*/{}, /*stride_h=*/{}, "
+        "/*stride_w=*/{}, /*pad_top=*/{}, /*pad_left=*/{}, /*dilation_h=*/{}, "
+        "/*dilation_w=*/{}}};",
+        p.batch, p.in_channels, p.in_h, p.in_w, p.out_channels, p.out_h, p.out_w, p.kernel_h,
+        p.kernel_w, p.group, p.offset_group, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
+        p.dilation_h, p.dilation_w);
+    const HalfNames n = emit_widen(ctx, s.half);
+    const char* t = kernel_cpp_type(ctx.input(0)->dtype);
+    auto opt = [&](size_t i) {
+      return ctx.input(i) ? n.in(i) : fmt::format("static_cast<const {}*>(nullptr)", t);
+    };
+    ctx.line("onnxc::deform_conv_ref(p, {}, {}, {}, {}, {}, {});", n.in(0), n.in(1), n.in(2),
+             opt(3), opt(4), n.out(0));
+    emit_narrow(ctx, s.half, n);
+  }
+};
+
 const RoiAlignOp kRoiAlign;
+const DeformConvOp kDeformConv;
 const NmsOp kNms;
 
 }  // namespace
 
 std::vector<OpRegistration> detection_ops() {
   return {{"", "RoiAlign", 10, kMaxOpset, &kRoiAlign},
-          {"", "NonMaxSuppression", 10, kMaxOpset, &kNms}};
+          {"", "NonMaxSuppression", 10, kMaxOpset, &kNms},
+          {"", "DeformConv", 19, kMaxOpset, &kDeformConv}};
 }
 
 }  // namespace onnxc

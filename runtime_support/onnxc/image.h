@@ -6,6 +6,7 @@
 //   col2im_ref          Col2Im: sums sliding-block columns back into an N-D image
 //   max_unpool_ref      MaxUnpool: scatters values to their pooling argmax positions
 //   roi_align_ref       RoiAlign: average / max of bilinear samples over each region's bins
+//   deform_conv_ref     DeformConv: 2-D convolution at offset (and masked) bilinear sample points
 //   nms_ref             NonMaxSuppression: greedy IoU suppression (host folding only)
 // Float math in T (float for float tensors).
 #ifndef ONNXC_IMAGE_H
@@ -398,6 +399,66 @@ inline void roi_align_ref(const RoiAlignParams& p, const T* x, const T* rois,
         }
     }
   }
+}
+
+// ---- DeformConv --------------------------------------------------------------------------------
+
+struct DeformConvParams {
+  index_t batch, in_channels, in_h, in_w;
+  index_t out_channels, out_h, out_w;
+  index_t kernel_h, kernel_w;
+  index_t group, offset_group;
+  index_t stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w;
+};
+
+// y[n, oc, oh, ow] = B[oc] + sum over the group's input channels c and kernel taps (i, j) of
+//   W[oc, c', i, j] * mask[n, g, i, j, oh, ow] * X[n, c](bilinear at (h, w)),
+// h = oh * stride - pad + i * dilation + offset[n, g, i, j, 0, oh, ow] (w likewise with index 1),
+// g = c's offset group; samples outside the image read 0. bias and mask may be null.
+template <typename T>
+inline void deform_conv_ref(const DeformConvParams& p, const T* x, const T* w, const T* offset,
+                            const T* bias, const T* mask, T* y) {
+  const index_t K = p.kernel_h * p.kernel_w, plane = p.out_h * p.out_w;
+  const index_t ic_per_group = p.in_channels / p.group, oc_per_group = p.out_channels / p.group;
+  const index_t ic_per_offset_group = p.in_channels / p.offset_group;
+  for (index_t n = 0; n < p.batch; ++n)
+    for (index_t oc = 0; oc < p.out_channels; ++oc) {
+      const index_t g = oc / oc_per_group;
+      for (index_t oh = 0; oh < p.out_h; ++oh)
+        for (index_t ow = 0; ow < p.out_w; ++ow) {
+          T acc = bias ? bias[oc] : T(0);
+          for (index_t cg = 0; cg < ic_per_group; ++cg) {
+            const index_t c = g * ic_per_group + cg;
+            const index_t og = c / ic_per_offset_group;
+            const T* img = x + (n * p.in_channels + c) * p.in_h * p.in_w;
+            for (index_t k = 0; k < K; ++k) {
+              const index_t i = k / p.kernel_w, j = k % p.kernel_w;
+              const index_t at = (n * p.offset_group + og) * K + k;
+              const T dy = offset[(at * 2 + 0) * plane + oh * p.out_w + ow];
+              const T dx = offset[(at * 2 + 1) * plane + oh * p.out_w + ow];
+              const T hy = static_cast<T>(oh * p.stride_h - p.pad_top + i * p.dilation_h) + dy;
+              const T wx = static_cast<T>(ow * p.stride_w - p.pad_left + j * p.dilation_w) + dx;
+              const T fy = std::floor(hy), fx = std::floor(wx);
+              const index_t y0 = static_cast<index_t>(fy), x0 = static_cast<index_t>(fx);
+              const T ly = hy - fy, lx = wx - fx;
+              T v = T(0);
+              for (int a = 0; a < 2; ++a) {
+                const index_t yy = y0 + a;
+                if (yy < 0 || yy >= p.in_h) continue;
+                const T wy = a ? ly : T(1) - ly;
+                for (int b = 0; b < 2; ++b) {
+                  const index_t xx = x0 + b;
+                  if (xx < 0 || xx >= p.in_w) continue;
+                  v += wy * (b ? lx : T(1) - lx) * img[yy * p.in_w + xx];
+                }
+              }
+              if (mask) v *= mask[at * plane + oh * p.out_w + ow];
+              acc += w[(oc * ic_per_group + cg) * K + k] * v;
+            }
+          }
+          y[((n * p.out_channels + oc) * p.out_h + oh) * p.out_w + ow] = acc;
+        }
+    }
 }
 
 // ---- NonMaxSuppression -------------------------------------------------------------------------
