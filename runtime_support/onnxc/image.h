@@ -108,7 +108,7 @@ inline void grid_sample_ref(const GridSampleParams& p, const T* x, const T* grid
             xf = reflect(xf, lo, hi);
         }
         index_t first;
-        T base[4];
+        T* base = w[k];  // the weights, written in place
         if (p.mode == 0) {
           first = static_cast<index_t>(xf);
           base[0] = T(1);
@@ -135,7 +135,6 @@ inline void grid_sample_ref(const GridSampleParams& p, const T* x, const T* grid
             i = i < 0 ? 0 : i >= len ? len - 1 : i;
           }
           off[k][j] = i < 0 ? -1 : i * stride;
-          w[k][j] = base[j];
         }
         stride *= len;
       }
