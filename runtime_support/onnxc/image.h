@@ -67,7 +67,8 @@ inline void cubic_weights(T t, T* w) {
 
 // y[n, c, o...] = X[n, c] sampled at grid[n, o..., :] (the last grid axis lists x, y, z: the
 // innermost spatial axis first). Coordinates in [-1, 1] span the corner pixels' centers
-// (align_corners) or their outer edges.
+// (align_corners) or their outer edges. Nearest rounds halves to even (std::nearbyint), which is
+// what the conformance data holds for 2-D and 3-D grids alike.
 template <typename T>
 inline void grid_sample_ref(const GridSampleParams& p, const T* x, const T* grid, T* y) {
   using image_detail::reflect;
