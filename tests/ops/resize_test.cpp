@@ -101,3 +101,30 @@ TEST_CASE("Upsample-9 nearest repeats elements", "[resize]") {
   CHECK(std::vector<float>(y, y + 6) == std::vector<float>{1, 1, 1, 2, 2, 2});
   CHECK(std::vector<float>(y + 18, y + 24) == std::vector<float>{3, 3, 3, 4, 4, 4});
 }
+
+TEST_CASE("Resize-11 tf_half_pixel_for_nn and Resize-10's asymmetric nearest", "[resize]") {
+  // tf_half_pixel_for_nn: x_ori = (x + 0.5) / scale -> 1.0 and 3.0 pick elements 1 and 3.
+  InferHarness h("Resize", 11);
+  h.constant<float>(F, {1, 1, 1, 4}, {1, 2, 3, 4});
+  h.constant<float>(F, {0}, {});
+  h.constant<float>(F, {4}, {1, 1, 1, 0.5f});
+  attr_string(h, "coordinate_transformation_mode", "tf_half_pixel_for_nn");
+  REQUIRE(h.infer());
+  REQUIRE(h.fold());
+  CHECK(h.folded().as<float>()[0] == 2);
+  CHECK(h.folded().as<float>()[1] == 4);
+  InferHarness r13("Resize", 13);
+  r13.input(F, {1, 1, 1, 4});
+  r13.absent_input();
+  r13.constant<float>(F, {4}, {1, 1, 1, 0.5f});
+  attr_string(r13, "coordinate_transformation_mode", "tf_half_pixel_for_nn");
+  CHECK_FALSE(r13.infer());
+  // Opset 10 (the old spec example): 2 x 4 scaled by 0.6 -> 1 x 2 = {1, 3}.
+  InferHarness r10("Resize", 10);
+  r10.constant<float>(F, {1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  r10.constant<float>(F, {4}, {1, 1, 0.6f, 0.6f});
+  REQUIRE(r10.infer());
+  REQUIRE(r10.fold());
+  CHECK(r10.folded().as<float>()[0] == 1);
+  CHECK(r10.folded().as<float>()[1] == 3);
+}
