@@ -43,6 +43,7 @@ std::vector<OpRegistration> qlinear_ops();        // ops/qlinear.cpp
 std::vector<OpRegistration> recurrent_ops();      // ops/recurrent.cpp
 std::vector<OpRegistration> signal_ops();         // ops/signal.cpp
 std::vector<OpRegistration> einsum_ops();          // ops/einsum.cpp
+std::vector<OpRegistration> detection_ops();      // ops/detection.cpp
 
 class OpRegistry {
  public:
