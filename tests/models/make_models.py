@@ -19,6 +19,9 @@ Cases (exporter: Debian's python3-torch 1.13, whose newest ONNX opset is 17):
                         emit these ops)
   transformer_spelled   the same block and weights, onnx.helper at opset 23 with Gelu and
                         LayerNormalization but the attention spelled out (MatMul/Softmax)
+  transformer_causal_torch / transformer_causal_attention
+                        a causal (decoder) block: torch's masked_fill(-inf) before Softmax, and
+                        the same weights with Attention(is_causal=1)
   qdq_cnn               QDQ CNN exported from torch fake-quant (opset 13): QuantizeLinear/
                         DequantizeLinear around two Convs and a MatMul; weights per-channel int8,
                         activations uint8 (per-tensor), the output requantized (checked within
@@ -130,8 +133,9 @@ D, HEADS, FFN, SEQ, BATCH = 32, 4, 64, 10, 2
 
 
 class Block(torch.nn.Module):
-    def __init__(self):
+    def __init__(self, causal=False):
         super().__init__()
+        self.causal = causal
         self.ln1, self.ln2 = torch.nn.LayerNorm(D), torch.nn.LayerNorm(D)
         self.q, self.k, self.v, self.o = (torch.nn.Linear(D, D) for _ in range(4))
         self.fc1, self.fc2 = torch.nn.Linear(D, FFN), torch.nn.Linear(FFN, D)
@@ -147,14 +151,20 @@ class Block(torch.nn.Module):
             return t.reshape(b, s, HEADS, hd).transpose(1, 2)
 
         q, k, v = heads(self.q(h)), heads(self.k(h)), heads(self.v(h))
-        a = torch.softmax(torch.matmul(q, k.transpose(2, 3)) / float(np.sqrt(hd)), dim=-1)
+        scores = torch.matmul(q, k.transpose(2, 3)) / float(np.sqrt(hd))
+        if self.causal:  # query i sees keys 0..i
+            future = torch.triu(torch.ones(s, s, dtype=torch.bool), diagonal=1)
+            scores = scores.masked_fill(future, float("-inf"))
+        a = torch.softmax(scores, dim=-1)
         a = torch.matmul(a, v).transpose(1, 2).reshape(b, s, D)
         x = x + self.o(a)
         return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
 
 
 def helper_block(blk, attention_op):
-    """The same block as Block, built with onnx.helper at opset 23 from blk's weights."""
+    """The same block as Block, built with onnx.helper at opset 23 from blk's weights (the
+    spelled-out form is only built for the non-causal block)."""
+    assert attention_op or not blk.causal
     w = {}
 
     def init(name, t):
@@ -179,7 +189,8 @@ def helper_block(blk, attention_op):
     h = ln("input", blk.ln1, "ln1")
     q, k, v = linear(h, blk.q, "q"), linear(h, blk.k, "k"), linear(h, blk.v, "v")
     if attention_op:
-        a = n("Attention", [q, k, v], ["attn"], q_num_heads=HEADS, kv_num_heads=HEADS)
+        a = n("Attention", [q, k, v], ["attn"], q_num_heads=HEADS, kv_num_heads=HEADS,
+              is_causal=int(blk.causal))
     else:
         shape4 = "shape4"
         w["shape4"] = numpy_helper.from_array(np.array([0, 0, HEADS, hd], np.int64), "shape4")
@@ -213,7 +224,7 @@ class QdqCnn(torch.nn.Module):
         self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
         self.conv2 = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
         self.fc = torch.nn.Linear(16 * 8 * 8, 10)
-        self.act_scales = [0.03, 0.01, 0.004]  # input, conv1 out, conv2 out (uint8, zp 128/0/0)
+        self.act_scales = [0.03, 0.015, 0.004]  # input, conv1 out, conv2 out (uint8, zp 128/0/0)
 
         # per-output-channel symmetric int8 weight scales, constants of the exported graph
         for name, w in (("s1", self.conv1.weight), ("s2", self.conv2.weight), ("s3", self.fc.weight)):
@@ -297,7 +308,12 @@ def main(out_dir):
                lambda p: onnx.save(helper_block(blk, True), p), [("input", x)])
     write_case(out_dir, "transformer_spelled",
                lambda p: onnx.save(helper_block(blk, False), p), [("input", x)])
+    causal = Block(causal=True).eval()
+    torch_case(out_dir, "transformer_causal_torch", causal, [("input", x)])
+    write_case(out_dir, "transformer_causal_attention",
+               lambda p: onnx.save(helper_block(causal, True), p), [("input", x)])
 
+    torch.manual_seed(5)  # qdq_cnn's activation scales were chosen for these weights and input
     torch_case(out_dir, "qdq_cnn", QdqCnn(), [("input", randn(1, 3, 16, 16))], opset=13)
     fold_weight_quantization(os.path.join(out_dir, "qdq_cnn", "model.onnx"))
 
