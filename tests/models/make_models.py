@@ -182,8 +182,8 @@ def helper_block(blk, attention_op):
         return n("Add", [y, init(name + ".b", lin.bias)], [name])
 
     def ln(x, mod, name):
-        return n("LayerNormalization", [x, init(name + ".g", mod.weight), init(name + ".b", mod.bias)],
-                 [name], axis=-1, epsilon=mod.eps)
+        gamma, beta = init(name + ".g", mod.weight), init(name + ".b", mod.bias)
+        return n("LayerNormalization", [x, gamma, beta], [name], axis=-1, epsilon=mod.eps)
 
     hd = D // HEADS
     h = ln("input", blk.ln1, "ln1")
@@ -227,7 +227,8 @@ class QdqCnn(torch.nn.Module):
         self.act_scales = [0.03, 0.015, 0.004]  # input, conv1 out, conv2 out (uint8, zp 128/0/0)
 
         # per-output-channel symmetric int8 weight scales, constants of the exported graph
-        for name, w in (("s1", self.conv1.weight), ("s2", self.conv2.weight), ("s3", self.fc.weight)):
+        layers = (("s1", self.conv1), ("s2", self.conv2), ("s3", self.fc))
+        for name, w in ((name, layer.weight) for name, layer in layers):
             scale = (w.detach().abs().flatten(1).max(1).values / 127.0).float()
             self.register_buffer(name, scale)
             self.register_buffer("z" + name, torch.zeros(scale.shape, dtype=torch.int32))
