@@ -8,7 +8,10 @@ namespace onnxc {
 
 OpRegistry::OpRegistry() {
   for (auto family : {elementwise_ops, cast_ops, constant_ops, conv_ops, pool_ops, matmul_ops,
-                      normalization_ops, softmax_ops, reduce_ops, shape_ops, data_movement_ops}) {
+                      normalization_ops, softmax_ops, reduce_ops, shape_ops, data_movement_ops,
+                      attention_ops, scatter_gather_ops, scan_ops, bitwise_ops, misc_ops,
+                      resize_ops, image_ops, quantize_ops, qlinear_ops, recurrent_ops,
+                      signal_ops, einsum_ops}) {
     auto rows = family();
     rows_.insert(rows_.end(), rows.begin(), rows.end());
   }
