@@ -20,7 +20,6 @@ struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
   std::vector<std::string> dims, shapes;
   bool print_plan = false;
-  std::string command_line;
 };
 int run_compile(const CompileArgs& args);
 

@@ -150,8 +150,12 @@ class StridedCopyOp : public OpHandler {
     const auto& p = s.p;
     auto arr = [&](const index_t* v) { return index_array(v, p.rank); };
     ctx.include("onnxc/transform.h");
-    ctx.line("static constexpr onnxc::StridedCopyParams p = {{{}, {}, {}, {}, {}}};", p.rank,
-             arr(p.dims), arr(p.in_strides), p.offset, p.numel);
+    ctx.line("static constexpr onnxc::StridedCopyParams p = {};",
+             labeled({{"rank", fmt::format("{}", p.rank)},
+                      {"dims", arr(p.dims)},
+                      {"in_strides", arr(p.in_strides)},
+                      {"offset", fmt::format("{}", p.offset)},
+                      {"numel", fmt::format("{}", p.numel)}}));
     ctx.line("onnxc::{}(p, {}, {});", kCopyKernelNames[static_cast<int>(s.kernel)], ctx.in(0),
              ctx.out(0));
   }
@@ -381,11 +385,15 @@ class BlockCopyOp : public OpHandler {
     ctx.include("onnxc/transform.h");
     for_each_block(b, [&](size_t i, int64_t at, int64_t block, int64_t whole) {
       if (b.concat)
-        ctx.line("onnxc::block_copy_ref({}, {} + {}, {}, {}, {}, {});", ctx.in(i), ctx.out(0), at,
-                 b.outer, block, block, whole);
+        ctx.line(
+            "onnxc::block_copy_ref({}, {} + {}, /*outer=*/{}, /*block=*/{}, /*x_stride=*/{}, "
+            "/*y_stride=*/{});",
+            ctx.in(i), ctx.out(0), at, b.outer, block, block, whole);
       else if (ctx.output(i))
-        ctx.line("onnxc::block_copy_ref({} + {}, {}, {}, {}, {}, {});", ctx.in(0), at, ctx.out(i),
-                 b.outer, block, whole, block);
+        ctx.line(
+            "onnxc::block_copy_ref({} + {}, {}, /*outer=*/{}, /*block=*/{}, /*x_stride=*/{}, "
+            "/*y_stride=*/{});",
+            ctx.in(0), at, ctx.out(i), b.outer, block, whole, block);
     });
   }
 
@@ -554,8 +562,10 @@ class GatherOp final : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<GatherState>();
     ctx.include("onnxc/transform.h");
-    ctx.line("onnxc::gather_ref({}, {}, {}, {}, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.out(0),
-             s.outer, s.axis_dim, s.inner, s.num_indices);
+    ctx.line(
+        "onnxc::gather_ref({}, {}, {}, /*outer=*/{}, /*axis_dim=*/{}, /*inner=*/{}, "
+        "/*num_indices=*/{});",
+        ctx.in(0), ctx.in(1), ctx.out(0), s.outer, s.axis_dim, s.inner, s.num_indices);
   }
 };
 
@@ -605,8 +615,13 @@ class GatherElementsOp final : public OpHandler {
     const auto& p = ctx.node().state_as<GatherElementsState>().p;
     auto arr = [&](const index_t* v) { return index_array(v, p.rank); };
     ctx.include("onnxc/transform.h");
-    ctx.line("static constexpr onnxc::GatherElementsParams p = {{{}, {}, {}, {}, {}, {}}};", p.rank,
-             p.axis, arr(p.dims), arr(p.x_strides), p.axis_dim, p.numel);
+    ctx.line("static constexpr onnxc::GatherElementsParams p = {};",
+             labeled({{"rank", fmt::format("{}", p.rank)},
+                      {"axis", fmt::format("{}", p.axis)},
+                      {"dims", arr(p.dims)},
+                      {"x_strides", arr(p.x_strides)},
+                      {"axis_dim", fmt::format("{}", p.axis_dim)},
+                      {"numel", fmt::format("{}", p.numel)}}));
     ctx.line("onnxc::gather_elements_ref(p, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.out(0));
   }
 };
@@ -715,8 +730,13 @@ class PadOp final : public OpHandler {
                         : in_type_set(t, kAllPlain) ? cpp_scalar(t, s.value)
                                                     : fmt::format("{}{{}}", dtype_cpp(t));
     ctx.include("onnxc/transform.h");
-    ctx.line("static constexpr onnxc::PadParams p = {{{}, {}, {}, {}, {}, {}}};", p.rank, p.mode,
-             arr(p.out_dims), arr(p.in_dims), arr(p.begin), p.numel);
+    ctx.line("static constexpr onnxc::PadParams p = {};",
+             labeled({{"rank", fmt::format("{}", p.rank)},
+                      {"mode", fmt::format("{}", p.mode)},
+                      {"out_dims", arr(p.out_dims)},
+                      {"in_dims", arr(p.in_dims)},
+                      {"begin", arr(p.begin)},
+                      {"numel", fmt::format("{}", p.numel)}}));
     ctx.line("onnxc::pad_ref(p, {}, {}, {});", ctx.in(0), ctx.out(0), value);
   }
 };
@@ -759,8 +779,10 @@ class TriluOp final : public OpHandler {
     // k is read at run time, so a k that is a graph input works too.
     std::string k =
         ctx.input(1) ? fmt::format("static_cast<onnxc::index_t>({}[0])", ctx.in(1)) : "0";
-    ctx.line("onnxc::trilu_ref({}, {}, {}, {}, {}, {}, {});", ctx.in(0), ctx.out(0), s.batch,
-             s.rows, s.cols, k, s.upper ? "true" : "false");
+    ctx.line(
+        "onnxc::trilu_ref({}, {}, /*batch=*/{}, /*rows=*/{}, /*cols=*/{}, /*k=*/{}, "
+        "/*upper=*/{});",
+        ctx.in(0), ctx.out(0), s.batch, s.rows, s.cols, k, s.upper ? "true" : "false");
   }
 };
 
@@ -807,8 +829,8 @@ class OneHotOp final : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<OneHotState>();
     ctx.include("onnxc/transform.h");
-    ctx.line("onnxc::one_hot_ref({}, {}, {}, {}, {}, {});", ctx.in(0), ctx.in(2), ctx.out(0),
-             s.outer, s.depth, s.inner);
+    ctx.line("onnxc::one_hot_ref({}, {}, {}, /*outer=*/{}, /*depth=*/{}, /*inner=*/{});", ctx.in(0),
+             ctx.in(2), ctx.out(0), s.outer, s.depth, s.inner);
   }
 };
 

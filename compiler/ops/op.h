@@ -118,6 +118,15 @@ std::string cpp_float(double v);       // exact, round-trippable float literal (
 std::string cpp_double(double v);      // as above, for double
 std::string cpp_scalar(DataType dtype, double v);  // a literal of the element type
 
+// A braced initializer whose values say which field they fill, so generated code documents its
+// kernel parameters: labeled({{"batch", "1"}, {"dims", cpp_ints(d)}}) gives
+// "{/*batch=*/1, /*dims=*/{2, 3}}", wrapped over indented lines when long.
+struct Field {
+  const char* name;
+  std::string value;
+};
+std::string labeled(const std::vector<Field>& fields);
+
 struct OpHandler {
   virtual ~OpHandler() = default;
   virtual bool infer(InferContext& ctx) const = 0;
