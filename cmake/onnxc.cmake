@@ -3,6 +3,8 @@
 # Compiles an ONNX model to C++ at build time and wraps the result in a static library <target>
 # whose header is <namespace>.h. Works when cross-compiling: the compiler runs on the host, taken
 # from ONNXC_EXECUTABLE if set (a host build of onnxc), else from this project's `onnxc` target.
+# The generated files record the model's file name, hash and the flags, never a path, so every
+# build folder (and every machine with the same onnxc) produces byte-identical sources.
 function(onnxc_add_model target)
   cmake_parse_arguments(ARG "" "MODEL;NAME" "ARGS" ${ARGN})
   if(NOT ARG_MODEL)

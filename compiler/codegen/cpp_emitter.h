@@ -23,7 +23,10 @@ struct CodegenOptions {
   std::string header_file;   // file name the .cpp includes ("model.h")
   WeightsMode weights = WeightsMode::kEmbedded;
   RuntimeMode runtime = RuntimeMode::kInline;
-  std::string command_line;  // recorded in the file banner
+  // The flags that shape the output, recorded in the file banner ("--name m --dim batch=1").
+  // Never paths, the working directory or anything else machine-specific: the same model bytes
+  // and flags must give byte-identical files from anywhere.
+  std::string flags;
 };
 
 struct GeneratedCode {
@@ -37,7 +40,8 @@ struct GeneratedCode {
 bool generate_cpp(const Module& module, const CodegenOptions& options, GeneratedCode& out,
                   Diagnostics& diag);
 
-// A C++ identifier made from an arbitrary ONNX name ("input.1" -> "input_1").
+// A C++ identifier made from an arbitrary ONNX name ("input.1" -> "input_1"); see
+// sanitize_identifier in codegen/identifiers.h.
 std::string cpp_identifier(const std::string& name);
 
 // Text of a runtime_support header, embedded in the compiler at build time; "" if unknown.

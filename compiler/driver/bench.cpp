@@ -57,7 +57,7 @@ int run_bench(const BenchArgs& args) {
   CodegenOptions cg;
   cg.name = "bench_model";
   cg.header_file = "bench_model.h";
-  cg.command_line = "onnxc bench " + args.model;
+  cg.flags = "(onnxc bench)";
   GeneratedCode code;
   fs::path dir = fs::temp_directory_path() / fmt::format("onnxc-bench-{}", getpid());
   fs::create_directories(dir);

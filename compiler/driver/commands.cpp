@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -58,6 +59,23 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model, const std::ve
   return module;
 }
 
+// The flags that shape the generated files, for their banner: canonical (sorted, defaults spelled
+// out) so that equivalent command lines give identical files. Paths (the model, -o) and flags that
+// only print (--print-plan) are left out. A new flag that changes the output belongs here.
+std::string output_flags(const CompileArgs& args, const std::string& name) {
+  std::string flags = "--name " + name;
+  std::vector<std::string> dims = args.dims, shapes = args.shapes;
+  std::sort(dims.begin(), dims.end());
+  std::sort(shapes.begin(), shapes.end());
+  for (const auto& d : dims) flags += " --dim " + d;
+  for (const auto& s : shapes) flags += " --shape " + s;
+  flags += " --weights " + args.weights + " --runtime " + args.runtime;
+  std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
+  std::sort(disabled.begin(), disabled.end());
+  for (const auto& p : disabled) flags += " --disable-pass " + p;
+  return flags;
+}
+
 }  // namespace
 
 bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std::string>& shapes,
@@ -105,7 +123,7 @@ int run_compile(const CompileArgs& args) {
   options.header_file = fs::path(args.output).stem().string() + ".h";
   options.weights = args.weights == "external" ? WeightsMode::kExternal : WeightsMode::kEmbedded;
   options.runtime = args.runtime == "include" ? RuntimeMode::kInclude : RuntimeMode::kInline;
-  options.command_line = args.command_line;
+  options.flags = output_flags(args, options.name);
   Diagnostics diag(args.model);
   GeneratedCode code;
   if (!generate_cpp(*module, options, code, diag) || !write_generated(args.output, code, options, diag)) {

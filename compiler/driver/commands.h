@@ -27,7 +27,6 @@ struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
   std::vector<std::string> dims, shapes;
   bool print_plan = false;
-  std::string command_line;
   PassFlags passes;
 };
 int run_compile(const CompileArgs& args);

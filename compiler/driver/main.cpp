@@ -14,7 +14,6 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   CompileArgs compile;
-  for (int i = 0; i < argc; ++i) compile.command_line += (i ? " " : "") + std::string(argv[i]);
   app.add_option("model", compile.model, "ONNX model to compile");
   app.add_option("-o,--output", compile.output, "Generated .cpp (the .h is written beside it)");
   app.add_option("--name", compile.name, "C++ namespace (default: the model file's stem)");

@@ -169,7 +169,7 @@ class TestRunner {
     cg.name = p.symbol;
     cg.header_file = p.symbol + ".h";
     cg.runtime = RuntimeMode::kInclude;
-    cg.command_line = "onnxc test " + tc.name;
+    cg.flags = "(onnxc test)";
     GeneratedCode code;
     if (module && tc.light) synthesize_light_inputs(tc, *module->graph);
     if (!module || !generate_cpp(*module, cg, code, diag)) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "ops/op.h"  // labeled()
+
 namespace onnxc {
 
 bool broadcast_shapes(const std::vector<Shape>& shapes, Shape& out) {
@@ -58,9 +60,14 @@ std::string broadcast_params_decl(const BroadcastParams& p, const char* var) {
   auto arr = [&](const index_t* v) {
     return fmt::format("{{{}}}", fmt::join(v, v + p.rank, ", "));
   };
-  return fmt::format("static constexpr onnxc::BroadcastParams {} = {{{}, {}, {}, {}, {}, {}, {}}};",
-                     var, p.rank, arr(p.dims), arr(p.a_strides), arr(p.b_strides),
-                     arr(p.c_strides), p.numel, p.kind);
+  return fmt::format("static constexpr onnxc::BroadcastParams {} = {};", var,
+                     labeled({{"rank", fmt::format("{}", p.rank)},
+                              {"dims", arr(p.dims)},
+                              {"a_strides", arr(p.a_strides)},
+                              {"b_strides", arr(p.b_strides)},
+                              {"c_strides", arr(p.c_strides)},
+                              {"numel", fmt::format("{}", p.numel)},
+                              {"kind", fmt::format("{}", p.kind)}}));
 }
 
 }  // namespace onnxc

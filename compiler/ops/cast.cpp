@@ -201,12 +201,14 @@ class CastKernelOp : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<CastState>();
     ctx.include("onnxc/cast.h");
-    ctx.line("static constexpr onnxc::CastParams p = {{{}, {}}};",
-             s.params.saturate ? "true" : "false", rounding_cpp(s.params.round_mode));
+    ctx.line("static constexpr onnxc::CastParams p = {};",
+             labeled({{"saturate", s.params.saturate ? "true" : "false"},
+                      {"round_mode", rounding_cpp(s.params.round_mode)}}));
     if (const char* kernel = cast_kernel(s.from, s.to))
-      ctx.line("onnxc::{}({}, {}, {}, p);", kernel, ctx.in(0), ctx.out(0), ctx.input(0)->numel());
+      ctx.line("onnxc::{}({}, {}, /*n=*/{}, p);", kernel, ctx.in(0), ctx.out(0),
+               ctx.input(0)->numel());
     else
-      ctx.line("onnxc::cast_ref<{}, {}>({}, {}, {}, p);", dtype_cpp(s.from), dtype_cpp(s.to),
+      ctx.line("onnxc::cast_ref<{}, {}>({}, {}, /*n=*/{}, p);", dtype_cpp(s.from), dtype_cpp(s.to),
                ctx.in(0), ctx.out(0), ctx.input(0)->numel());
   }
 };

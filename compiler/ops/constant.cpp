@@ -192,13 +192,13 @@ class ConstantOfShapeOp final : public OpHandler {
     const Value* y = ctx.output(0);
     if (dtype_info(y->dtype).bits < 8) {
       ctx.include("onnxc/convert.h");
-      ctx.line("onnxc::fill_packed_ref<{}>({}, {}, {}u);", dtype_cpp(y->dtype), ctx.out(0),
-               y->numel(), value.data[0] & ((1u << dtype_info(y->dtype).bits) - 1));
+      ctx.line("onnxc::fill_packed_ref<{}>({}, /*n=*/{}, /*code=*/{}u);", dtype_cpp(y->dtype),
+               ctx.out(0), y->numel(), value.data[0] & ((1u << dtype_info(y->dtype).bits) - 1));
       return;
     }
     ctx.include("onnxc/convert.h");
-    ctx.line("onnxc::fill_value_ref<{}>({}, {}, {});", dtype_cpp(y->dtype), ctx.out(0), y->numel(),
-             element_literal(value));
+    ctx.line("onnxc::fill_value_ref<{}>({}, /*n=*/{}, /*value=*/{});", dtype_cpp(y->dtype),
+             ctx.out(0), y->numel(), element_literal(value));
   }
 };
 

@@ -1,9 +1,12 @@
-// Ops that move data without computing on it. Transpose, Slice, Expand, Tile, DepthToSpace and
-// SpaceToDepth are each one strided view of their input, built and simplified at compile time and
-// copied by one kernel; Concat and Split copy blocks; Gather and GatherElements index; Pad, Trilu
-// and OneHot fill. Generated code calls the onnxc/transform.h kernels with the real element
-// type; evaluate() runs the same templates on an unsigned type of the same size, which moves the
-// same bytes, so every dtype stored in whole bytes folds.
+// Ops that move data without computing on it, strided views: Transpose, Slice, Expand, Tile,
+// DepthToSpace and SpaceToDepth are each one strided view of their input, built and simplified at
+// compile time and copied by one kernel. The other data-movement ops are in
+// data_movement_blocks.cpp (Concat, Split), data_movement_gather.cpp (Gather, GatherElements) and
+// data_movement_fill.cpp (Pad, Trilu, OneHot). Generated code calls the onnxc/transform.h kernels
+// with the real element type; evaluate() runs the same templates on an unsigned type of the same
+// size, which moves the same bytes, so every dtype stored in whole bytes folds.
+#include "ops/data_movement.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,65 +22,6 @@
 
 namespace onnxc {
 namespace {
-
-// Calls f with a host type as wide as one element of `t`; false for strings and packed types.
-template <typename F>
-bool visit_element_size(DataType t, F&& f) {
-  if (t == DataType::kString) return false;
-  switch (dtype_info(t).bits) {
-    case 8:
-      return f(uint8_t{}), true;
-    case 16:
-      return f(uint16_t{}), true;
-    case 32:
-      return f(uint32_t{}), true;
-    case 64:
-      return f(uint64_t{}), true;
-    case 128:
-      return f(complex128{}), true;
-    default:
-      return false;
-  }
-}
-
-// Input i must be addressable element by element and within the kernels' rank limit.
-bool check_movable(InferContext& ctx, size_t i) {
-  const Value* v = ctx.input(i);
-  if (v->dtype == DataType::kString) return ctx.fail("string tensors are not supported");
-  if (dtype_info(v->dtype).bits < 8)
-    return ctx.fail("packed {}-bit type {} is not supported", dtype_info(v->dtype).bits,
-                    dtype_name(v->dtype));
-  if (v->shape.size() > kMaxRank)
-    return ctx.fail("input {} has rank {}, more than the supported {}", i, v->shape.size(),
-                    kMaxRank);
-  return true;
-}
-
-int64_t dims_product(const Shape& s, size_t from, size_t to) {
-  int64_t p = 1;
-  for (size_t i = from; i < to && i < s.size(); ++i) p *= s[i];
-  return p;
-}
-
-std::vector<int64_t> contiguous_strides(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
-  return st;
-}
-
-// "{a, b, ...}": the first n entries of a params array, as emit() writes them.
-std::string index_array(const index_t* v, int n) {
-  return fmt::format("{{{}}}", fmt::join(v, v + n, ", "));
-}
-
-// Reads a constant integer input, failing with "<what> input must be a constant" otherwise.
-bool constant_ints(InferContext& ctx, size_t i, const char* what, std::vector<int64_t>& out) {
-  const Tensor* t = ctx.constant_input(i);
-  if (!t) return ctx.fail("{} input must be a constant (its value decides the output shape)", what);
-  if (!is_integer(t->dtype)) return ctx.fail("{} input must be an integer tensor", what);
-  out = t->to_ints();
-  return true;
-}
 
 // ---- Strided views ------------------------------------------------------------------------------
 
@@ -166,8 +110,12 @@ class StridedCopyOp : public OpHandler {
     const auto& p = s.p;
     auto arr = [&](const index_t* v) { return index_array(v, p.rank); };
     ctx.include("onnxc/transform.h");
-    ctx.line("static constexpr onnxc::StridedCopyParams p = {{{}, {}, {}, {}, {}}};", p.rank,
-             arr(p.dims), arr(p.in_strides), p.offset, p.numel);
+    ctx.line("static constexpr onnxc::StridedCopyParams p = {};",
+             labeled({{"rank", fmt::format("{}", p.rank)},
+                      {"dims", arr(p.dims)},
+                      {"in_strides", arr(p.in_strides)},
+                      {"offset", fmt::format("{}", p.offset)},
+                      {"numel", fmt::format("{}", p.numel)}}));
     ctx.line("onnxc::{}(p, {}, {});", kCopyKernelNames[static_cast<int>(s.kernel)], ctx.in(0),
              ctx.out(0));
   }
@@ -366,504 +314,28 @@ class BlockRearrangeOp final : public StridedCopyOp {
   bool to_space_;
 };
 
-// ---- Concat and Split: [outer, axis, inner] views copied block by block -------------------------
-
-struct BlocksState : OpState {
-  bool concat = true;  // the blocks are the inputs (Concat) or the outputs (Split)
-  int64_t outer = 1, inner = 1;
-  std::vector<int64_t> sizes;  // of each block along the axis
-  int64_t total = 0;           // the axis dim of the whole tensor
-};
-
-// Block i is the slab of sizes[i] along the axis after the blocks before it: `outer` runs of
-// sizes[i] * inner elements, copied into (Concat) or out of (Split) the whole tensor.
-class BlockCopyOp : public OpHandler {
- public:
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
-                std::vector<Tensor>& out) const override {
-    const auto& b = n.state_as<BlocksState>();
-    return visit_element_size(in[0]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      for_each_block(b, [&](size_t i, int64_t at, int64_t block, int64_t whole) {
-        if (b.concat)
-          block_copy_ref(in[i]->as<T>(), out[0].as<T>() + at, b.outer, block, block, whole);
-        else if (!out[i].data.empty())
-          block_copy_ref(in[0]->as<T>() + at, out[i].as<T>(), b.outer, block, whole, block);
-      });
-    });
-  }
-  void emit(EmitContext& ctx) const override {
-    const auto& b = ctx.node().state_as<BlocksState>();
-    ctx.include("onnxc/transform.h");
-    for_each_block(b, [&](size_t i, int64_t at, int64_t block, int64_t whole) {
-      if (b.concat)
-        ctx.line("onnxc::block_copy_ref({}, {} + {}, {}, {}, {}, {});", ctx.in(i), ctx.out(0), at,
-                 b.outer, block, block, whole);
-      else if (ctx.output(i))
-        ctx.line("onnxc::block_copy_ref({} + {}, {}, {}, {}, {}, {});", ctx.in(0), at, ctx.out(i),
-                 b.outer, block, whole, block);
-    });
-  }
-
- private:
-  // f(block index, its element offset in a row of the whole, its row length, the whole's row).
-  template <typename F>
-  static void for_each_block(const BlocksState& b, F&& f) {
-    int64_t at = 0;
-    for (size_t i = 0; i < b.sizes.size(); ++i) {
-      f(i, at * b.inner, b.sizes[i] * b.inner, b.total * b.inner);
-      at += b.sizes[i];
-    }
-  }
-};
-
-class ConcatOp final : public BlockCopyOp {
- public:
-  bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, SIZE_MAX, 1, 1) || !check_movable(ctx, 0)) return false;
-    const Value* first = ctx.input(0);
-    const int64_t rank = static_cast<int64_t>(first->shape.size());
-    if (ctx.opset() >= 4 && !ctx.has_attr("axis")) return ctx.fail("attribute 'axis' is required");
-    int64_t axis = ctx.attr_int("axis", 1);  // opset 1 defaults to 1
-    if (rank == 0) return ctx.fail("inputs must have rank >= 1");
-    if (!ctx.normalize_axis(axis, rank)) return false;
-    auto& b = ctx.make_state<BlocksState>();
-    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-      const Value* v = ctx.input(i);
-      if (!v) return ctx.fail("input {} is missing", i);
-      if (v->dtype != first->dtype || v->shape.size() != first->shape.size())
-        return ctx.fail("input {} ({} {}) must have the type and rank of input 0 ({} {})", i,
-                        dtype_name(v->dtype), shape_str(v->shape), dtype_name(first->dtype),
-                        shape_str(first->shape));
-      for (int64_t d = 0; d < rank; ++d)
-        if (d != axis && v->shape[static_cast<size_t>(d)] != first->shape[static_cast<size_t>(d)])
-          return ctx.fail("input {} has shape {}, which differs from {} off axis {}", i,
-                          shape_str(v->shape), shape_str(first->shape), axis);
-      b.sizes.push_back(v->shape[static_cast<size_t>(axis)]);
-    }
-    b.total = std::accumulate(b.sizes.begin(), b.sizes.end(), int64_t{0});
-    Shape out = first->shape;
-    out[static_cast<size_t>(axis)] = b.total;
-    b.outer = dims_product(out, 0, static_cast<size_t>(axis));
-    b.inner = dims_product(out, static_cast<size_t>(axis) + 1, out.size());
-    ctx.set_output(0, first->dtype, out);
-    return true;
-  }
-  // One run per input (no outer axis): input k is the output's bytes after inputs 0..k-1.
-  AliasInfo alias(const Node& n) const override {
-    if (!n.state || n.state_as<BlocksState>().outer != 1) return {};
-    return {AliasKind::kConcat, 0};
-  }
-};
-
-class SplitOp final : public BlockCopyOp {
- public:
-  bool infer(InferContext& ctx) const override {
-    // The split sizes: input 1 at opset 1 and from 13, attribute `split` before 13.
-    const bool input_allowed = ctx.opset() < 2 || ctx.opset() >= 13;
-    if (!ctx.check_arity(1, input_allowed ? 2 : 1, 1, SIZE_MAX) || !check_movable(ctx, 0))
-      return false;
-    const Value* x = ctx.input(0);
-    int64_t axis = ctx.attr_int("axis", 0);
-    if (x->shape.empty()) return ctx.fail("input must have rank >= 1");
-    if (!ctx.normalize_axis(axis, static_cast<int64_t>(x->shape.size()))) return false;
-    const int64_t dim = x->shape[static_cast<size_t>(axis)];
-    const int64_t n = static_cast<int64_t>(ctx.num_outputs());
-    std::vector<int64_t> split;
-    if (ctx.has_input(1)) {
-      if (!constant_ints(ctx, 1, "split", split)) return false;
-    } else if (ctx.opset() < 13) {
-      split = ctx.attr_ints("split");
-    }
-    const bool has_num_outputs = ctx.opset() >= 18 && ctx.has_attr("num_outputs");
-    if (has_num_outputs && ctx.has_input(1))
-      return ctx.fail("the split input and attribute 'num_outputs' are mutually exclusive");
-    if (split.empty()) {
-      const int64_t parts = has_num_outputs ? ctx.attr_int("num_outputs", n) : n;
-      if (parts != n) return ctx.fail("num_outputs is {} but the node has {} outputs", parts, n);
-      if (parts < 1) return ctx.fail("num_outputs must be positive");
-      if (dim % n == 0) {
-        split.assign(static_cast<size_t>(n), dim / n);
-      } else if (ctx.opset() < 18) {
-        return ctx.fail("axis dim {} does not split evenly into {} outputs", dim, n);
-      } else {  // opset 18: ceil(dim / n) each, the last one smaller
-        const int64_t chunk = dim / n + 1, last = dim - chunk * (n - 1);
-        if (last < 0)
-          return ctx.fail("axis dim {} cannot be split into {} chunks of {}", dim, n, chunk);
-        split.assign(static_cast<size_t>(n), chunk);
-        split.back() = last;
-      }
-    }
-    if (static_cast<int64_t>(split.size()) != n)
-      return ctx.fail("split has {} entries for {} outputs", split.size(), n);
-    for (int64_t s : split)
-      if (s < 0) return ctx.fail("split sizes must be non-negative, got {}", cpp_ints(split));
-    if (std::accumulate(split.begin(), split.end(), int64_t{0}) != dim)
-      return ctx.fail("split sizes {} do not add up to the axis dim {}", cpp_ints(split), dim);
-    auto& b = ctx.make_state<BlocksState>();
-    b.concat = false;
-    b.sizes = split;
-    b.total = dim;
-    b.outer = dims_product(x->shape, 0, static_cast<size_t>(axis));
-    b.inner = dims_product(x->shape, static_cast<size_t>(axis) + 1, x->shape.size());
-    for (size_t i = 0; i < split.size(); ++i) {
-      Shape out = x->shape;
-      out[static_cast<size_t>(axis)] = split[i];
-      ctx.set_output(i, x->dtype, out);
-    }
-    return true;
-  }
-};
-
-// ---- Gather and GatherElements ------------------------------------------------------------------
-
-// Calls f(T{}, I{}): the host type of data input 0, the C++ type of int32/int64 indices input 1.
-template <typename F>
-bool visit_gather_types(const std::vector<const Tensor*>& in, F&& f) {
-  return visit_element_size(in[0]->dtype, [&](auto t) {
-    in[1]->dtype == DataType::kInt32 ? f(t, int32_t{}) : f(t, int64_t{});
-  });
-}
-
-// Constant indices are checked at compile time; run-time ones are clamped by the kernels.
-bool check_constant_indices(InferContext& ctx, size_t i, int64_t dim) {
-  if (const Tensor* t = ctx.constant_input(i))
-    for (int64_t k : t->to_ints())
-      if (k < -dim || k >= dim)
-        return ctx.fail("index {} is out of range for an axis of {} elements", k, dim);
-  return true;
-}
-
-struct GatherState : OpState {
-  int64_t outer = 1, axis_dim = 1, inner = 1, num_indices = 1;
-};
-
-class GatherOp final : public OpHandler {
- public:
-  bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 2, 1, 1) || !check_movable(ctx, 0) ||
-        !ctx.check_dtype(1, {DataType::kInt64, DataType::kInt32}))
-      return false;
-    const Value *x = ctx.input(0), *idx = ctx.input(1);
-    const int64_t rank = static_cast<int64_t>(x->shape.size());
-    if (rank < 1) return ctx.fail("data must have rank >= 1");
-    int64_t axis = ctx.attr_int("axis", 0);
-    if (!ctx.normalize_axis(axis, rank)) return false;
-    const size_t a = static_cast<size_t>(axis);
-    auto& s = ctx.make_state<GatherState>();
-    s.outer = dims_product(x->shape, 0, a);
-    s.axis_dim = x->shape[a];
-    s.inner = dims_product(x->shape, a + 1, x->shape.size());
-    s.num_indices = idx->numel();
-    if (!check_constant_indices(ctx, 1, s.axis_dim)) return false;
-    Shape out(x->shape.begin(), x->shape.begin() + axis);
-    out.insert(out.end(), idx->shape.begin(), idx->shape.end());
-    out.insert(out.end(), x->shape.begin() + axis + 1, x->shape.end());
-    if (out.size() > kMaxRank) return ctx.fail("output rank {} exceeds {}", out.size(), kMaxRank);
-    ctx.set_output(0, x->dtype, out);
-    return true;
-  }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
-                std::vector<Tensor>& out) const override {
-    const auto& s = n.state_as<GatherState>();
-    return visit_gather_types(in, [&](auto tag, auto itag) {
-      using T = decltype(tag);
-      gather_ref(in[0]->as<T>(), in[1]->as<decltype(itag)>(), out[0].as<T>(), s.outer, s.axis_dim,
-                 s.inner, s.num_indices);
-    });
-  }
-  void emit(EmitContext& ctx) const override {
-    const auto& s = ctx.node().state_as<GatherState>();
-    ctx.include("onnxc/transform.h");
-    ctx.line("onnxc::gather_ref({}, {}, {}, {}, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.out(0),
-             s.outer, s.axis_dim, s.inner, s.num_indices);
-  }
-};
-
-struct GatherElementsState : OpState {
-  GatherElementsParams p{};
-};
-
-class GatherElementsOp final : public OpHandler {
- public:
-  bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 2, 1, 1) || !check_movable(ctx, 0) ||
-        !ctx.check_dtype(1, {DataType::kInt64, DataType::kInt32}))
-      return false;
-    const Value *x = ctx.input(0), *idx = ctx.input(1);
-    const int64_t rank = static_cast<int64_t>(x->shape.size());
-    if (rank < 1) return ctx.fail("data must have rank >= 1");
-    if (idx->shape.size() != x->shape.size())
-      return ctx.fail("indices {} must have the rank of data {}", shape_str(idx->shape),
-                      shape_str(x->shape));
-    int64_t axis = ctx.attr_int("axis", 0);
-    if (!ctx.normalize_axis(axis, rank)) return false;
-    for (size_t d = 0; d < x->shape.size(); ++d)
-      if (static_cast<int64_t>(d) != axis && idx->shape[d] > x->shape[d])
-        return ctx.fail("indices dim {} is {}, larger than the data's {}", d, idx->shape[d],
-                        x->shape[d]);
-    auto& s = ctx.make_state<GatherElementsState>();
-    s.p.rank = static_cast<int>(rank);
-    s.p.axis = static_cast<int>(axis);
-    auto st = contiguous_strides(x->shape);
-    std::copy(idx->shape.begin(), idx->shape.end(), s.p.dims);
-    std::copy(st.begin(), st.end(), s.p.x_strides);
-    s.p.axis_dim = x->shape[static_cast<size_t>(axis)];
-    s.p.numel = idx->numel();
-    if (!check_constant_indices(ctx, 1, s.p.axis_dim)) return false;
-    ctx.set_output(0, x->dtype, idx->shape);
-    return true;
-  }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
-                std::vector<Tensor>& out) const override {
-    const auto& p = n.state_as<GatherElementsState>().p;
-    return visit_gather_types(in, [&](auto tag, auto itag) {
-      using T = decltype(tag);
-      gather_elements_ref(p, in[0]->as<T>(), in[1]->as<decltype(itag)>(), out[0].as<T>());
-    });
-  }
-  void emit(EmitContext& ctx) const override {
-    const auto& p = ctx.node().state_as<GatherElementsState>().p;
-    auto arr = [&](const index_t* v) { return index_array(v, p.rank); };
-    ctx.include("onnxc/transform.h");
-    ctx.line("static constexpr onnxc::GatherElementsParams p = {{{}, {}, {}, {}, {}, {}}};", p.rank,
-             p.axis, arr(p.dims), arr(p.x_strides), p.axis_dim, p.numel);
-    ctx.line("onnxc::gather_elements_ref(p, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.out(0));
-  }
-};
-
-// ---- Pad ----------------------------------------------------------------------------------------
-
-struct PadState : OpState {
-  PadParams p{};
-  bool value_from_input = false;  // constant_value is input 2 (read at run time)
-  double value = 0;               // otherwise: the `value` attribute (0 from opset 11 on)
-  Tensor value_bytes;             // `value` as one element of the data type, for folding
-};
-
-class PadOp final : public OpHandler {
- public:
-  bool infer(InferContext& ctx) const override {
-    const int v = ctx.opset();
-    // Opset 1: attribute `paddings`; 2: `pads`; 11: inputs pads, constant_value; 18: axes input.
-    if (!ctx.check_arity(v < 11 ? 1 : 2, v < 11 ? 1 : (v < 18 ? 3 : 4), 1, 1) ||
-        !check_movable(ctx, 0))
-      return false;
-    const Value* x = ctx.input(0);
-    const Shape& in = x->shape;
-    const int64_t rank = static_cast<int64_t>(in.size());
-    auto& s = ctx.make_state<PadState>();
-    std::vector<int64_t> pads, axes;
-    if (v < 11) {
-      const char* name = v < 2 ? "paddings" : "pads";
-      if (!ctx.has_attr(name)) return ctx.fail("attribute '{}' is required", name);
-      pads = ctx.attr_ints(name);
-      s.value = ctx.attr_float("value", 0.0f);
-    } else if (!constant_ints(ctx, 1, "pads", pads)) {
-      return false;
-    }
-    if (ctx.has_input(3)) {
-      if (!constant_ints(ctx, 3, "axes", axes)) return false;
-    } else {
-      for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
-    }
-    if (pads.size() != 2 * axes.size())
-      return ctx.fail("pads has {} entries; expected 2 per padded axis ({})", pads.size(),
-                      2 * axes.size());
-    const std::string mode = ctx.attr_string("mode", "constant");
-    const char* modes[] = {"constant", "reflect", "edge", "wrap"};
-    auto it = std::find(std::begin(modes), std::end(modes), mode);
-    if (it == std::end(modes) || (mode == "wrap" && v < 19))
-      return ctx.fail("mode '{}' is not one of constant, reflect, edge{}", mode,
-                      v >= 19 ? ", wrap" : " (wrap needs opset 19)");
-    s.p.mode = static_cast<int>(it - std::begin(modes));
-    s.p.rank = static_cast<int>(rank);
-    Shape out = in;
-    std::vector<bool> seen(in.size(), false);
-    for (size_t i = 0; i < axes.size(); ++i) {
-      int64_t a = axes[i];
-      if (!ctx.normalize_axis(a, rank, "axes entry")) return false;
-      const size_t ax = static_cast<size_t>(a);
-      if (seen[ax]) return ctx.fail("axis {} is repeated", a);
-      seen[ax] = true;
-      const int64_t begin = pads[i], end = pads[i + axes.size()];
-      out[ax] = in[ax] + begin + end;
-      if (out[ax] < 0)
-        return ctx.fail("pads {}, {} remove more than the {} elements of axis {}", begin, end,
-                        in[ax], a);
-      if (in[ax] == 0 && out[ax] > 0 && s.p.mode != kPadConstant)
-        return ctx.fail("mode '{}' cannot pad the empty axis {}", mode, a);
-      s.p.begin[ax] = begin;
-    }
-    std::copy(in.begin(), in.end(), s.p.in_dims);
-    std::copy(out.begin(), out.end(), s.p.out_dims);
-    s.p.numel = shape_numel(out);
-    // constant_value: an optional input of the data type (an empty tensor means absent).
-    if (ctx.has_input(2) && ctx.input(2)->numel() > 0) {
-      if (ctx.input(2)->dtype != x->dtype)
-        return ctx.fail("constant_value has type {}, the data {}", dtype_name(ctx.input(2)->dtype),
-                        dtype_name(x->dtype));
-      s.value_from_input = true;
-    }
-    s.value_bytes = Tensor::zeros(x->dtype, {});
-    const bool plain = visit_dtype<kAllPlain>(x->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      s.value_bytes.template as<T>()[0] = static_cast<T>(s.value);
-    });
-    if (!plain && s.value != 0)
-      return ctx.fail("a non-zero 'value' attribute is not supported for type {}",
-                      dtype_name(x->dtype));
-    ctx.set_output(0, x->dtype, out);
-    return true;
-  }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
-                std::vector<Tensor>& out) const override {
-    const auto& s = n.state_as<PadState>();
-    const Tensor& value = s.value_from_input ? *in[2] : s.value_bytes;
-    return visit_element_size(in[0]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      T v;
-      std::memcpy(&v, value.data.data(), sizeof(T));
-      pad_ref(s.p, in[0]->as<T>(), out[0].as<T>(), v);
-    });
-  }
-  void emit(EmitContext& ctx) const override {
-    const auto& s = ctx.node().state_as<PadState>();
-    const auto& p = s.p;
-    const DataType t = ctx.input(0)->dtype;
-    auto arr = [&](const index_t* v) { return index_array(v, p.rank); };
-    std::string value = s.value_from_input          ? fmt::format("{}[0]", ctx.in(2))
-                        : in_type_set(t, kAllPlain) ? cpp_scalar(t, s.value)
-                                                    : fmt::format("{}{{}}", dtype_cpp(t));
-    ctx.include("onnxc/transform.h");
-    ctx.line("static constexpr onnxc::PadParams p = {{{}, {}, {}, {}, {}, {}}};", p.rank, p.mode,
-             arr(p.out_dims), arr(p.in_dims), arr(p.begin), p.numel);
-    ctx.line("onnxc::pad_ref(p, {}, {}, {});", ctx.in(0), ctx.out(0), value);
-  }
-};
-
-// ---- Trilu, OneHot -----------------------------------------------------------------------------
-
-struct TriluState : OpState {
-  int64_t batch = 1, rows = 1, cols = 1;
-  bool upper = true;
-};
-
-class TriluOp final : public OpHandler {
- public:
-  bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(1, 2, 1, 1) || !check_movable(ctx, 0)) return false;
-    if (ctx.has_input(1) && (ctx.input(1)->dtype != DataType::kInt64 || ctx.input(1)->numel() != 1))
-      return ctx.fail("k must be an int64 scalar");
-    const Shape& in = ctx.input(0)->shape;
-    if (in.size() < 2) return ctx.fail("input must have rank >= 2, got {}", shape_str(in));
-    auto& s = ctx.make_state<TriluState>();
-    s.rows = in[in.size() - 2];
-    s.cols = in.back();
-    s.batch = dims_product(in, 0, in.size() - 2);
-    s.upper = ctx.attr_int("upper", 1) != 0;
-    ctx.set_output(0, ctx.input(0)->dtype, in);
-    return true;
-  }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
-                std::vector<Tensor>& out) const override {
-    const auto& s = n.state_as<TriluState>();
-    const index_t k = in.size() > 1 && in[1] ? in[1]->int_at(0) : 0;
-    return visit_element_size(in[0]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      trilu_ref(in[0]->as<T>(), out[0].as<T>(), s.batch, s.rows, s.cols, k, s.upper);
-    });
-  }
-  void emit(EmitContext& ctx) const override {
-    const auto& s = ctx.node().state_as<TriluState>();
-    ctx.include("onnxc/transform.h");
-    // k is read at run time, so a k that is a graph input works too.
-    std::string k =
-        ctx.input(1) ? fmt::format("static_cast<onnxc::index_t>({}[0])", ctx.in(1)) : "0";
-    ctx.line("onnxc::trilu_ref({}, {}, {}, {}, {}, {}, {});", ctx.in(0), ctx.out(0), s.batch,
-             s.rows, s.cols, k, s.upper ? "true" : "false");
-  }
-};
-
-struct OneHotState : OpState {
-  int64_t outer = 1, depth = 1, inner = 1;
-};
-
-class OneHotOp final : public OpHandler {
- public:
-  bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(3, 3, 1, 1) || !check_movable(ctx, 2)) return false;
-    const Value *idx = ctx.input(0), *values = ctx.input(2);
-    if (!in_type_set(idx->dtype, kNumeric)) return ctx.fail("indices must be a numeric tensor");
-    if (values->numel() != 2) return ctx.fail("values must hold [off_value, on_value]");
-    const Tensor* depth = ctx.constant_input(1);
-    if (!depth) return ctx.fail("depth input must be a constant (it decides the output shape)");
-    if (depth->numel() != 1 || !in_type_set(depth->dtype, kNumeric))
-      return ctx.fail("depth must be a numeric scalar");
-    const int64_t rank = static_cast<int64_t>(idx->shape.size());
-    int64_t axis = ctx.attr_int("axis", -1);
-    if (!ctx.normalize_axis(axis, rank + 1)) return false;
-    auto& s = ctx.make_state<OneHotState>();
-    s.depth = static_cast<int64_t>(depth->double_at(0));
-    if (s.depth < 1) return ctx.fail("depth must be positive, got {}", s.depth);
-    s.outer = dims_product(idx->shape, 0, static_cast<size_t>(axis));
-    s.inner = dims_product(idx->shape, static_cast<size_t>(axis), idx->shape.size());
-    Shape out = idx->shape;
-    out.insert(out.begin() + axis, s.depth);
-    if (out.size() > kMaxRank) return ctx.fail("output rank {} exceeds {}", out.size(), kMaxRank);
-    ctx.set_output(0, values->dtype, out);
-    return true;
-  }
-  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
-                std::vector<Tensor>& out) const override {
-    const auto& s = n.state_as<OneHotState>();
-    return visit_element_size(in[2]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      visit_dtype<kNumeric>(in[0]->dtype, [&](auto itag) {
-        using I = decltype(itag);
-        one_hot_ref(in[0]->as<I>(), in[2]->as<T>(), out[0].as<T>(), s.outer, s.depth, s.inner);
-      });
-    });
-  }
-  void emit(EmitContext& ctx) const override {
-    const auto& s = ctx.node().state_as<OneHotState>();
-    ctx.include("onnxc/transform.h");
-    ctx.line("onnxc::one_hot_ref({}, {}, {}, {}, {}, {});", ctx.in(0), ctx.in(2), ctx.out(0),
-             s.outer, s.depth, s.inner);
-  }
-};
-
 const TransposeOp kTranspose;
 const SliceOp kSlice;
 const ExpandOp kExpand;
 const TileOp kTile;
 const BlockRearrangeOp kDepthToSpace(true);
 const BlockRearrangeOp kSpaceToDepth(false);
-const ConcatOp kConcat;
-const SplitOp kSplit;
-const GatherOp kGather;
-const GatherElementsOp kGatherElements;
-const PadOp kPad;
-const TriluOp kTrilu;
-const OneHotOp kOneHot;
 
 }  // namespace
 
 // Each handler covers every version of its op, branching on the node's opset where they differ.
 std::vector<OpRegistration> data_movement_ops() {
-  return {{"", "Transpose", 1, kMaxOpset, &kTranspose},
-          {"", "Slice", 1, kMaxOpset, &kSlice},
-          {"", "Expand", 8, kMaxOpset, &kExpand},
-          {"", "Tile", 1, kMaxOpset, &kTile},
-          {"", "DepthToSpace", 1, kMaxOpset, &kDepthToSpace},
-          {"", "SpaceToDepth", 1, kMaxOpset, &kSpaceToDepth},
-          {"", "Concat", 1, kMaxOpset, &kConcat},
-          {"", "Split", 1, kMaxOpset, &kSplit},
-          {"", "Gather", 1, kMaxOpset, &kGather},
-          {"", "GatherElements", 11, kMaxOpset, &kGatherElements},
-          {"", "Pad", 1, kMaxOpset, &kPad},
-          {"", "Trilu", 14, kMaxOpset, &kTrilu},
-          {"", "OneHot", 9, kMaxOpset, &kOneHot}};
+  std::vector<OpRegistration> rows = {{"", "Transpose", 1, kMaxOpset, &kTranspose},
+                                      {"", "Slice", 1, kMaxOpset, &kSlice},
+                                      {"", "Expand", 8, kMaxOpset, &kExpand},
+                                      {"", "Tile", 1, kMaxOpset, &kTile},
+                                      {"", "DepthToSpace", 1, kMaxOpset, &kDepthToSpace},
+                                      {"", "SpaceToDepth", 1, kMaxOpset, &kSpaceToDepth}};
+  for (auto family : {block_copy_ops, gather_ops, fill_ops}) {
+    auto more = family();
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  return rows;
 }
 
 }  // namespace onnxc

@@ -102,9 +102,14 @@ class UnaryOp final : public OpHandler {
   AliasInfo alias(const Node&) const override { return {AliasKind::kInPlace, 0}; }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<UnaryState>();
-    ctx.include("onnxc/elementwise.h");
-    ctx.line("onnxc::unary_ref({}, {}, {}, onnxc::{}{{{}, {}}});", ctx.in(0), ctx.out(0),
-             ctx.input(0)->numel(), cpp_, cpp_float(s.alpha), cpp_float(s.beta));
+    ctx.include("onnxc/unary.h");
+    // The functor's attributes, when it has any (alpha and beta mean different things per op).
+    const std::string attrs =
+        s.alpha == 0 && s.beta == 0
+            ? "{}"
+            : labeled({{"alpha", cpp_float(s.alpha)}, {"beta", cpp_float(s.beta)}});
+    ctx.line("onnxc::unary_ref({}, {}, /*n=*/{}, onnxc::{}{});", ctx.in(0), ctx.out(0),
+             ctx.input(0)->numel(), cpp_, attrs);
   }
 
  private:
@@ -214,7 +219,7 @@ class BinaryOp final : public OpHandler {
   // binary_ref reads a[i] and b[i] of an operand with the output's shape before writing y[i].
   AliasInfo alias(const Node&) const override { return {AliasKind::kInPlace, 0}; }
   void emit(EmitContext& ctx) const override {
-    ctx.include("onnxc/elementwise.h");
+    ctx.include("onnxc/binary.h");
     ctx.line("{}", broadcast_params_decl(ctx.node().state_as<BinaryState>().params));
     ctx.line("onnxc::binary_ref(p, {}, {}, {}, onnxc::{}{{}});", ctx.in(0), ctx.in(1), ctx.out(0),
              cpp_);
@@ -277,7 +282,7 @@ class VariadicOp final : public OpHandler {
   }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<VariadicState>();
-    ctx.include("onnxc/elementwise.h");
+    ctx.include("onnxc/binary.h");
     for (size_t i = 0; i < s.steps.size(); ++i) {
       std::string var = fmt::format("p{}", i);
       ctx.line("{}", broadcast_params_decl(s.steps[i], var.c_str()));
@@ -352,7 +357,7 @@ class ClipOp final : public OpHandler {
   AliasInfo alias(const Node&) const override { return {AliasKind::kInPlace, 0}; }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<ClipState>();
-    ctx.include("onnxc/elementwise.h");
+    ctx.include("onnxc/unary.h");
     DataType t = ctx.input(0)->dtype;
     std::string lo = ctx.input(1) ? ctx.in(1) : "nullptr",
                 hi = ctx.input(2) ? ctx.in(2) : "nullptr";
@@ -364,8 +369,8 @@ class ClipOp final : public OpHandler {
       ctx.line("static const {} hi = {};", dtype_cpp(t), elem_literal(t, s.hi));
       hi = "&hi";
     }
-    ctx.line("onnxc::clip_ref<{}>({}, {}, {}, {}, {});", dtype_cpp(t), ctx.in(0), ctx.out(0),
-             ctx.input(0)->numel(), lo, hi);
+    ctx.line("onnxc::clip_ref<{}>({}, {}, /*n=*/{}, /*lo=*/{}, /*hi=*/{});", dtype_cpp(t),
+             ctx.in(0), ctx.out(0), ctx.input(0)->numel(), lo, hi);
   }
 };
 
@@ -401,7 +406,7 @@ class WhereOp final : public OpHandler {
   // binary_ref reads a[i] and b[i] of an operand with the output's shape before writing y[i].
   AliasInfo alias(const Node&) const override { return {AliasKind::kInPlace, 0}; }
   void emit(EmitContext& ctx) const override {
-    ctx.include("onnxc/elementwise.h");
+    ctx.include("onnxc/binary.h");
     ctx.line("{}", broadcast_params_decl(ctx.node().state_as<BinaryState>().params));
     ctx.line("onnxc::where_ref(p, {}, {}, {}, {});", ctx.in(0), ctx.in(1), ctx.in(2), ctx.out(0));
   }
@@ -426,7 +431,8 @@ class IdentityOp final : public OpHandler {
   AliasInfo alias(const Node&) const override { return {AliasKind::kView, 0}; }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/base.h");
-    ctx.line("onnxc::copy_bytes({}, {}, {});", ctx.out(0), ctx.in(0), ctx.input(0)->bytes());
+    ctx.line("onnxc::copy_bytes({}, {}, /*bytes=*/{});", ctx.out(0), ctx.in(0),
+             ctx.input(0)->bytes());
   }
 };
 
@@ -489,13 +495,15 @@ class DropoutOp final : public OpHandler {
   }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<DropoutState>();
-    ctx.include("onnxc/elementwise.h");
+    ctx.include("onnxc/dropout.h");
     const Value *x = ctx.input(0), *ratio = s.training ? ctx.input(1) : nullptr;
-    ctx.line("onnxc::dropout_ref<{}, {}, {}>({}, {}, {}, {}, {}, {}, {}u);", dtype_cpp(x->dtype),
-             dtype_cpp(ratio ? ratio->dtype : DataType::kFloat),
-             dtype_cpp(ctx.output(1) ? ctx.output(1)->dtype : DataType::kBool), ctx.in(0),
-             ctx.out(0), ctx.output(1) ? ctx.out(1) : "nullptr", x->numel(),
-             ratio ? ctx.in(1) : "nullptr", s.training ? ctx.in(2) : "nullptr", s.seed);
+    ctx.line(
+        "onnxc::dropout_ref<{}, {}, {}>({}, {}, /*mask=*/{}, /*n=*/{}, /*ratio=*/{}, "
+        "/*training=*/{}, /*seed=*/{}u);",
+        dtype_cpp(x->dtype), dtype_cpp(ratio ? ratio->dtype : DataType::kFloat),
+        dtype_cpp(ctx.output(1) ? ctx.output(1)->dtype : DataType::kBool), ctx.in(0), ctx.out(0),
+        ctx.output(1) ? ctx.out(1) : "nullptr", x->numel(), ratio ? ctx.in(1) : "nullptr",
+        s.training ? ctx.in(2) : "nullptr", s.seed);
   }
 };
 

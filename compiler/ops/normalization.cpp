@@ -110,8 +110,13 @@ class BatchNormOp final : public OpHandler {
     const auto& s = ctx.node().state_as<BatchNormState>();
     const BatchNormParams& p = s.p;
     ctx.include("onnxc/normalization.h");
-    ctx.line("static constexpr onnxc::BatchNormParams p = {{{}, {}, {}, {}, {}, {}}};", p.batch,
-             p.channels, p.spatial, p.per_element, cpp_double(p.epsilon), cpp_double(p.momentum));
+    ctx.line("static constexpr onnxc::BatchNormParams p = {};",
+             labeled({{"batch", fmt::format("{}", p.batch)},
+                      {"channels", fmt::format("{}", p.channels)},
+                      {"spatial", fmt::format("{}", p.spatial)},
+                      {"per_element", fmt::format("{}", p.per_element)},
+                      {"epsilon", cpp_double(p.epsilon)},
+                      {"momentum", cpp_double(p.momentum)}}));
     const HalfNames n = emit_widen(ctx, s.half);
     const std::string args = fmt::format("p, {}, {}, {}, {}, {}, {}", n.in(0), n.in(1), n.in(2),
                                          n.in(3), n.in(4), n.out(0));
@@ -197,9 +202,16 @@ class LayerNormOp final : public OpHandler {
       return fmt::format("{{{}}}", fmt::join(v, v + p.norm_rank, ", "));
     };
     ctx.include("onnxc/normalization.h");
-    ctx.line("static constexpr onnxc::LayerNormParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}}};",
-             p.rows, p.size, cpp_double(p.epsilon), p.norm_rank, arr(p.norm_dims),
-             arr(p.scale_strides), arr(p.bias_strides), p.scale_contiguous, p.bias_contiguous);
+    ctx.line("static constexpr onnxc::LayerNormParams p = {};",
+             labeled({{"rows", fmt::format("{}", p.rows)},
+                      {"size", fmt::format("{}", p.size)},
+                      {"epsilon", cpp_double(p.epsilon)},
+                      {"norm_rank", fmt::format("{}", p.norm_rank)},
+                      {"norm_dims", arr(p.norm_dims)},
+                      {"scale_strides", arr(p.scale_strides)},
+                      {"bias_strides", arr(p.bias_strides)},
+                      {"scale_contiguous", fmt::format("{}", p.scale_contiguous)},
+                      {"bias_contiguous", fmt::format("{}", p.bias_contiguous)}}));
     const HalfNames n = emit_widen(ctx, s.half);
     const char* t = kernel_cpp_type(ctx.input(0)->dtype);
     auto typed = [&](bool present, const std::string& expr, const char* type, bool is_const) {
@@ -266,8 +278,13 @@ class GroupNormOp final : public OpHandler {
     const auto& s = ctx.node().state_as<GroupNormState>();
     const GroupNormParams& p = s.p;
     ctx.include("onnxc/normalization.h");
-    ctx.line("static constexpr onnxc::GroupNormParams p = {{{}, {}, {}, {}, {}, {}}};", p.batch,
-             p.channels, p.groups, p.spatial, p.affine_per_group, cpp_double(p.epsilon));
+    ctx.line("static constexpr onnxc::GroupNormParams p = {};",
+             labeled({{"batch", fmt::format("{}", p.batch)},
+                      {"channels", fmt::format("{}", p.channels)},
+                      {"groups", fmt::format("{}", p.groups)},
+                      {"spatial", fmt::format("{}", p.spatial)},
+                      {"affine_per_group", fmt::format("{}", p.affine_per_group)},
+                      {"epsilon", cpp_double(p.epsilon)}}));
     const HalfNames n = emit_widen(ctx, s.half);
     ctx.line("onnxc::group_norm_ref(p, {}, {}, {}, {});", n.in(0), n.in(1), n.in(2), n.out(0));
     emit_narrow(ctx, s.half, n);
@@ -305,8 +322,8 @@ class LpNormOp final : public OpHandler {
     const auto& s = ctx.node().state_as<LpNormState>();
     ctx.include("onnxc/normalization.h");
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::lp_norm_ref({}, {}, {}, {}, {}, {});", n.in(0), n.out(0), s.outer, s.axis,
-             s.inner, s.p);
+    ctx.line("onnxc::lp_norm_ref({}, {}, /*outer=*/{}, /*axis=*/{}, /*inner=*/{}, /*p=*/{});",
+             n.in(0), n.out(0), s.outer, s.axis, s.inner, s.p);
     emit_narrow(ctx, s.half, n);
   }
 };
@@ -382,9 +399,14 @@ class LrnOp final : public OpHandler {
     const auto& s = ctx.node().state_as<LrnState>();
     const LrnParams& p = s.p;
     ctx.include("onnxc/normalization.h");
-    ctx.line("static constexpr onnxc::LrnParams p = {{{}, {}, {}, {}, {}, {}, {}}};", p.batch,
-             p.channels, p.spatial, p.size, cpp_double(p.alpha), cpp_double(p.beta),
-             cpp_double(p.bias));
+    ctx.line("static constexpr onnxc::LrnParams p = {};",
+             labeled({{"batch", fmt::format("{}", p.batch)},
+                      {"channels", fmt::format("{}", p.channels)},
+                      {"spatial", fmt::format("{}", p.spatial)},
+                      {"size", fmt::format("{}", p.size)},
+                      {"alpha", cpp_double(p.alpha)},
+                      {"beta", cpp_double(p.beta)},
+                      {"bias", cpp_double(p.bias)}}));
     const HalfNames n = emit_widen(ctx, s.half);
     ctx.line("onnxc::lrn_ref(p, {}, {});", n.in(0), n.out(0));
     emit_narrow(ctx, s.half, n);

@@ -1,6 +1,7 @@
 #include "ops/op.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -108,15 +109,24 @@ std::string special_float(double v, const char* type) {
 }
 }  // namespace
 
+// The shortest decimal that reads back as exactly v ("0.5", "1e-05"), with a ".0" where it would
+// otherwise read as an integer; a hex float literal (always exact) if the decimal does not
+// round-trip.
 std::string cpp_float(double v) {
   if (!std::isfinite(v)) return special_float(v, "float");
-  // Hex float literals are exact; %a of a float promoted to double round-trips.
-  return fmt::format("{:a}f", static_cast<double>(static_cast<float>(v)));
+  const float f = static_cast<float>(v);
+  std::string s = fmt::format("{}", f);
+  if (std::strtof(s.c_str(), nullptr) != f) return fmt::format("{:a}f", static_cast<double>(f));
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
 }
 
 std::string cpp_double(double v) {
   if (!std::isfinite(v)) return special_float(v, "double");
-  return fmt::format("{:a}", v);
+  std::string s = fmt::format("{}", v);
+  if (std::strtod(s.c_str(), nullptr) != v) return fmt::format("{:a}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
 }
 
 std::string cpp_scalar(DataType dtype, double v) {
@@ -131,6 +141,29 @@ std::string cpp_scalar(DataType dtype, double v) {
     case DataType::kUint64: return fmt::format("uint64_t{{{}u}}", static_cast<uint64_t>(v));
     default: return fmt::format("static_cast<{}>({})", dtype_cpp(dtype), static_cast<int64_t>(v));
   }
+}
+
+std::string labeled(const std::vector<Field>& fields) {
+  std::vector<std::string> items;
+  size_t total = 0;
+  for (const auto& f : fields) {
+    items.push_back(fmt::format("/*{}=*/{}", f.name, f.value));
+    total += items.back().size() + 2;
+  }
+  if (total <= 64) return fmt::format("{{{}}}", fmt::join(items, ", "));
+  // One field list per line under the statement (emit() lines are indented by 4).
+  constexpr size_t kWidth = 100, kIndent = 8;
+  std::string out = "{", line;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string item = items[i] + (i + 1 < items.size() ? "," : "}");
+    if (!line.empty() && kIndent + line.size() + 1 + item.size() > kWidth) {
+      out += "\n" + std::string(kIndent, ' ') + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + item;
+  }
+  out += "\n" + std::string(kIndent, ' ') + line;
+  return out;
 }
 
 }  // namespace onnxc

@@ -137,6 +137,15 @@ struct AliasInfo {
   size_t byte_offset = 0;  // kView only
 };
 
+// A braced initializer whose values say which field they fill, so generated code documents its
+// kernel parameters: labeled({{"batch", "1"}, {"dims", cpp_ints(d)}}) gives
+// "{/*batch=*/1, /*dims=*/{2, 3}}", wrapped over indented lines when long.
+struct Field {
+  const char* name;
+  std::string value;
+};
+std::string labeled(const std::vector<Field>& fields);
+
 struct OpHandler {
   virtual ~OpHandler() = default;
   // Memory sharing the op allows for this (inferred) node; none by default.

@@ -148,9 +148,18 @@ class PoolOp final : public OpHandler {
     const auto& s = ctx.node().state_as<PoolState>();
     const PoolParams& p = s.p;
     ctx.include("onnxc/pool.h");
-    ctx.line("static constexpr onnxc::PoolParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
-             p.channels, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride), arr3(p.dilation),
-             arr3(p.pad), arr3(p.pad_end), p.count_include_pad, p.storage_order, cpp_double(p.p));
+    ctx.line("static constexpr onnxc::PoolParams p = {};",
+             labeled({{"channels", fmt::format("{}", p.channels)},
+                      {"in", arr3(p.in)},
+                      {"out", arr3(p.out)},
+                      {"kernel", arr3(p.kernel)},
+                      {"stride", arr3(p.stride)},
+                      {"dilation", arr3(p.dilation)},
+                      {"pad", arr3(p.pad)},
+                      {"pad_end", arr3(p.pad_end)},
+                      {"count_include_pad", fmt::format("{}", p.count_include_pad)},
+                      {"storage_order", fmt::format("{}", p.storage_order)},
+                      {"p", cpp_double(p.p)}}));
     const char* type = dtype_cpp(ctx.input(0)->dtype);
     if (s.fast)
       ctx.line("onnxc::f32_maxpool__generic(p, {}, {}, nullptr);", ctx.in(0), ctx.out(0));
@@ -223,13 +232,14 @@ class GlobalPoolOp final : public OpHandler {
     const char* type = dtype_cpp(ctx.input(0)->dtype);
     ctx.include("onnxc/pool.h");
     if (kind_ == PoolKind::kLp)
-      ctx.line("onnxc::global_lppool_ref<{}>({}, {}, {}, {}, {});", type, ctx.in(0), ctx.out(0),
-               channels, spatial, cpp_double(ctx.node().state_as<GlobalPoolState>().p));
+      ctx.line("onnxc::global_lppool_ref<{}>({}, {}, /*channels=*/{}, /*spatial=*/{}, /*p=*/{});",
+               type, ctx.in(0), ctx.out(0), channels, spatial,
+               cpp_double(ctx.node().state_as<GlobalPoolState>().p));
     else if (kind_ == PoolKind::kAverage && ctx.input(0)->dtype == DataType::kFloat)
-      ctx.line("onnxc::f32_global_avgpool__generic({}, {}, {}, {});", ctx.in(0), ctx.out(0),
-               channels, spatial);
+      ctx.line("onnxc::f32_global_avgpool__generic({}, {}, /*channels=*/{}, /*spatial=*/{});",
+               ctx.in(0), ctx.out(0), channels, spatial);
     else
-      ctx.line("onnxc::{}<{}>({}, {}, {}, {});",
+      ctx.line("onnxc::{}<{}>({}, {}, /*channels=*/{}, /*spatial=*/{});",
                kind_ == PoolKind::kMax ? "global_maxpool_ref" : "global_avgpool_ref", type,
                ctx.in(0), ctx.out(0), channels, spatial);
   }

@@ -193,8 +193,10 @@ class ArgReduceOp final : public OpHandler {
     const auto& s = ctx.node().state_as<ArgState>();
     ctx.include("onnxc/reduce.h");
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::arg_reduce_ref<{}>({}, {}, {}, {}, {}, {});", kMax, n.in(0), n.out(0), s.outer,
-             s.axis, s.inner, s.select_last);
+    ctx.line(
+        "onnxc::arg_reduce_ref<{}>({}, {}, /*outer=*/{}, /*axis=*/{}, /*inner=*/{}, "
+        "/*select_last=*/{});",
+        kMax, n.in(0), n.out(0), s.outer, s.axis, s.inner, s.select_last);
   }
 };
 

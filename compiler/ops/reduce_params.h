@@ -9,6 +9,7 @@
 
 #include "ir/ir.h"
 #include "onnxc/reduce.h"
+#include "ops/op.h"  // labeled()
 
 namespace onnxc {
 
@@ -23,15 +24,21 @@ inline ReduceParams reduce_params_for(const Shape& shape, const std::vector<bool
   return make_reduce_params(static_cast<int>(shape.size()), dims, flags);
 }
 
-// The aggregate initializer of `p`, fields in declaration order.
+// The aggregate initializer of `p`, fields in declaration order, each labeled.
 inline std::string reduce_params_literal(const ReduceParams& p) {
   auto arr = [](const index_t* v, int n) {
     return fmt::format("{{{}}}", fmt::join(v, v + n, ", "));
   };
-  return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}}}", p.outer_rank,
-                     arr(p.outer_dims, p.outer_rank), arr(p.outer_strides, p.outer_rank),
-                     p.red_rank, arr(p.red_dims, p.red_rank), arr(p.red_strides, p.red_rank),
-                     p.outer_count, p.inner, p.red_count);
+  auto num = [](index_t v) { return fmt::format("{}", v); };
+  return labeled({{"outer_rank", num(p.outer_rank)},
+                  {"outer_dims", arr(p.outer_dims, p.outer_rank)},
+                  {"outer_strides", arr(p.outer_strides, p.outer_rank)},
+                  {"red_rank", num(p.red_rank)},
+                  {"red_dims", arr(p.red_dims, p.red_rank)},
+                  {"red_strides", arr(p.red_strides, p.red_rank)},
+                  {"outer_count", num(p.outer_count)},
+                  {"inner", num(p.inner)},
+                  {"red_count", num(p.red_count)}});
 }
 
 }  // namespace onnxc

@@ -67,7 +67,8 @@ class ReshapeLike : public OpHandler {
   AliasInfo alias(const Node&) const override { return {AliasKind::kView, 0}; }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/base.h");
-    ctx.line("onnxc::copy_bytes({}, {}, {});", ctx.out(0), ctx.in(0), ctx.input(0)->bytes());
+    ctx.line("onnxc::copy_bytes({}, {}, /*bytes=*/{});", ctx.out(0), ctx.in(0),
+             ctx.input(0)->bytes());
   }
 
  protected:
@@ -303,16 +304,17 @@ class RangeOp final : public OpHandler {
     ctx.include("onnxc/transform.h");
     if (is_half(t)) {
       auto literal = s.stash_double ? cpp_double : cpp_float;
-      ctx.line("onnxc::range_stashed_ref({}, {}, {}, {});", literal(s.start), literal(s.delta),
-               ctx.out(0), s.count);
+      ctx.line("onnxc::range_stashed_ref(/*start=*/{}, /*delta=*/{}, {}, /*n=*/{});",
+               literal(s.start), literal(s.delta), ctx.out(0), s.count);
       return;
     }
     auto literal = [&](const Tensor& v) {
       return is_integer(t) ? fmt::format("static_cast<{}>({}LL)", dtype_cpp(t), v.int_at(0))
                            : cpp_scalar(t, v.double_at(0));
     };
-    ctx.line("onnxc::range_ref({}, {}, {}, {});", literal(*ctx.input(0)->constant),
-             literal(*ctx.input(2)->constant), ctx.out(0), s.count);
+    ctx.line("onnxc::range_ref(/*start=*/{}, /*delta=*/{}, {}, /*n=*/{});",
+             literal(*ctx.input(0)->constant), literal(*ctx.input(2)->constant), ctx.out(0),
+             s.count);
   }
 };
 

@@ -80,8 +80,8 @@ class SoftmaxOp final : public OpHandler {
     ctx.include("onnxc/softmax.h");
     const bool f32 = ctx.input(0)->dtype != DataType::kDouble;
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::{}({}, {}, {}, {}, {});", f32 ? f32_kernel_ : kernel_, n.in(0), n.out(0),
-             s.outer, s.axis, s.inner);
+    ctx.line("onnxc::{}({}, {}, /*outer=*/{}, /*axis=*/{}, /*inner=*/{});",
+             f32 ? f32_kernel_ : kernel_, n.in(0), n.out(0), s.outer, s.axis, s.inner);
     emit_narrow(ctx, s.half, n);
   }
 
@@ -163,8 +163,13 @@ class LossOp final : public OpHandler {
     const auto& s = ctx.node().state_as<LossState>();
     const NllParams& p = s.p;
     ctx.include("onnxc/softmax.h");
-    ctx.line("static constexpr onnxc::NllParams p = {{{}, {}, {}, {}, {}, {}}};", p.batch,
-             p.classes, p.spatial, p.reduction, p.has_ignore, p.ignore_index);
+    ctx.line("static constexpr onnxc::NllParams p = {};",
+             labeled({{"batch", fmt::format("{}", p.batch)},
+                      {"classes", fmt::format("{}", p.classes)},
+                      {"spatial", fmt::format("{}", p.spatial)},
+                      {"reduction", fmt::format("{}", p.reduction)},
+                      {"has_ignore", fmt::format("{}", p.has_ignore)},
+                      {"ignore_index", fmt::format("{}", p.ignore_index)}}));
     const HalfNames n = emit_widen(ctx, s.half);
     const char* t = kernel_cpp_type(ctx.input(0)->dtype);
     const std::string weight =

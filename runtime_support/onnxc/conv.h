@@ -27,8 +27,8 @@
 #include <type_traits>
 
 #include "onnxc/base.h"
-#include "onnxc/convert.h"
 #include "onnxc/gemm.h"
+#include "onnxc/half.h"
 
 namespace onnxc {
 

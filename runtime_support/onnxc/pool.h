@@ -19,7 +19,7 @@
 #include <type_traits>
 
 #include "onnxc/base.h"
-#include "onnxc/convert.h"
+#include "onnxc/half.h"
 
 namespace onnxc {
 

@@ -32,7 +32,7 @@ TEST_CASE("Attention 4-D: shapes of Y, present K/V and the qk output", "[attenti
   CHECK(h.node().scratch_bytes == 9 * sizeof(float));  // one score row
   const std::string code = h.emit();
   CHECK(has(code, "/*q_len, kv_len, past_len*/ 3, 5, 4"));
-  CHECK(has(code, "/*sqrt_scale*/ 0x1p-1"));  // (1 / sqrt(16)) ^ 0.5, as a hex literal
+  CHECK(has(code, "/*sqrt_scale*/ 0.5"));  // (1 / sqrt(16)) ^ 0.5, shortest exact literal
   CHECK(has(code,
             "onnxc::attention_ref<float, float>(p, x0, x1, x2, nullptr, x4, x5, nullptr, "
             "y0, y1, y2, y3, scores);"));
@@ -229,8 +229,8 @@ TEST_CASE("FlexAttention compiles a modifier subgraph into a ModProgram", "[atte
             "/*n_consts*/ 1, /*n_instrs*/ 1, /*const_full*/ {1}, "
             "/*instrs {op, a, b, c}*/ {{0, 0, 1, 0}}, /*result*/ 2"));
   CHECK(has(code,
-            "static const float score_c0[30] = {0x0p+0f, 0x0p+0f, 0x0p+0f, 0x0p+0f, "
-            "0x0p+0f, 0x1p+0f,"));  // row i of each head holds i, for its 5 keys
+            "static const float score_c0[30] = {0.0f, 0.0f, 0.0f, 0.0f, "
+            "0.0f, 1.0f,"));  // row i of each head holds i, for its 5 keys
   CHECK(has(code,
             "onnxc::flex_attention_ref<float>(p, x0, x1, x2, &score_mod, score_consts, "
             "nullptr, nullptr, y0, scores);"));

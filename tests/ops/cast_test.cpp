@@ -45,7 +45,7 @@ TEST_CASE("Cast sets the target type and keeps the shape", "[cast]") {
   REQUIRE(h.infer());
   CHECK(h.out().dtype == DataType::kInt64);
   CHECK(h.out().shape == Shape{2, 3});
-  CHECK(contains(h.emit(), "onnxc::cast_ref<float, int64_t>(x0, y0, 6, p);"));
+  CHECK(contains(h.emit(), "onnxc::cast_ref<float, int64_t>(x0, y0, /*n=*/6, p);"));
 }
 
 TEST_CASE("Cast before opset 6 names the type with a string", "[cast]") {
@@ -137,8 +137,9 @@ TEST_CASE("Cast saturate and round_mode exist from opsets 19 and 24", "[cast]") 
   REQUIRE(h.infer());
   const std::string code = h.emit();
   CHECK(contains(code,
-                 "static constexpr onnxc::CastParams p = {false, onnxc::E8M0Rounding::kNearest};"));
-  CHECK(contains(code, "onnxc::cast_ref<onnxc::float16, onnxc::float8e8m0>(x0, y0, 3, p);"));
+                 "static constexpr onnxc::CastParams p = {/*saturate=*/false, "
+                 "/*round_mode=*/onnxc::E8M0Rounding::kNearest};"));
+  CHECK(contains(code, "onnxc::cast_ref<onnxc::float16, onnxc::float8e8m0>(x0, y0, /*n=*/3, p);"));
 }
 
 TEST_CASE("Cast emits the specialized float16 and bfloat16 kernels", "[cast]") {
@@ -146,12 +147,12 @@ TEST_CASE("Cast emits the specialized float16 and bfloat16 kernels", "[cast]") {
   h.input(F, {5});
   h.attr_int("to", static_cast<int64_t>(DataType::kFloat16));
   REQUIRE(h.infer());
-  CHECK(contains(h.emit(), "onnxc::f32_f16_cast__scalar(x0, y0, 5, p);"));
+  CHECK(contains(h.emit(), "onnxc::f32_f16_cast__scalar(x0, y0, /*n=*/5, p);"));
   InferHarness b("Cast", 13);
   b.input(DataType::kBFloat16, {5});
   b.attr_int("to", static_cast<int64_t>(F));
   REQUIRE(b.infer());
-  CHECK(contains(b.emit(), "onnxc::bf16_f32_cast__scalar(x0, y0, 5, p);"));
+  CHECK(contains(b.emit(), "onnxc::bf16_f32_cast__scalar(x0, y0, /*n=*/5, p);"));
 }
 
 TEST_CASE("Cast folds constants through the kernels, packing sub-byte results", "[cast]") {
@@ -190,7 +191,7 @@ TEST_CASE("CastLike takes the type of its second input", "[cast]") {
   REQUIRE(h.infer());
   CHECK(h.out().dtype == DataType::kFloat16);
   CHECK(h.out().shape == Shape{2, 2});
-  CHECK(contains(h.emit(), "onnxc::cast_ref<int32_t, onnxc::float16>(x0, y0, 4, p);"));
+  CHECK(contains(h.emit(), "onnxc::cast_ref<int32_t, onnxc::float16>(x0, y0, /*n=*/4, p);"));
   InferHarness early("CastLike", 15);
   early.input(F, {2});
   early.input(DataType::kFloat8E5M2, {0});
@@ -260,7 +261,7 @@ TEST_CASE("ConstantOfShape fills the shape with the value's type", "[cast][const
   CHECK(h.out().shape == Shape{2, 3});
   REQUIRE(h.fold());
   CHECK(h.folded().as<float>()[5] == 0.0f);
-  CHECK(contains(h.emit(), "onnxc::fill_value_ref<float>(y0, 6, 0x0p+0f);"));
+  CHECK(contains(h.emit(), "onnxc::fill_value_ref<float>(y0, /*n=*/6, /*value=*/0.0f);"));
 
   InferHarness i("ConstantOfShape", 9);
   i.constant<int64_t>(DataType::kInt64, {1}, {3});
@@ -272,7 +273,8 @@ TEST_CASE("ConstantOfShape fills the shape with the value's type", "[cast][const
   REQUIRE(i.fold());
   CHECK(i.folded().as<int64_t>()[2] == INT64_MIN);
   CHECK(contains(i.emit(),
-                 "onnxc::fill_value_ref<int64_t>(y0, 3, int64_t{-9223372036854775807 - 1});"));
+                 "onnxc::fill_value_ref<int64_t>(y0, /*n=*/3, "
+                 "/*value=*/int64_t{-9223372036854775807 - 1});"));
 
   InferHarness h16("ConstantOfShape", 9);
   h16.constant<int64_t>(DataType::kInt64, {1}, {2});
@@ -282,8 +284,9 @@ TEST_CASE("ConstantOfShape fills the shape with the value's type", "[cast][const
   REQUIRE(h16.infer());
   REQUIRE(h16.fold());
   CHECK(h16.folded().data == std::vector<uint8_t>{0x00, 0x3C, 0x00, 0x3C});
-  CHECK(
-      contains(h16.emit(), "onnxc::fill_value_ref<onnxc::float16>(y0, 2, onnxc::float16{15360});"));
+  CHECK(contains(h16.emit(),
+                 "onnxc::fill_value_ref<onnxc::float16>(y0, /*n=*/2, "
+                 "/*value=*/onnxc::float16{15360});"));
 
   InferHarness p("ConstantOfShape", 21);
   p.constant<int64_t>(DataType::kInt64, {1}, {3});
@@ -291,7 +294,7 @@ TEST_CASE("ConstantOfShape fills the shape with the value's type", "[cast][const
   REQUIRE(p.infer());
   REQUIRE(p.fold());
   CHECK(p.folded().data == std::vector<uint8_t>{0xEE, 0x0E});
-  CHECK(contains(p.emit(), "onnxc::fill_packed_ref<onnxc::int4x2>(y0, 3, 14u);"));
+  CHECK(contains(p.emit(), "onnxc::fill_packed_ref<onnxc::int4x2>(y0, /*n=*/3, /*code=*/14u);"));
 
   InferHarness scalar("ConstantOfShape", 9);
   scalar.constant<int64_t>(DataType::kInt64, {0}, {});

@@ -91,7 +91,8 @@ class InferHarness {
     return node_->state_as<S>();
   }
 
-  // The statements emit() writes, inputs named x0, x1, ... and outputs y0, y1, ...
+  // The statements emit() writes, inputs named x0, x1, ... and outputs y0, y1, ..., one statement
+  // per line (initializers that labeled() wraps are joined back).
   std::string emit() {
     auto ref = [this](const Value* v) -> std::string {
       if (!v) return "nullptr";
@@ -105,6 +106,9 @@ class InferHarness {
     std::set<std::string> includes;
     EmitContext ctx(*node_, ref, "nullptr", &body, &includes);
     node_->handler->emit(ctx);
+    for (const char* wrap : {"{\n        ", "\n        "})
+      for (size_t at; (at = body.find(wrap)) != std::string::npos;)
+        body.replace(at, std::char_traits<char>::length(wrap), wrap[0] == '{' ? "{" : " ");
     return body;
   }
 

@@ -27,7 +27,7 @@ TEST_CASE("Gemm output shape follows transA/transB", "[matmul]") {
   const std::string code = h.emit();
   CHECK(code.find("onnxc::gemm(p, x0, x1, x2, y0);") != std::string::npos);
   // {m, n, k, transA, transB, lda, ldb, ldy, alpha, beta, c_row_stride, c_col_stride}
-  CHECK(code.find("{3, 5, 4, 1, 1, 3, 4, 5, 0x1p-1, 0x1p+0, 0, 1}") != std::string::npos);
+  CHECK(code.find("{3, 5, 4, 1, 1, 3, 4, 5, 0.5, 1.0, 0, 1}") != std::string::npos);
 }
 
 TEST_CASE("Gemm C broadcasting and optionality by opset", "[matmul]") {

@@ -29,7 +29,8 @@ TEST_CASE("BatchNormalization inference form", "[normalization]") {
   REQUIRE(h.infer());
   CHECK(h.out().shape == Shape{2, 3, 4, 5});
   const std::string code = h.emit();
-  CHECK(code.find("p = {2, 3, 20, 0, ") != std::string::npos);
+  CHECK(code.find("p = {/*batch=*/2, /*channels=*/3, /*spatial=*/20, /*per_element=*/0, ") !=
+        std::string::npos);
   CHECK(code.find("onnxc::batch_norm_ref(p, x0, x1, x2, x3, x4, y0);") != std::string::npos);
 }
 
@@ -81,7 +82,8 @@ TEST_CASE("BatchNormalization spatial=0 (before opset 9) has per-element paramet
   batch_norm_inputs(h, {3, 4, 5});
   h.attr_int("spatial", 0);
   REQUIRE(h.infer());
-  CHECK(h.emit().find("p = {2, 3, 20, 1, ") != std::string::npos);
+  CHECK(h.emit().find("p = {/*batch=*/2, /*channels=*/3, /*spatial=*/20, /*per_element=*/1, ") !=
+        std::string::npos);
   InferHarness later("BatchNormalization", 9);  // the attribute is gone: (C) parameters
   batch_norm_inputs(later, {3, 4, 5});
   later.attr_int("spatial", 0);
@@ -101,8 +103,10 @@ TEST_CASE("LayerNormalization shapes and statistics outputs", "[normalization]")
   CHECK(h.out(2).dtype == F);  // stash_type 1: float statistics even for double X
   const std::string code = h.emit();
   // {rows, size, epsilon, norm_rank, dims, scale strides, bias strides, contiguous flags}
-  CHECK(code.find("{2, 12, ") != std::string::npos);
-  CHECK(code.find(", 2, {3, 4}, {0, 1}, {0, 0}, 0, 0};") != std::string::npos);
+  CHECK(code.find("{/*rows=*/2, /*size=*/12, ") != std::string::npos);
+  CHECK(code.find("/*norm_rank=*/2, /*norm_dims=*/{3, 4}, /*scale_strides=*/{0, 1}, "
+                  "/*bias_strides=*/{0, 0}, /*scale_contiguous=*/0, /*bias_contiguous=*/0};") !=
+        std::string::npos);
   CHECK(code.find(
             "onnxc::layer_norm_ref(p, x0, x1, static_cast<const double*>(nullptr), y0, y1, y2);") !=
         std::string::npos);
@@ -142,7 +146,8 @@ TEST_CASE("GroupNormalization and InstanceNormalization", "[normalization]") {
   g18.input(F, {3});
   g18.attr_int("num_groups", 3);
   REQUIRE(g18.infer());
-  CHECK(g18.emit().find("p = {2, 6, 3, 5, 1, ") != std::string::npos);
+  CHECK(g18.emit().find("p = {/*batch=*/2, /*channels=*/6, /*groups=*/3, /*spatial=*/5, "
+                        "/*affine_per_group=*/1, ") != std::string::npos);
   InferHarness g21("GroupNormalization", 21);
   g21.input(F, {2, 6, 5});
   g21.input(F, {3});  // opset 21: one per channel
@@ -163,7 +168,8 @@ TEST_CASE("GroupNormalization and InstanceNormalization", "[normalization]") {
   inst.input(F, {3});
   inst.input(F, {3});
   REQUIRE(inst.infer());
-  CHECK(inst.emit().find("p = {2, 3, 3, 16, 0, ") != std::string::npos);
+  CHECK(inst.emit().find("p = {/*batch=*/2, /*channels=*/3, /*groups=*/3, /*spatial=*/16, "
+                         "/*affine_per_group=*/0, ") != std::string::npos);
 }
 
 TEST_CASE("LpNormalization and MeanVarianceNormalization", "[normalization]") {
@@ -172,7 +178,9 @@ TEST_CASE("LpNormalization and MeanVarianceNormalization", "[normalization]") {
   lp.attr_int("axis", 1);
   lp.attr_int("p", 1);
   REQUIRE(lp.infer());
-  CHECK(lp.emit().find("onnxc::lp_norm_ref(x0, y0, 2, 3, 4, 1);") != std::string::npos);
+  CHECK(lp.emit().find(
+            "onnxc::lp_norm_ref(x0, y0, /*outer=*/2, /*axis=*/3, /*inner=*/4, /*p=*/1);") !=
+        std::string::npos);
   InferHarness lp3("LpNormalization", 1);
   lp3.input(F, {2, 3});
   lp3.attr_int("p", 3);
@@ -181,7 +189,9 @@ TEST_CASE("LpNormalization and MeanVarianceNormalization", "[normalization]") {
   InferHarness mvn("MeanVarianceNormalization", 13);
   mvn.input(F, {2, 3, 4, 5});  // default axes {0, 2, 3}: statistics per channel
   REQUIRE(mvn.infer());
-  CHECK(mvn.emit().find("p = {1, {3}, {20}, 2, {2, 20}, {60, 1}, 3, 1, 40};") != std::string::npos);
+  CHECK(mvn.emit().find("p = {/*outer_rank=*/1, /*outer_dims=*/{3}, /*outer_strides=*/{20}, "
+                        "/*red_rank=*/2, /*red_dims=*/{2, 20}, /*red_strides=*/{60, 1}, "
+                        "/*outer_count=*/3, /*inner=*/1, /*red_count=*/40};") != std::string::npos);
 }
 
 TEST_CASE("Normalizations on half types run the float kernels on widened copies",
@@ -219,7 +229,8 @@ TEST_CASE("LRN requires size and keeps the shape", "[normalization]") {
   h.attr_int("size", 3);
   REQUIRE(h.infer());
   CHECK(h.out().shape == Shape{1, 5, 4, 4});
-  CHECK(h.emit().find("p = {1, 5, 16, 3, ") != std::string::npos);
+  CHECK(h.emit().find("p = {/*batch=*/1, /*channels=*/5, /*spatial=*/16, /*size=*/3, ") !=
+        std::string::npos);
   InferHarness bad("LRN", 13);
   bad.input(F, {1, 5, 4, 4});
   CHECK_FALSE(bad.infer());

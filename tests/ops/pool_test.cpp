@@ -145,7 +145,9 @@ TEST_CASE("MaxPool's Indices output exists from opset 8", "[pool]") {
   CHECK(h.out(1).dtype == DataType::kInt64);
   CHECK(h.out(1).shape == Shape{2, 3, 4, 4});
   CHECK(emits(h, "onnxc::maxpool_ref<float>(p, x0, y0, y1);"));
-  CHECK(emits(h, "{0, 0, 0}, 0, 1, 0x1p+1};"));  // ..., pad_end, count_include_pad, storage_order, p
+  CHECK(emits(h,
+              "/*pad_end=*/{0, 0, 0}, /*count_include_pad=*/0, /*storage_order=*/1, "
+              "/*p=*/2.0};"));  // ..., pad_end, count_include_pad, storage_order, p
   InferHarness old("MaxPool", 7);
   old.input(F, {2, 3, 5, 5});
   old.attr_ints("kernel_shape", {2, 2});
@@ -167,18 +169,22 @@ TEST_CASE("Pools pick their kernel", "[pool]") {
   a.attr_ints("pads", {1, 1, 1, 1});
   a.attr_int("count_include_pad", 1);
   REQUIRE(a.infer());
-  CHECK(emits(a, "{0, 1, 1}, {0, 1, 1}, 1, 0, 0x1p+1};"));
+  CHECK(emits(a,
+              "/*pad=*/{0, 1, 1}, /*pad_end=*/{0, 1, 1}, /*count_include_pad=*/1, "
+              "/*storage_order=*/0, /*p=*/2.0};"));
   CHECK(emits(a, "onnxc::avgpool_ref<double>(p, x0, y0);"));
   InferHarness g("GlobalAveragePool", 1);
   g.input(F, {2, 3, 7, 7});
   REQUIRE(g.infer());
   CHECK(g.out().shape == Shape{2, 3, 1, 1});
-  CHECK(emits(g, "onnxc::f32_global_avgpool__generic(x0, y0, 6, 49);"));
+  CHECK(emits(g, "onnxc::f32_global_avgpool__generic(x0, y0, /*channels=*/6, /*spatial=*/49);"));
   InferHarness gm("GlobalMaxPool", 22);
   gm.input(DataType::kFloat16, {1, 4, 2, 3, 5});
   REQUIRE(gm.infer());
   CHECK(gm.out().shape == Shape{1, 4, 1, 1, 1});
-  CHECK(emits(gm, "onnxc::global_maxpool_ref<onnxc::float16>(x0, y0, 4, 30);"));
+  CHECK(emits(gm,
+              "onnxc::global_maxpool_ref<onnxc::float16>(x0, y0, /*channels=*/4, "
+              "/*spatial=*/30);"));
 }
 
 TEST_CASE("LpPool and GlobalLpPool read p as a float in opset 1, an int after", "[pool]") {
@@ -187,7 +193,7 @@ TEST_CASE("LpPool and GlobalLpPool read p as a float in opset 1, an int after", 
   v1.attr_ints("kernel_shape", {2, 2});
   v1.attr_float("p", 3.0f);
   REQUIRE(v1.infer());
-  CHECK(emits(v1, "0x1.8p+1};"));  // p = 3.0
+  CHECK(emits(v1, "/*p=*/3.0};"));  // p = 3.0
   CHECK(emits(v1, "onnxc::lppool_ref<float>(p, x0, y0);"));
   InferHarness v2("LpPool", 2);
   v2.input(F, {1, 1, 4, 4});
@@ -202,7 +208,9 @@ TEST_CASE("LpPool and GlobalLpPool read p as a float in opset 1, an int after", 
   InferHarness g1("GlobalLpPool", 1);
   g1.input(F, {1, 2, 3, 3});
   REQUIRE(g1.infer());
-  CHECK(emits(g1, "onnxc::global_lppool_ref<float>(x0, y0, 2, 9, 0x1p+1);"));
+  CHECK(emits(g1,
+              "onnxc::global_lppool_ref<float>(x0, y0, /*channels=*/2, /*spatial=*/9, "
+              "/*p=*/2.0);"));
 }
 
 TEST_CASE("Pools fold constant inputs", "[pool]") {

@@ -22,7 +22,9 @@ TEST_CASE("Reduce axes attribute (before the input opset) and keepdims", "[reduc
   REQUIRE(h.infer());
   CHECK(h.out().shape == Shape{3});
   // Kept dim 1 between reduced dims 0 and 2: outer [3] (stride 4), reduced [2, 4], inner 1.
-  CHECK(h.emit().find("p = {1, {3}, {4}, 2, {2, 4}, {12, 1}, 3, 1, 8};") != std::string::npos);
+  CHECK(h.emit().find("p = {/*outer_rank=*/1, /*outer_dims=*/{3}, /*outer_strides=*/{4}, "
+                      "/*red_rank=*/2, /*red_dims=*/{2, 4}, /*red_strides=*/{12, 1}, "
+                      "/*outer_count=*/3, /*inner=*/1, /*red_count=*/8};") != std::string::npos);
 }
 
 TEST_CASE("Reduce axes input from opset 13 (ReduceSum) and 18 (the others)", "[reduce]") {
@@ -132,14 +134,16 @@ TEST_CASE("ArgMax/ArgMin shapes, int64 output and select_last_index", "[reduce]"
   REQUIRE(h.infer());
   CHECK(h.out().shape == Shape{2, 4});
   CHECK(h.out().dtype == I64);
-  CHECK(h.emit().find("onnxc::arg_reduce_ref<true>(x0, y0, 2, 3, 4, true);") != std::string::npos);
+  CHECK(h.emit().find("onnxc::arg_reduce_ref<true>(x0, y0, /*outer=*/2, /*axis=*/3, /*inner=*/4, "
+                      "/*select_last=*/true);") != std::string::npos);
   InferHarness old("ArgMin", 11);  // select_last_index does not exist before 12
   old.input(F, {2, 3});
   old.attr_int("select_last_index", 1);
   REQUIRE(old.infer());
   CHECK(old.out().shape == Shape{1, 3});
-  CHECK(old.emit().find("onnxc::arg_reduce_ref<false>(x0, y0, 1, 2, 3, false);") !=
-        std::string::npos);
+  CHECK(
+      old.emit().find("onnxc::arg_reduce_ref<false>(x0, y0, /*outer=*/1, /*axis=*/2, /*inner=*/3, "
+                      "/*select_last=*/false);") != std::string::npos);
   InferHarness bad("ArgMax", 13);
   bad.input(F, {2, 3});
   bad.attr_int("axis", 2);

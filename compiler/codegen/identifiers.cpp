@@ -1,0 +1,178 @@
+#include "codegen/identifiers.h"
+
+#include <fmt/format.h>
+
+namespace onnxc {
+namespace {
+
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_upper_word(std::string_view s) {
+  for (char c : s)
+    if (!(c >= 'A' && c <= 'Z') && !is_digit(c) && c != '_') return false;
+  return !s.empty();
+}
+
+// C++ keywords and alternative tokens (through C++20), the namespaces generated code names, and
+// macros that <cmath>, <cstdint>, <cstring>, <limits> or g++/clang++ in GNU mode define.
+const std::set<std::string_view>& reserved_words() {
+  static const std::set<std::string_view> k = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "import", "inline", "int", "long", "main", "module", "mutable", "namespace", "new",
+      "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
+      "public", "register", "reinterpret_cast", "requires", "return", "short", "signed", "sizeof",
+      "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+      "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned",
+      "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+      // namespaces every generated file refers to
+      "onnxc", "std",
+      // lowercase macros
+      "errno", "assert", "offsetof", "linux", "unix", "i386", "math_errhandling", "stdin", "stdout",
+      "stderr", "major", "minor", "makedev", "alloca", "setjmp", "va_arg", "va_start", "va_end",
+      "va_copy",
+      // uppercase macros without a telltale prefix
+      "NULL", "NAN", "INFINITY", "EOF", "BUFSIZ", "FILENAME_MAX", "CLOCKS_PER_SEC", "DECIMAL_DIG",
+      "EDOM", "ERANGE", "EILSEQ", "TRUE", "FALSE"};
+  return k;
+}
+
+// Upper-case names with one of these first words ("INT8_MAX", "M_PI", "FP_NAN") are taken as
+// macros of the C headers.
+bool looks_like_macro(std::string_view s) {
+  if (!is_upper_word(s)) return false;
+  if (reserved_words().count(s)) return true;
+  size_t end = s.find('_');
+  if (end == std::string_view::npos) return false;
+  std::string_view word = s.substr(0, end);
+  while (!word.empty() && is_digit(word.back())) word.remove_suffix(1);
+  static const std::set<std::string_view> prefixes = {
+      "INT",    "UINT",  "INTMAX", "UINTMAX", "INTPTR", "UINTPTR", "SIZE",  "PTRDIFF",
+      "SIG",    "WCHAR", "WINT",   "FP",      "M",      "FLT",     "DBL",   "LDBL",
+      "CHAR",   "SCHAR", "UCHAR",  "SHRT",    "USHRT",  "LONG",    "ULONG", "LLONG",
+      "ULLONG", "MB",    "RAND",   "EXIT",    "HUGE",   "MATH",    "FE"};
+  return prefixes.count(word) > 0;
+}
+
+void append_utf8_escape(std::string& out, uint32_t cp) {
+  out += fmt::format("\\u{:04X}", cp);
+}
+
+}  // namespace
+
+bool is_reserved_identifier(std::string_view id) {
+  if (id.empty()) return true;
+  if (id[0] == '_' || id.find("__") != std::string_view::npos) return true;
+  return reserved_words().count(id) > 0;
+}
+
+std::string sanitize_identifier(std::string_view name) {
+  std::string id;
+  for (char c : name) {
+    const bool keep = is_alpha(c) || is_digit(c);
+    if (keep)
+      id += c;
+    else if (!id.empty() && id.back() != '_')
+      id += '_';
+  }
+  while (!id.empty() && id.back() == '_') id.pop_back();
+  if (id.empty()) return "v";
+  if (is_digit(id[0])) id = "v" + id;
+  if (looks_like_macro(id)) return id + "_v";
+  if (is_reserved_identifier(id)) id += '_';
+  return id;
+}
+
+std::string IdentifierTable::unique(std::string_view name) {
+  const std::string base = sanitize_identifier(name);
+  std::string id = base;
+  for (int k = 2; taken_.count(id) || is_reserved_identifier(id); ++k)
+    id = fmt::format("{}{}{}", base, base.back() == '_' ? "" : "_", k);
+  taken_.insert(id);
+  return id;
+}
+
+std::string escape_model_text(std::string_view text) {
+  std::string out;
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      switch (c) {
+        case '\\':
+          out += "\\\\";
+          break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\'':
+          out += "\\'";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '*':
+          out += (i + 1 < n && s[i + 1] == '/') ? "*\\" : "*";
+          break;
+        case '/':
+          out += (i + 1 < n && s[i + 1] == '*') ? "/\\" : "/";
+          break;
+        case '?':
+          out += (i + 1 < n && s[i + 1] == '?') ? "?\\" : "?";
+          break;
+        default:
+          if (c < 0x20 || c == 0x7F)
+            out += fmt::format("\\x{:02X}", c);
+          else
+            out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length, the smallest code point it may encode, and its payload.
+    size_t len = 0;
+    uint32_t cp = 0, min = 0;
+    if ((c & 0xE0) == 0xC0)
+      len = 2, cp = c & 0x1F, min = 0x80;
+    else if ((c & 0xF0) == 0xE0)
+      len = 3, cp = c & 0x0F, min = 0x800;
+    else if ((c & 0xF8) == 0xF0)
+      len = 4, cp = c & 0x07, min = 0x10000;
+    bool valid = len > 0 && i + len <= n;
+    for (size_t k = 1; valid && k < len; ++k) {
+      valid = (s[i + k] & 0xC0) == 0x80;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    valid = valid && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    if (!valid) {
+      out += fmt::format("\\x{:02X}", c);
+      ++i;
+      continue;
+    }
+    const bool invisible = cp == 0x2028 || cp == 0x2029 || cp == 0x200E || cp == 0x200F ||
+                           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
+                           (cp >= 0x80 && cp < 0xA0);  // C1 controls
+    if (invisible)
+      append_utf8_escape(out, cp);
+    else
+      out.append(text.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+}  // namespace onnxc

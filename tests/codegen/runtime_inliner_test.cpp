@@ -1,0 +1,80 @@
+// The inline runtime keeps what the generated code calls and drops the rest, and what it keeps
+// still compiles warning-free.
+#include "codegen/runtime_inliner.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "codegen/cpp_emitter.h"
+
+using namespace onnxc;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Compiles `runtime` + `code` as one .cpp (types.h first, as the generated header provides it).
+bool compiles(const std::string& runtime, const std::string& code, const std::string& cxx) {
+  const fs::path dir = fs::temp_directory_path() / ("onnxc-inliner-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "t.cpp") << runtime_header_text("onnxc/types.h") << runtime << code;
+  const std::string cmd = cxx + " -std=c++17 -Wall -Wextra -Werror -fsyntax-only " +
+                          (dir / "t.cpp").string() + " > " + (dir / "log.txt").string() + " 2>&1";
+  const bool ok = std::system(cmd.c_str()) == 0;
+  if (!ok) {
+    std::ifstream log(dir / "log.txt");
+    std::string line;
+    for (int i = 0; i < 20 && std::getline(log, line); ++i) WARN(line);
+  }
+  fs::remove_all(dir);
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE("the inline runtime keeps only what the code uses", "[codegen][inliner]") {
+  const std::string code =
+      "void f(const float* x, float* y) { onnxc::unary_ref(x, y, 4, onnxc::Relu{}); }\n";
+  const std::string rt = inline_runtime({"onnxc/unary.h"}, code, {"onnxc/types.h"});
+  CHECK(rt.find("inline void unary_ref(") != std::string::npos);
+  CHECK(rt.find("ONNXC_UNARY_FUNCTOR(Relu,") != std::string::npos);
+  CHECK(rt.find("ONNXC_UNARY_FUNCTOR(Sigmoid,") == std::string::npos);
+  CHECK(rt.find("clip_ref") == std::string::npos);
+  // Overloads for element types the code never names are declared, not defined, so nothing
+  // they call comes along.
+  CHECK(rt.find("inline float elem_load(float16 v);") != std::string::npos);
+  CHECK(rt.find("float_to_minifloat") == std::string::npos);
+  CHECK(rt.find("kFloat8E4M3FNFormat") == std::string::npos);
+  CHECK(rt.find("// ---- runtime_support/onnxc/unary.h ----") != std::string::npos);
+  CHECK(compiles(rt, code, "g++"));
+}
+
+TEST_CASE("the inline runtime resolves names per namespace", "[codegen][inliner]") {
+  // softmax_detail and reduce_detail both declare kChunk and kLanes: only softmax's are used.
+  const std::string code =
+      "void f(const float* x, float* y) { onnxc::f32_softmax__poly(x, y, 1, 10, 1); }\n";
+  const std::string rt =
+      inline_runtime({"onnxc/softmax.h", "onnxc/reduce.h"}, code, {"onnxc/types.h"});
+  CHECK(rt.find("runtime_support/onnxc/reduce.h") == std::string::npos);
+  CHECK(rt.find("inline void nll_loss_ref(") == std::string::npos);
+  CHECK(compiles(rt, code, "g++"));
+  CHECK(compiles(rt, code, "clang++"));  // clang flags unused constants in the main file
+}
+
+TEST_CASE("the inline runtime of a convolution compiles", "[codegen][inliner]") {
+  const std::string code =
+      "void f(const onnxc::ConvParams& p, const float* x, const float* w, float* y, void* s) {\n"
+      "  onnxc::f32_conv_gemm_best(p, x, w, nullptr, y, s);\n"
+      "  onnxc::conv_ref<onnxc::float16>(p, nullptr, nullptr, nullptr, nullptr, nullptr);\n}\n";
+  const std::string rt = inline_runtime({"onnxc/conv.h"}, code, {"onnxc/types.h"});
+  CHECK(rt.find("inline void f32_dwconv__generic(") == std::string::npos);
+  CHECK(rt.find("inline void conv_transpose_ref(") == std::string::npos);
+  // float16 is used: its conversions come along in full; bfloat16's are only declared.
+  CHECK(rt.find("inline float16 to_float16(double x) {") != std::string::npos);
+  CHECK(rt.find("inline bfloat16 to_bfloat16(double x);") != std::string::npos);
+  CHECK(compiles(rt, code, "g++"));
+  CHECK(compiles(rt, code, "clang++"));
+}
