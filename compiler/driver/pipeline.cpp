@@ -32,7 +32,7 @@ std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions
   std::stringstream bytes;
   bytes << in.rdbuf();
   module->model_hash = sha256_hex(bytes.str());
-  if (!infer_shapes(*module, diag)) return nullptr;
+  if (!lower_gradients(*module, diag) || !infer_shapes(*module, diag)) return nullptr;
   eliminate_dead_code(*module->graph);
   return module;
 }

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <functional>
 #include <set>
 #include <string>
@@ -118,8 +119,18 @@ std::string cpp_float(double v);       // exact, round-trippable float literal (
 std::string cpp_double(double v);      // as above, for double
 std::string cpp_scalar(DataType dtype, double v);  // a literal of the element type
 
+// What a random op guarantees of one output (ops/random.cpp). Its values come from onnxc's own
+// generator, not the reference's, so `onnxc test` checks these instead of the expected values.
+struct RandomRange {
+  bool random = false;                      // the output is drawn at random
+  double low = -HUGE_VAL, high = HUGE_VAL;  // every value lies in [low, high] (finite if unbounded)
+  bool integral = false;                    // every value is a whole number
+};
+
 struct OpHandler {
   virtual ~OpHandler() = default;
+  // Random ops override this; the default says "not random".
+  virtual RandomRange random_range(const Node& /*node*/, size_t /*output*/) const { return {}; }
   virtual bool infer(InferContext& ctx) const = 0;
   // Fills `outputs` (already sized to the node's outputs, typed and shaped by infer) from
   // constant `inputs` (nullptr for absent ones). Returns false when the handler cannot fold.

@@ -42,6 +42,9 @@ std::vector<OpRegistration> quantize_ops();       // ops/quantize.cpp
 std::vector<OpRegistration> qlinear_ops();        // ops/qlinear.cpp
 std::vector<OpRegistration> recurrent_ops();      // ops/recurrent.cpp
 std::vector<OpRegistration> signal_ops();         // ops/signal.cpp
+std::vector<OpRegistration> random_ops();         // ops/random.cpp
+std::vector<OpRegistration> training_ops();       // ops/training.cpp
+std::vector<OpRegistration> gradient_ops();       // ops/gradient.cpp (Gradient's lowering helpers)
 
 class OpRegistry {
  public:

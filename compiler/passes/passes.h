@@ -14,6 +14,10 @@ namespace onnxc {
 // fails, since later shapes would be meaningless; unsupported ops are all listed first.
 bool infer_shapes(Module& module, Diagnostics& diag);
 
+// lower_gradients (ops/gradient.cpp): runs before infer_shapes; replaces each Gradient node
+// (ai.onnx.preview.training) by the nodes of its symbolic derivative, or reports why it cannot.
+bool lower_gradients(Module& module, Diagnostics& diag);
+
 // fold_node: evaluates one node whose inputs are all constant, turning its outputs into constants.
 // Does nothing (returns false) when the handler cannot evaluate or the result would exceed
 // kMaxFoldBytes: large splats such as ConstantOfShape weights then fill the arena at run time
