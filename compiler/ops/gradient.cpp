@@ -12,14 +12,16 @@
 //     Neg       dA = -dC                    Identity  dA = dC
 //   each summed back to its input's shape over broadcast axes (SumToShape), and contributions to
 //   one value added together; an x that y does not depend on gets zeros (FillLike(x, 0)).
-// Any other op on such a path is refused with the op and node named. The added ai.onnx nodes are
-// given opset 14; FillLike and SumToShape are onnxc's own helpers (domain onnxc.gradient, float
-// and double only; runtime_support/onnxc/training.h). The Gradient node itself has no handler.
+// Any other op on such a path is refused ("not supported") with the op and node named. The added
+// ai.onnx nodes are given opset 14; FillLike and SumToShape are onnxc's own helpers (domain
+// onnxc.gradient, float and double only; runtime_support/onnxc/training.h). The Gradient node
+// itself has no handler.
 #include <map>
 #include <memory>
 #include <set>
 
 #include "onnxc/training.h"
+#include "ops/dispatch.h"
 #include "ops/registry.h"
 #include "passes/passes.h"
 
@@ -46,6 +48,13 @@ class FillLikeOp final : public OpHandler {
     ctx.set_output(0, ctx.input(0)->dtype, ctx.input(0)->shape);
     return true;
   }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>&,
+                std::vector<Tensor>& out) const override {
+    return visit_dtype<kFloatTypes>(out[0].dtype, [&](auto tag) {
+      using T = decltype(tag);
+      fill_ref<T>(out[0].as<T>(), out[0].numel(), static_cast<T>(n.state_as<FillState>().value));
+    });
+  }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/training.h");
     ctx.line("onnxc::fill_ref<{}>({}, {}, {});", dtype_cpp(ctx.output(0)->dtype), ctx.out(0),
@@ -65,6 +74,8 @@ class SumToShapeOp final : public OpHandler {
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(2, 2, 1, 1) || !float_or_double(ctx, 0)) return false;
     const Shape &g = ctx.input(0)->shape, &x = ctx.input(1)->shape;
+    if (g.size() > static_cast<size_t>(kMaxRank))
+      return ctx.fail("rank {} exceeds the kernel limit {}", g.size(), kMaxRank);
     if (x.size() > g.size())
       return ctx.fail("shape {} does not broadcast to {}", shape_str(x), shape_str(g));
     auto& s = ctx.make_state<SumToShapeState>();
@@ -81,6 +92,24 @@ class SumToShapeOp final : public OpHandler {
     }
     ctx.set_output(0, ctx.input(0)->dtype, x);
     return true;
+  }
+  static SumToShapeParams params(const SumToShapeState& s, int64_t out_n) {
+    SumToShapeParams p{};
+    p.rank = s.rank;
+    for (int d = 0; d < s.rank; ++d) {
+      p.dims[d] = s.dims[static_cast<size_t>(d)];
+      p.strides[d] = s.strides[static_cast<size_t>(d)];
+    }
+    p.out_n = out_n;
+    return p;
+  }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const SumToShapeParams p = params(n.state_as<SumToShapeState>(), out[0].numel());
+    return visit_dtype<kFloatTypes>(out[0].dtype, [&](auto tag) {
+      using T = decltype(tag);
+      sum_to_shape_ref<T>(in[0]->as<T>(), out[0].as<T>(), p);
+    });
   }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<SumToShapeState>();
@@ -145,8 +174,8 @@ class GradientLowering {
                                                             "Div", "Neg", "Identity"};
       if (!n->domain.empty() || !kDifferentiable.count(n->op_type))
         return fail(
-            "cannot differentiate op {} (node '{}'); supported: Add, Sub, Mul, Div, Neg, "
-            "Identity",
+            "differentiating op {} (node '{}') is not supported (only Add, Sub, Mul, Div, Neg, "
+            "Identity)",
             n->op_type, n->name);
       for (const Value* in : n->inputs)
         if (in) needed.insert(in);

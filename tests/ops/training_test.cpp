@@ -1,12 +1,16 @@
 // ai.onnx.preview.training optimizers: the handlers (arity, grouping of the variadic inputs,
 // attribute rules, emitted calls) and the kernels against the spec's pseudo code evaluated
-// independently (in double, by hand) on the spec examples' values.
+// independently (in double, by hand) on the spec examples' values. Gradient: the lowering on
+// constant models (so the derivative folds) against derivatives worked out by hand, including
+// broadcasting, a tensor used twice, and the refusal of an op it cannot differentiate.
 #include "onnxc/training.h"
 
 #include <catch2/catch.hpp>
 #include <memory>
 
+#include "driver/pipeline.h"
 #include "ops/infer_harness.h"
+#include "support/model_builder.h"
 
 using namespace onnxc;
 
@@ -127,7 +131,8 @@ TEST_CASE("momentum_ref standard and nesterov on the spec example", "[training]"
   CHECK(xn[0] == Approx(1.13238));
   CHECK(xn[1] == Approx(2.70772));
   CHECK(vn[1] == Approx(0.9228));
-  momentum_ref(&r, &t, x, g, v, xn, nullptr, {2, 0.95f, 0.1f, 0.001f, /*nesterov=*/true});
+  momentum_ref(&r, &t, x, g, v, xn, static_cast<float*>(nullptr),
+               {2, 0.95f, 0.1f, 0.001f, /*nesterov=*/true});
   CHECK(xn[0] == Approx(1.229641));
   CHECK(xn[1] == Approx(2.962054));
 }
@@ -142,4 +147,84 @@ TEST_CASE("adam_ref on the spec example", "[training]") {
   CHECK(xn[1] == Approx(2.4536752504691917));
   CHECK(vn[0] == Approx(1.56806));
   CHECK(hn[1] == Approx(5.622407056));
+}
+
+// ---- Gradient: the lowering before inference ----------------------------------------------
+
+namespace {
+// a[2x3] and b[3] constants; y = `build`(a, b); outputs y, dy/da, dy/db.
+std::unique_ptr<Module> gradient_model(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& ops, Diagnostics& diag) {
+  using onnxc::testing::ModelBuilder;
+  ModelBuilder mb(14);
+  auto* os = mb.proto().add_opset_import();
+  os->set_domain("ai.onnx.preview.training");
+  os->set_version(1);
+  mb.initializer("a", {2, 3}, {1, 2, 3, 4, 5, 6});
+  mb.initializer("b", {3}, {2, 4, 8});
+  int k = 0;
+  for (const auto& [op, inputs] : ops) mb.node(op, inputs, {"t" + std::to_string(++k)});
+  const std::string y = "t" + std::to_string(k);
+  auto& g = mb.node("Gradient", {"a", "b"}, {"da", "db"}, "grad");
+  g.set_domain("ai.onnx.preview.training");
+  auto* xs = g.add_attribute();
+  xs->set_name("xs");
+  xs->set_type(onnx::AttributeProto::STRINGS);
+  xs->add_strings("a");
+  xs->add_strings("b");
+  auto* ya = g.add_attribute();
+  ya->set_name("y");
+  ya->set_type(onnx::AttributeProto::STRING);
+  ya->set_s(y);
+  mb.output(y, 1, {2, 3}).output("da", 1, {2, 3}).output("db", 1, {3});
+  ImportOptions options;
+  return lower_model(mb.write(), options, diag);
+}
+}  // namespace
+
+TEST_CASE("Gradient of Div and Sub sums broadcast axes back to each input", "[training]") {
+  // y = a / b - b: dy/da = 1 / b (per column), dy/db = sum over rows of (-a / b^2) - 2.
+  Diagnostics diag;
+  auto m = gradient_model({{"Div", {"a", "b"}}, {"Sub", {"t1", "b"}}}, diag);
+  REQUIRE(m);
+  const Value *da = m->graph->outputs[1], *db = m->graph->outputs[2];
+  REQUIRE(da->is_constant());  // constant inputs: the lowered nodes fold
+  REQUIRE(db->is_constant());
+  const float b[3] = {2, 4, 8};
+  for (int i = 0; i < 6; ++i) CHECK(da->constant->as<float>()[i] == Approx(1.0 / b[i % 3]));
+  for (int j = 0; j < 3; ++j) {
+    const double a_col = (1 + j) + (4 + j);  // a[0][j] + a[1][j]
+    CHECK(db->constant->as<float>()[j] == Approx(-a_col / (b[j] * b[j]) - 2));
+  }
+}
+
+TEST_CASE("Gradient accumulates a tensor used twice and refuses other ops", "[training]") {
+  // y = (a + b) * a: dy/da = 2a + b, dy/db = sum over rows of a.
+  Diagnostics diag;
+  auto m = gradient_model({{"Add", {"a", "b"}}, {"Mul", {"t1", "a"}}}, diag);
+  REQUIRE(m);
+  const Tensor &da = *m->graph->outputs[1]->constant, &db = *m->graph->outputs[2]->constant;
+  const float a[6] = {1, 2, 3, 4, 5, 6}, b[3] = {2, 4, 8};
+  for (int i = 0; i < 6; ++i) CHECK(da.as<float>()[i] == Approx(2 * a[i] + b[i % 3]));
+  for (int j = 0; j < 3; ++j) CHECK(db.as<float>()[j] == Approx(a[j] + a[3 + j]));
+
+  Diagnostics refused;
+  CHECK_FALSE(gradient_model({{"Add", {"a", "b"}}, {"Relu", {"t1"}}}, refused));
+  REQUIRE_FALSE(refused.errors().empty());
+  CHECK(refused.errors()[0].find("differentiating op Relu") != std::string::npos);
+  CHECK(refused.errors()[0].find("is not supported") != std::string::npos);
+}
+
+TEST_CASE("sum_to_shape_ref sums the broadcast axes", "[training]") {
+  // g[2x3x2] onto y[3x1]: y[j] = sum over i, k of g[i][j][k].
+  float g[12];
+  for (int i = 0; i < 12; ++i) g[i] = float(i);
+  float y[3];
+  sum_to_shape_ref(g, y, {/*rank=*/3, {2, 3, 2}, {0, 1, 0}, /*out_n=*/3});
+  for (int j = 0; j < 3; ++j) {
+    double expect = 0;
+    for (int i = 0; i < 2; ++i)
+      for (int k = 0; k < 2; ++k) expect += (i * 3 + j) * 2 + k;
+    CHECK(y[j] == Approx(expect));
+  }
 }
