@@ -122,6 +122,17 @@ class SumToShapeOp final : public OpHandler {
   }
 };
 
+// Gradient's registry row, so that `onnxc ops` and the README table list it: the node never
+// reaches inference, since lower_gradients() replaced it.
+class GradientOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    return ctx.fail("Gradient must be lowered (lower_gradients) before inference");
+  }
+  void emit(EmitContext&) const override {}
+};
+
+const GradientOp kGradient;
 const FillLikeOp kFillLike;
 const SumToShapeOp kSumToShape;
 
@@ -307,6 +318,7 @@ bool lower_gradients(Module& module, Diagnostics& diag) {
 
 std::vector<OpRegistration> gradient_ops() {
   return {
+      {"ai.onnx.preview.training", "Gradient", 1, 1, &kGradient},
       {kGradDomain, "FillLike", 1, 1, &kFillLike},
       {kGradDomain, "SumToShape", 1, 1, &kSumToShape},
   };

@@ -5,8 +5,7 @@
 // Momentum: V, Adam: V then H); trailing outputs may be omitted. X and its companions must have
 // equal shapes and one float or double type (the spec's broadcasting is not needed there); the
 // kernel runs once per optimized tensor (runtime_support/onnxc/training.h).
-// Gradient is not supported (see the report of issue 13): it needs the forward graph's symbolic
-// differentiation before inference.
+// Gradient, the domain's fourth op, is lowered before inference: see ops/gradient.cpp.
 #include "onnxc/training.h"
 
 #include "ops/registry.h"

@@ -2,6 +2,7 @@
 // give equal keys, seedless nodes a key from their name), the ranges `onnxc test` checks, errors.
 #include <catch2/catch.hpp>
 
+#include "driver/compare.h"
 #include "ops/infer_harness.h"
 
 using namespace onnxc;
@@ -118,4 +119,20 @@ TEST_CASE("Random ops are not folded and ordinary ops are not random", "[random]
   s.input(F, {2});
   REQUIRE(s.infer());
   CHECK_FALSE(s.node().handler->random_range(s.node(), 0).random);
+}
+
+TEST_CASE("onnxc test's range check for random outputs", "[random]") {
+  Tensor bits = Tensor::zeros(F, {3});
+  bits.as<float>()[1] = 1;
+  const Tensor expected = Tensor::zeros(F, {3});
+  CHECK(compare_random(bits, expected, ValueRange{0, 1, true}).ok);
+  bits.as<float>()[2] = 0.5f;  // not a whole number
+  CHECK_FALSE(compare_random(bits, expected, ValueRange{0, 1, true}).ok);
+  CHECK(compare_random(bits, expected, ValueRange{0, 1, false}).ok);
+  bits.as<float>()[0] = INFINITY;  // unbounded ranges still require finite values
+  CHECK_FALSE(compare_random(bits, expected, ValueRange{}).ok);
+  const Tensor other = Tensor::zeros(D, {3});
+  CHECK_FALSE(compare_random(expected, other, ValueRange{}).ok);  // the type must match
+  const Tensor longer = Tensor::zeros(F, {4});
+  CHECK_FALSE(compare_random(expected, longer, ValueRange{}).ok);  // and the shape
 }
