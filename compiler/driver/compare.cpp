@@ -95,4 +95,26 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
   return c;
 }
 
+Comparison compare_random(const Tensor& actual, const Tensor& expected, const ValueRange& range) {
+  Comparison c;
+  if (actual.dtype != expected.dtype || actual.shape != expected.shape) {
+    c.ok = false;
+    c.detail =
+        fmt::format("{}[{}] but expected {}[{}]", dtype_name(actual.dtype), shape_str(actual.shape),
+                    dtype_name(expected.dtype), shape_str(expected.shape));
+    return c;
+  }
+  for (int64_t i = 0; i < actual.numel(); ++i) {
+    const double a = element_as_double(actual, i);
+    if (!std::isfinite(a) || a < range.low || a > range.high ||
+        (range.integral && a != std::floor(a))) {
+      c.ok = false;
+      c.detail = fmt::format("element {}: {} is outside the random op's range [{}, {}]{}", i, a,
+                             range.low, range.high, range.integral ? " of whole numbers" : "");
+      return c;
+    }
+  }
+  return c;
+}
+
 }  // namespace onnxc

@@ -24,7 +24,9 @@ struct TestCase {
   std::vector<TestData> datasets;
 };
 
-enum class CaseStatus { kPass, kFail, kUnsupported };
+// kPassRandom: the graph draws random numbers (an op's random_range()); its outputs matched the
+// expected ones in type and shape and lie in the op's range, but are not the reference's values.
+enum class CaseStatus { kPass, kFail, kUnsupported, kPassRandom };
 struct CaseResult {
   CaseStatus status = CaseStatus::kFail;
   std::string detail;

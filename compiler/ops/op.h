@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <functional>
 #include <set>
 #include <string>
@@ -146,8 +147,18 @@ struct Field {
 };
 std::string labeled(const std::vector<Field>& fields);
 
+// What a random op guarantees of one output (ops/random.cpp). Its values come from onnxc's own
+// generator, not the reference's, so `onnxc test` checks these instead of the expected values.
+struct RandomRange {
+  bool random = false;                      // the output is drawn at random
+  double low = -HUGE_VAL, high = HUGE_VAL;  // every value lies in [low, high] (finite if unbounded)
+  bool integral = false;                    // every value is a whole number
+};
+
 struct OpHandler {
   virtual ~OpHandler() = default;
+  // Random ops override this; the default says "not random".
+  virtual RandomRange random_range(const Node& /*node*/, size_t /*output*/) const { return {}; }
   // Memory sharing the op allows for this (inferred) node; none by default.
   virtual AliasInfo alias(const Node& /*node*/) const { return {}; }
   virtual bool infer(InferContext& ctx) const = 0;

@@ -44,6 +44,9 @@ std::vector<OpRegistration> recurrent_ops();      // ops/recurrent.cpp
 std::vector<OpRegistration> signal_ops();         // ops/signal.cpp
 std::vector<OpRegistration> einsum_ops();          // ops/einsum.cpp
 std::vector<OpRegistration> detection_ops();      // ops/detection.cpp
+std::vector<OpRegistration> random_ops();         // ops/random.cpp
+std::vector<OpRegistration> training_ops();       // ops/training.cpp
+std::vector<OpRegistration> gradient_ops();       // ops/gradient.cpp (Gradient's lowering helpers)
 
 class OpRegistry {
  public:

@@ -4,6 +4,7 @@
 #pragma once
 
 #define ONNXC_PASS_LIST(X)    \
+  X(make_lower_gradients_pass) \
   X(make_bind_handlers_pass)  \
   X(make_infer_shapes_pass)   \
   X(make_fold_constants_pass) \

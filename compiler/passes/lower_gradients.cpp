@@ -1,0 +1,34 @@
+// lower-gradients: replaces each Gradient node (ai.onnx.preview.training) by the nodes of its
+// symbolic derivative, built by reverse-mode differentiation of the forward graph
+// (lower_gradients() in ops/gradient.cpp, which knows the derivative of each supported op). It runs
+// first, before handlers are bound, so the new nodes go through inference like any other. It does
+// not differentiate through subgraphs and refuses ops it has no derivative for.
+#include "passes/pass_manager.h"
+#include "passes/passes.h"
+
+namespace onnxc {
+namespace {
+
+class LowerGradientsPass final : public Pass {
+ public:
+  const char* name() const override { return "lower-gradients"; }
+  const char* description() const override {
+    return "replaces Gradient nodes by their symbolic derivative";
+  }
+  bool can_disable() const override { return false; }  // no handler runs Gradient itself
+  bool run(Module& module, PassContext& ctx) override {
+    const size_t before = module.graph->nodes.size();
+    if (!lower_gradients(module, ctx.diag())) return false;
+    const size_t after = module.graph->nodes.size();
+    if (after != before) ctx.count("nodes added", static_cast<int64_t>(after) - static_cast<int64_t>(before));
+    return after != before;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_lower_gradients_pass() {
+  return std::make_unique<LowerGradientsPass>();
+}
+
+}  // namespace onnxc
