@@ -10,6 +10,7 @@
 
 #include "driver/commands.h"
 #include "driver/pipeline.h"
+#include "support/temp_dir.h"
 
 namespace onnxc {
 namespace fs = std::filesystem;
@@ -59,8 +60,12 @@ int run_bench(const BenchArgs& args) {
   cg.header_file = "bench_model.h";
   cg.flags = "(onnxc bench)";
   GeneratedCode code;
-  fs::path dir = fs::temp_directory_path() / fmt::format("onnxc-bench-{}", getpid());
-  fs::create_directories(dir);
+  TempDir tmp("onnxc-bench-");  // removed on every return below
+  if (!tmp.ok()) {
+    std::fprintf(stderr, "onnxc bench: cannot create a temporary folder\n");
+    return kExitModelError;
+  }
+  const fs::path& dir = tmp.path();
   if (!module || !generate_cpp(*module, cg, code, diag) ||
       !write_generated((dir / "bench_model.cpp").string(), code, cg, diag)) {
     std::fputs(diag.str().c_str(), stderr);
@@ -84,8 +89,6 @@ int run_bench(const BenchArgs& args) {
   int rc = std::system(build.c_str());
   if (rc == 0)
     rc = std::system(fmt::format("{} {} {}", (dir / "bench").string(), dir.string(), args.iters).c_str());
-  std::error_code ec;
-  fs::remove_all(dir, ec);
   return rc == 0 ? kExitOk : kExitModelError;
 }
 

@@ -3,11 +3,16 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <exception>
+#include <new>
+#include <stdexcept>
 
 #include "driver/commands.h"
 #include "support/version.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_main(int argc, char** argv) {
   using namespace onnxc;
   CLI::App app{"onnxc: ahead-of-time compiler from ONNX models to C++"};
   app.set_version_flag("--version", std::string("onnxc ") + kOnnxcVersion + " (build " + kOnnxcBuildId + ")");
@@ -102,4 +107,21 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   return run_compile(compile);
+}
+
+}  // namespace
+
+// The last resort: the size checks (support/checked_math.h) should make these unreachable, but no
+// std::bad_alloc or other exception may reach the user as an abort (exit 134).
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "onnxc: out of memory (a tensor or buffer is too large)\n");
+  } catch (const std::length_error& e) {
+    std::fprintf(stderr, "onnxc: a tensor or buffer is too large (%s)\n", e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "onnxc: internal error: %s\n", e.what());
+  }
+  return onnxc::kExitModelError;
 }

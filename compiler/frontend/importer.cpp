@@ -1,6 +1,9 @@
 #include "frontend/importer.h"
 
 #include <cstring>
+#include <optional>
+
+#include "support/checked_math.h"
 
 namespace onnxc {
 namespace {
@@ -52,7 +55,14 @@ bool tensor_from_proto(const onnx::TensorProto& p, Tensor& t, std::string* error
       *error = fmt::format("tensor '{}' has negative dim {}", p.name(), d);
       return false;
     }
-  const int64_t numel = t.numel();
+  std::optional<int64_t> checked = checked_numel(t.shape);
+  std::optional<int64_t> bytes = checked ? checked_bytes(*checked, dtype_info(t.dtype).bits) : checked;
+  if (!bytes || *bytes > kMaxTensorBytes) {
+    *error = fmt::format("tensor '{}' of shape {} is larger than 2^40 bytes (1 TiB)", p.name(),
+                         shape_str(t.shape));
+    return false;
+  }
+  const int64_t numel = *checked;
   if (p.data_location() == onnx::TensorProto::EXTERNAL && !p.has_raw_data()) {
     *error = fmt::format("tensor '{}' has unresolved external data", p.name());
     return false;
@@ -125,6 +135,7 @@ class Importer {
       Value* v = graph->add_value(in.name());
       v->is_graph_input = true;
       import_value_info(in, *v, is_main, position++);
+      check_input_size(*v);
       graph->inputs.push_back(v);
       scope[v->name] = v;
     }
@@ -165,6 +176,20 @@ class Importer {
     v->constant = o->constant;
     scope[name] = v;
     return v;
+  }
+
+  // A graph input's dims come from the model or the command line: refuse a size that overflows
+  // or exceeds kMaxTensorBytes before anything is sized from it (2^31 x 2^31 x 2^31 wraps int64).
+  void check_input_size(const Value& v) {
+    if (!v.has_shape) return;
+    std::optional<int64_t> numel = checked_numel(v.shape);
+    std::optional<int64_t> bytes = numel ? checked_bytes(*numel, dtype_info(v.dtype).bits) : numel;
+    if (numel && bytes && *bytes <= kMaxTensorBytes) return;
+    diag_.error("graph input '{}' of shape {} has {}: a tensor may hold at most 2^40 bytes (1 TiB)",
+                v.name, shape_str(v.shape),
+                !numel   ? std::string("a negative dim or more elements than int64 can count")
+                : !bytes ? fmt::format("{} elements, more than 2^63 bytes", *numel)
+                         : fmt::format("{} elements, {} bytes", *numel, *bytes));
   }
 
   void import_value_info(const onnx::ValueInfoProto& vi, Value& v, bool pin, size_t position) {

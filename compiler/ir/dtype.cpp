@@ -1,5 +1,10 @@
 #include "ir/dtype.h"
 
+#include <limits>
+#include <optional>
+
+#include "support/checked_math.h"
+
 namespace onnxc {
 namespace {
 
@@ -45,8 +50,10 @@ const DataTypeInfo& dtype_info(DataType t) {
 }
 
 size_t dtype_bytes(DataType t, int64_t count) {
-  if (t == DataType::kString) return static_cast<size_t>(count) * sizeof(const char*);
-  return static_cast<size_t>((count * dtype_info(t).bits + 7) / 8);
+  // Saturates instead of wrapping on a negative or overflowing count (see checked_math.h).
+  int64_t bits = t == DataType::kString ? int64_t{8 * sizeof(const char*)} : dtype_info(t).bits;
+  std::optional<int64_t> bytes = checked_bytes(count, bits);
+  return bytes ? static_cast<size_t>(*bytes) : std::numeric_limits<size_t>::max();
 }
 
 }  // namespace onnxc

@@ -3,13 +3,21 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <limits>
 #include <set>
+
+#include "support/checked_math.h"
 
 namespace onnxc {
 
 int64_t shape_numel(const Shape& s) {
+  // Saturates instead of wrapping (2^62 x 4 must not read as 0): InferContext::set_output refuses
+  // such shapes, so only a shape that is being reported ever gets here with an overflow.
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s)
+    if (d == 0) return 0;
+  for (int64_t d : s)
+    if (!checked_mul(n, d, &n)) return std::numeric_limits<int64_t>::max();
   return n;
 }
 

@@ -123,6 +123,7 @@ class StridedCopyOp : public OpHandler {
  protected:
   // Sets output 0 to `out` (of the input's type), read through view `v` of input 0.
   static bool set_view(InferContext& ctx, const Shape& out, const View& v) {
+    if (!ctx.set_output(0, ctx.input(0)->dtype, out)) return false;  // sizes checked first
     View s = simplify(v);
     if (s.dims.size() > kMaxRank)
       return ctx.fail("the copy needs {} strided axes, more than the supported {}", s.dims.size(),
@@ -134,7 +135,6 @@ class StridedCopyOp : public OpHandler {
     st.p.offset = s.offset;
     st.p.numel = shape_numel(out);
     st.kernel = choose_copy_kernel(st.p);
-    ctx.set_output(0, ctx.input(0)->dtype, out);
     return true;
   }
   // The view of a contiguous tensor reshaped to `dims` and then transposed by `perm`.
@@ -276,7 +276,10 @@ class TileOp final : public StridedCopyOp {
     Shape out;
     for (size_t d = 0; d < in.size(); ++d) {
       if (repeats[d] < 0) return ctx.fail("repeats must be non-negative, got {}", repeats[d]);
-      out.push_back(in[d] * repeats[d]);
+      out.push_back(0);
+      if (!checked_mul(in[d], repeats[d], &out.back()))
+        return ctx.fail("repeats[{}] = {} times dim {}: more elements than int64 can count", d,
+                        repeats[d], in[d]);
       v.dims.insert(v.dims.end(), {repeats[d], in[d]});
       v.strides.insert(v.strides.end(), {0, st[d]});
     }

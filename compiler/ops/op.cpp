@@ -1,9 +1,13 @@
 #include "ops/op.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
+
+#include "support/checked_math.h"
 
 namespace onnxc {
 
@@ -83,18 +87,35 @@ bool InferContext::normalize_axis(int64_t& axis, int64_t rank, const char* what)
   return true;
 }
 
-void InferContext::set_output(size_t i, DataType dtype, Shape shape) {
+bool InferContext::set_output(size_t i, DataType dtype, Shape shape) {
   Value* v = node_.output(i);
-  if (!v) return;
+  if (!v) return true;
+  // Every inferred size goes through here: refuse it before anything sizes a buffer from it.
+  std::optional<int64_t> numel = checked_numel(shape);
+  std::optional<int64_t> bytes =
+      numel ? checked_bytes(*numel, dtype == DataType::kString ? 64 : dtype_info(dtype).bits) : numel;
+  if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; })) {
+    fail("output '{}' of shape {}: a dim must not be negative", v->name, shape_str(shape));
+    return false;
+  }
+  if (!numel || !bytes || *bytes > kMaxTensorBytes) {
+    std::string size = !numel   ? std::string("more elements than int64 can count")
+                       : !bytes ? fmt::format("{} elements, more than 2^63 bytes", *numel)
+                                : fmt::format("{} elements, {} bytes", *numel, *bytes);
+    fail("output '{}' of shape {} has {}: a tensor may hold at most 2^40 bytes (1 TiB)", v->name,
+         shape_str(shape), size);
+    return false;
+  }
   v->dtype = dtype;
   v->shape = std::move(shape);
   v->has_shape = true;
+  return true;
 }
 
 void InferContext::set_output_constant(size_t i, Tensor value) {
   Value* v = node_.output(i);
   if (!v) return;
-  set_output(i, value.dtype, value.shape);
+  if (!set_output(i, value.dtype, value.shape)) return;
   v->constant = std::make_shared<const Tensor>(std::move(value));
 }
 

@@ -17,6 +17,7 @@
 
 #include "ir/ir.h"
 #include "onnxc/base.h"  // kMaxRank, index_t: limits of the runtime kernels
+#include "support/checked_math.h"
 #include "support/diagnostics.h"
 
 namespace onnxc {
@@ -63,7 +64,9 @@ class InferContext {
   // Normalizes a possibly negative axis against `rank`; reports out-of-range axes.
   bool normalize_axis(int64_t& axis, int64_t rank, const char* what = "axis");
 
-  void set_output(size_t i, DataType dtype, Shape shape);
+  // Refuses (reports and returns false) a shape with a negative dim, or whose element count or
+  // byte size overflows int64 or exceeds kMaxTensorBytes (support/checked_math.h).
+  bool set_output(size_t i, DataType dtype, Shape shape);
   // Sets an output whose value is known at compile time (it is folded: no code is emitted for it).
   void set_output_constant(size_t i, Tensor value);
   void request_scratch(size_t bytes) { node_.scratch_bytes = bytes; }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "onnxc/convert.h"
@@ -75,6 +76,9 @@ class ReshapeLike : public OpHandler {
   // Sets output 0 to `out`, which must hold as many elements as input 0.
   static bool set_same_numel(InferContext& ctx, const Shape& out) {
     const Value* x = ctx.input(0);
+    if (!checked_numel(out))
+      return ctx.fail("cannot reshape {} ({} elements) to {}: more elements than int64 can count",
+                      shape_str(x->shape), x->numel(), shape_str(out));
     if (shape_numel(out) != x->numel())
       return ctx.fail("cannot reshape {} ({} elements) to {} ({} elements)", shape_str(x->shape),
                       x->numel(), shape_str(out), shape_numel(out));
@@ -143,8 +147,8 @@ class ReshapeOp final : public ReshapeLike {
         d = 1;
       } else if (d < 0) {
         return ctx.fail("shape[{}] = {} is invalid (dims are >= 0, or -1 to infer)", i, d);
-      } else {
-        known *= d;
+      } else if (!checked_mul(known, d, &known)) {
+        return ctx.fail("shape {} has more elements than int64 can count", cpp_ints(target));
       }
       out.push_back(d);
     }
@@ -260,8 +264,12 @@ class RangeOp final : public OpHandler {
     if (is_integer(t)) {
       const int64_t start = v[0]->int_at(0), limit = v[1]->int_at(0), delta = v[2]->int_at(0);
       if (delta == 0) return ctx.fail("delta must be non-zero");
-      const int64_t span = delta > 0 ? limit - start : start - limit,
-                    step = delta > 0 ? delta : -delta;
+      int64_t span = 0;
+      if (!checked_sub(delta > 0 ? limit : start, delta > 0 ? start : limit, &span) ||
+          delta == std::numeric_limits<int64_t>::min())
+        return ctx.fail("the length of the range from {} to {} by {} overflows int64", start, limit,
+                        delta);
+      const int64_t step = delta > 0 ? delta : -delta;
       s.count = span > 0 ? (span - 1) / step + 1 : 0;
     } else {
       const double limit = scalar_as_double(*v[1]);
@@ -270,7 +278,11 @@ class RangeOp final : public OpHandler {
       if (s.delta == 0 || !std::isfinite(s.start) || !std::isfinite(limit) ||
           !std::isfinite(s.delta))
         return ctx.fail("start, limit and delta must be finite and delta non-zero");
-      s.count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - s.start) / s.delta)));
+      const double count = std::ceil((limit - s.start) / s.delta);
+      if (!(count < 0x1p62))  // also NaN; checked before the cast, which would be undefined
+        return ctx.fail("the range from {} to {} by {} has {:g} elements, more than int64 can count",
+                        s.start, limit, s.delta, count);
+      s.count = std::max<int64_t>(0, static_cast<int64_t>(count));
       const int64_t stash = ctx.opset() >= 27 ? ctx.attr_int("stash_type", 1) : 1;
       if (stash != 1 && stash != 11)
         return ctx.fail("stash_type must be 1 (float) or 11 (double), got {}", stash);

@@ -7,6 +7,7 @@
 #include "ops/op.h"
 #include "passes/pass_manager.h"
 #include "passes/passes.h"
+#include "support/checked_math.h"
 
 namespace onnxc {
 
@@ -19,15 +20,12 @@ bool fold_node(Node& node) {
     if (v && !v->is_constant()) return false;
     inputs.push_back(v ? v->constant.get() : nullptr);
   }
+  size_t total = 0;  // checked before anything is allocated: ConstantOfShape [2^40] is legal
+  for (const Value* o : node.outputs)
+    if (o && (!checked_add(total, o->bytes(), &total) || total > kMaxFoldBytes)) return false;
   std::vector<Tensor> outputs(node.outputs.size());
-  size_t total = 0;
-  for (size_t i = 0; i < node.outputs.size(); ++i) {
-    const Value* o = node.outputs[i];
-    if (!o) continue;
-    total += o->bytes();
-    outputs[i] = Tensor::zeros(o->dtype, o->shape);
-  }
-  if (total > kMaxFoldBytes) return false;
+  for (size_t i = 0; i < node.outputs.size(); ++i)
+    if (const Value* o = node.outputs[i]) outputs[i] = Tensor::zeros(o->dtype, o->shape);
   if (!node.handler->evaluate(node, inputs, outputs)) return false;
   for (size_t i = 0; i < node.outputs.size(); ++i)
     if (node.outputs[i])

@@ -91,3 +91,40 @@ TEST_CASE("the printer shows values, types, ops and attributes", "[ir]") {
   CHECK(text.find("graph test(%x: float[2x3]) -> (%y) {") == 0);
   CHECK(text.find("%y: float[?] = Transpose@13(%x) {perm=[1, 0]}  # t0") != std::string::npos);
 }
+
+TEST_CASE("graph input and initializer sizes are checked before anything is allocated",
+          "[importer][sizes]") {
+  constexpr int64_t k2p31 = int64_t{1} << 31;
+  SECTION("input dims whose product overflows int64") {
+    ModelBuilder mb;
+    mb.input("x", onnx::TensorProto::FLOAT, {k2p31, k2p31, k2p31})
+        .output("x", onnx::TensorProto::FLOAT, {k2p31, k2p31, k2p31});
+    Diagnostics diag("m.onnx");
+    import_model(mb.proto(), ImportOptions{}, diag);
+    REQUIRE(diag.count() == 1);
+    CHECK(diag.errors()[0] ==
+          "m.onnx: graph input 'x' of shape 2147483648x2147483648x2147483648 has a negative dim or "
+          "more elements than int64 can count: a tensor may hold at most 2^40 bytes (1 TiB)");
+  }
+  SECTION("an input over 2^40 bytes, pinned by --shape") {
+    ModelBuilder mb;
+    mb.input("x", onnx::TensorProto::FLOAT, {-1}, {"n"}).output("x", onnx::TensorProto::FLOAT, {-1}, {"n"});
+    Diagnostics diag;
+    ImportOptions o;
+    o.dims = {{"n", int64_t{1} << 39}};
+    import_model(mb.proto(), o, diag);
+    REQUIRE(diag.count() == 1);
+    CHECK(diag.errors()[0].find("has 549755813888 elements, 2199023255552 bytes") != std::string::npos);
+  }
+  SECTION("an initializer whose dims overflow") {
+    ModelBuilder mb;
+    mb.input("x", onnx::TensorProto::FLOAT, {1}).output("y", onnx::TensorProto::FLOAT, {1});
+    mb.initializer("w", {int64_t{1} << 62, 4}, {});
+    mb.node("Add", {"x", "w"}, {"y"}, "add0");
+    Diagnostics diag;
+    import_model(mb.proto(), ImportOptions{}, diag);
+    REQUIRE_FALSE(diag.ok());
+    CHECK(diag.errors()[0] ==
+          "initializer: tensor 'w' of shape 4611686018427387904x4 is larger than 2^40 bytes (1 TiB)");
+  }
+}

@@ -6,8 +6,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <vector>
 
 #include "support/model_builder.h"
+#include "support/temp_dir.h"
 
 using namespace onnxc;
 using onnxc::testing::ModelBuilder;
@@ -19,10 +22,12 @@ bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
+// A fresh folder, removed when the test binary exits.
 fs::path fresh_dir() {
-  std::string templ = (fs::temp_directory_path() / "onnxc-loader-XXXXXX").string();
-  REQUIRE(mkdtemp(templ.data()) != nullptr);
-  return templ;
+  static std::vector<std::unique_ptr<TempDir>> dirs;
+  dirs.push_back(std::make_unique<TempDir>("onnxc-loader-"));
+  REQUIRE(dirs.back()->ok());
+  return dirs.back()->path();
 }
 
 void write_bytes(const fs::path& path, const std::string& bytes) {

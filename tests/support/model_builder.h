@@ -3,11 +3,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <unistd.h>
 #include <string>
 #include <vector>
 
 #include "onnx.pb.h"
+#include "support/temp_dir.h"
 
 namespace onnxc::testing {
 
@@ -68,20 +70,15 @@ class ModelBuilder {
 
   // Serializes into a fresh temporary folder; returns the model path.
   std::string write(const std::string& file = "model.onnx") const {
-    auto dir = std::filesystem::temp_directory_path() /
-               ("onnxc-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-    std::filesystem::create_directories(dir);
-    auto path = dir / file;
+    static std::vector<std::unique_ptr<onnxc::TempDir>> dirs;  // removed when the tests exit
+    dirs.push_back(std::make_unique<onnxc::TempDir>("onnxc-test-"));
+    auto path = dirs.back()->path() / file;
     std::ofstream out(path, std::ios::binary);
     model_.SerializeToOstream(&out);
     return path.string();
   }
 
  private:
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
   static void fill_value_info(onnx::ValueInfoProto* vi, const std::string& name, int elem_type,
                               const std::vector<int64_t>& dims,
                               const std::vector<std::string>& params) {
