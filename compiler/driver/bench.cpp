@@ -46,7 +46,9 @@ int run_bench(const BenchArgs& args) {
     std::fprintf(stderr, "onnxc bench: generated code is single-threaded; --threads %d ignored\n",
                  args.threads);
   Diagnostics diag;
-  auto module = lower_model(args.model, options, diag);
+  PipelineOptions pipeline;
+  pipeline.fusion = !args.no_fusion;
+  auto module = lower_model(args.model, options, diag, pipeline);
   CodegenOptions cg;
   cg.name = "bench_model";
   cg.header_file = "bench_model.h";

@@ -31,7 +31,8 @@ void print_errors(const Diagnostics& diag) { std::fputs(diag.str().c_str(), stde
 
 // Shared by compile, inspect and bench: flags -> options -> lowered module.
 std::unique_ptr<Module> lower_with_flags(const std::string& model, const std::vector<std::string>& dims,
-                                         const std::vector<std::string>& shapes, int* exit_code) {
+                                         const std::vector<std::string>& shapes, int* exit_code,
+                                         bool fusion = true) {
   ImportOptions options;
   std::string error;
   if (!parse_dim_flags(dims, shapes, options, &error)) {
@@ -40,7 +41,9 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model, const std::ve
     return nullptr;
   }
   Diagnostics diag;
-  auto module = lower_model(model, options, diag);
+  PipelineOptions pipeline;
+  pipeline.fusion = fusion;
+  auto module = lower_model(model, options, diag, pipeline);
   if (!module) {
     print_errors(diag);
     *exit_code = kExitModelError;
@@ -88,7 +91,7 @@ bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std
 
 int run_compile(const CompileArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, !args.no_fusion);
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -118,7 +121,7 @@ int run_check(const std::string& model) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, !args.no_fusion);
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

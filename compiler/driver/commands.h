@@ -20,6 +20,7 @@ struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
   std::vector<std::string> dims, shapes;
   bool print_plan = false;
+  bool no_fusion = false;  // --no-fusion
   std::string command_line;
 };
 int run_compile(const CompileArgs& args);
@@ -30,6 +31,7 @@ struct InspectArgs {
   std::string model;
   std::vector<std::string> dims, shapes;
   bool ir = false, plan = false;
+  bool no_fusion = false;  // --no-fusion
 };
 int run_inspect(const InspectArgs& args);
 
@@ -47,6 +49,7 @@ struct BenchArgs {
   std::string model, cxx;
   std::vector<std::string> dims, shapes;
   int iters = 50, threads = 1;
+  bool no_fusion = false;  // --no-fusion
 };
 int run_bench(const BenchArgs& args);
 

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
                  "inline (paste runtime_support into the .cpp) or include (#include it)")
       ->check(CLI::IsMember({"inline", "include"}));
   app.add_flag("--print-plan", compile.print_plan, "Print the arena memory plan");
+  app.add_flag("--no-fusion", compile.no_fusion, "Skip the fusion passes");
 
   auto* check = app.add_subcommand("check", "Validate a model against the ONNX IR spec");
   std::string check_model;
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   insp->add_option("--shape", inspect.shapes, "Pin an input's shape: INPUT=1x3x224x224");
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
+  insp->add_flag("--no-fusion", inspect.no_fusion, "Skip the fusion passes");
 
   TestArgs test;
   auto* tst = app.add_subcommand("test", "Compile, run and check ONNX backend-test cases");
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
   bch->add_option("--threads", bench.threads, "Threads (the generated code is single-threaded)")
       ->check(CLI::Range(1, 256));
   bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
+  bch->add_flag("--no-fusion", bench.no_fusion, "Skip the fusion passes");
 
   bool markdown = false;
   auto* ops = app.add_subcommand("ops", "List supported ops and opset ranges");

@@ -6,6 +6,7 @@
 
 #include "frontend/model_loader.h"
 #include "frontend/validator.h"
+#include "passes/fusion.h"
 #include "passes/passes.h"
 #include "support/sha256.h"
 
@@ -18,8 +19,17 @@ bool check_model(const std::string& path, Diagnostics& diag) {
   return load_model(path, proto, diag) && validate_model(proto, diag);
 }
 
+// The fusion passes in order (passes/fusion.h). Returns false if one broke a node (reported).
+bool run_fusion_passes(Module& module, Diagnostics& diag, FusionStats& stats) {
+  const size_t before = diag.count();
+  fuse_matmul_add(module, stats, diag);
+  if (diag.count() == before) fold_batchnorm(module, stats, diag);
+  if (diag.count() == before) fuse_epilogue(module, stats, diag);
+  return diag.count() == before;
+}
+
 std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions& options,
-                                    Diagnostics& diag) {
+                                    Diagnostics& diag, const PipelineOptions& pipeline) {
   diag.set_model(path);
   onnx::ModelProto proto;
   if (!load_model(path, proto, diag)) return nullptr;
@@ -33,6 +43,8 @@ std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions
   bytes << in.rdbuf();
   module->model_hash = sha256_hex(bytes.str());
   if (!infer_shapes(*module, diag)) return nullptr;
+  FusionStats fusion_stats;
+  if (pipeline.fusion && !run_fusion_passes(*module, diag, fusion_stats)) return nullptr;
   eliminate_dead_code(*module->graph);
   return module;
 }
