@@ -282,3 +282,34 @@ TEST_CASE("ConvTranspose folds through the same kernel", "[conv]") {
   CHECK(std::vector<float>(y, y + 6) ==
         std::vector<float>{10.5f, 102.5f, 20.5f, 203.5f, 30.5f, 300.5f});
 }
+
+TEST_CASE("Conv with a fused epilogue passes it to the kernel, and checks it", "[conv]") {
+  InferHarness h("Conv", 13);
+  h.input(F, {1, 8, 6, 6});
+  h.input(F, {8, 8, 3, 3});
+  h.absent_input();
+  h.input(F, {1, 8, 4, 4});  // the residual
+  attr_string(h, "fused_activation", "LeakyRelu");
+  h.attr_float("fused_alpha", 0.5f);
+  REQUIRE(h.infer());
+  CHECK(emits(h, "static constexpr onnxc::Epilogue e = {/*activation=*/onnxc::kActLeakyRelu, "
+                 "/*alpha=*/0x1p-1f, /*beta=*/0x0p+0f, /*residual=*/1};"));
+  CHECK(emits(h, "onnxc::f32_conv_gemm_best(p, x0, x1, nullptr, y0, nullptr, e, x3);"));
+
+  InferHarness bad("Conv", 13);
+  bad.input(F, {1, 8, 6, 6});
+  bad.input(F, {8, 8, 3, 3});
+  bad.absent_input();
+  bad.input(F, {1, 8, 1, 1});  // broadcasting is not a residual
+  CHECK_FALSE(bad.infer());
+  CHECK(bad.error().find("fused residual 'in3' is float[1x8x1x1]; it must match the output") !=
+        std::string::npos);
+
+  InferHarness unknown("Conv", 13);
+  unknown.input(F, {1, 8, 6, 6});
+  unknown.input(F, {8, 8, 3, 3});
+  attr_string(unknown, "fused_activation", "Softplus");
+  CHECK_FALSE(unknown.infer());
+  CHECK(unknown.error().find("fused activation 'Softplus' is not one onnxc fuses") !=
+        std::string::npos);
+}
