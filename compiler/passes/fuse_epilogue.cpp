@@ -1,16 +1,19 @@
 // fuse-epilogue: folds what follows a float Conv, Gemm or MatMul into the node's epilogue, so its
 // kernel finishes each output tile while it is still in cache (see ops/epilogue.h):
-//   P -> Add(P, R) -> activation  becomes  P(..., residual R) {fused_activation}
-// in the graph's own order: the residual Add first (both operands of the same shape, no
-// broadcasting), then one activation: Relu, Clip (constant bounds), LeakyRelu, Sigmoid,
-// HardSigmoid, HardSwish, Tanh, Gelu (both approximations). The bias is already the kernels'
-// (Conv B, Gemm C, MatMul's bias input from fuse-matmul-add; constant per-channel Adds after
-// constant weights are folded into it by fold-batchnorm), and is applied first.
+//   P -> [Add(P, bias row)] -> [Add(P, R)] -> [activation]
+//     becomes  P(..., bias', residual R) {fused_activation}
+// in the graph's own order: an Add of a constant per-output-channel row (Conv, Gemm) goes into
+// the bias input the kernels already start from (Conv B, Gemm C with beta = 1; MatMul's bias
+// comes from fuse-matmul-add, and fold-batchnorm already folded such Adds after constant
+// weights); then the residual Add (both operands of the same shape, no broadcasting); then one
+// activation: Relu, Clip (constant bounds), LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh,
+// Gelu (both approximations).
 // When R is computed after P, P moves down to the Add's place (P's own inputs are older).
 //
 // It does NOT fuse: when an intermediate value has another user or is a graph output; an Add
-// that broadcasts, adds P to itself, or is not float; an activation followed by an Add (only
-// acc + bias -> + residual -> activation is fused, the order the kernels apply); a second
+// that broadcasts (other than a constant bias row), adds P to itself, or is not float; a bias
+// into a Gemm whose C varies along rows or is computed at run time; an activation followed by an
+// Add (only acc + bias -> + residual -> activation is fused, the order the kernels apply); a second
 // activation; Clip with bounds computed at run time; ConvTranspose; non-float nodes.
 #include <limits>
 
@@ -65,6 +68,52 @@ bool activation_of(const Node& a, const Value* y, std::string& name, float& alph
     return true;
   }
   return false;
+}
+
+// Fuses an Add of a constant per-output-channel row into p's bias (Conv B, Gemm C), for
+// weights fold-batchnorm could not fold into (computed at run time).
+bool fuse_bias(Graph& g, Node& p, FusionStats& stats) {
+  Value* y = p.output(0);
+  Node* u = fusion::sole_user(g, y);
+  if (!u || u->op_type != "Add" || !u->domain.empty() || !u->output(0) ||
+      u->output(0)->shape != y->shape || (p.op_type != "Conv" && p.op_type != "Gemm"))
+    return false;
+  const size_t axis = 1;  // Conv: the channels; Gemm [M, N]: the columns
+  std::vector<double> row;
+  if (y->shape.size() <= axis ||
+      !fusion::per_channel_constant(fusion::other_operand(*u, y), y->shape, axis, row))
+    return false;
+  const Value* old = p.input(2);
+  if (old && !fusion::float_data(old)) return false;
+  if (p.op_type == "Gemm") {  // C' = beta * C + row, beta = 1; C must not vary along rows
+    if (old && old->shape.size() == 2 && old->shape[0] != 1) return false;
+    const Attribute* beta_attr = p.attr("beta");
+    const double beta = beta_attr ? beta_attr->f : 1.0;
+    const bool scalar = old && old->numel() == 1;
+    for (size_t j = 0; j < row.size(); ++j)
+      if (old) row[j] += beta * fusion::float_data(old)[scalar ? 0 : j];
+    Attribute one;
+    one.kind = Attribute::Kind::kFloat;
+    one.f = 1.0f;
+    p.attributes["beta"] = one;
+    if (p.opset < 7) {
+      Attribute b;
+      b.kind = Attribute::Kind::kInt;
+      b.i = 1;
+      p.attributes["broadcast"] = b;
+    }
+  } else {
+    for (size_t c = 0; c < row.size(); ++c)
+      if (old) row[c] += fusion::float_data(old)[c];
+  }
+  Tensor t = Tensor::zeros(DataType::kFloat, {static_cast<int64_t>(row.size())});
+  for (size_t i = 0; i < row.size(); ++i) t.as<float>()[i] = static_cast<float>(row[i]);
+  if (p.inputs.size() < 3) p.inputs.resize(3, nullptr);
+  p.inputs[2] = fusion::add_constant(g, p.name + "_bias", std::move(t));
+  fusion::take_output(p, y, u->output(0));
+  fusion::erase_nodes(g, {u});
+  stats.add(std::string(kPass) + ".bias");
+  return true;
 }
 
 // Fuses the residual Add reading p's output, if there is one. p may move down to the Add.
@@ -125,9 +174,10 @@ bool fuse_epilogue(Module& module, FusionStats& stats, Diagnostics& diag) {
       candidates.push_back(n.get());
   bool changed = false;
   for (Node* p : candidates) {
+    const bool bias = fuse_bias(g, *p, stats);
     const bool residual = fuse_residual(g, *p, stats);
     const bool activation = fuse_activation(g, *p, stats);
-    if (!residual && !activation) continue;
+    if (!bias && !residual && !activation) continue;
     changed = true;
     if (!fusion::reinfer(*p, diag, kPass)) return changed;
   }

@@ -213,3 +213,54 @@ TEST_CASE("fuse-epilogue leaves what it must not fuse", "[passes][fusion]") {
           "");
   }
 }
+
+TEST_CASE("fuse-epilogue takes a constant bias row into Conv and Gemm with run-time weights",
+          "[passes][fusion]") {
+  SECTION("Conv") {
+    ModelBuilder mb(13);
+    mb.input("x", onnx::TensorProto::FLOAT, {1, 3, 6, 6})
+        .input("w", onnx::TensorProto::FLOAT, {4, 3, 3, 3});
+    mb.initializer("b", {4}, onnxc::testing::random_values(4, rng));
+    mb.initializer("c", {4, 1, 1}, onnxc::testing::random_values(4, rng));
+    mb.node("Conv", {"x", "w", "b"}, {"conv_out"}, "conv");
+    mb.node("Add", {"conv_out", "c"}, {"sum"}, "add");
+    mb.node("Relu", {"sum"}, {"y"}, "relu");
+    mb.output("y", onnx::TensorProto::FLOAT, {1, 4, 4, 4});
+    auto l = onnxc::testing::lower(mb, true);
+    INFO(l.ir);
+    CHECK(
+        filecheck(
+            l.ir,
+            {"CHECK: %conv_bias: float[4] = constant",
+             "CHECK: %y: float[1x4x4x4] = Conv@13(%x, %w, %conv_bias) {fused_activation=\"Relu\"}",
+             "CHECK-NEXT: }"}) == "");
+    onnxc::testing::check_same_results(mb);
+  }
+  SECTION("Gemm with beta and a scalar C") {
+    ModelBuilder mb(13);
+    mb.input("x", onnx::TensorProto::FLOAT, {3, 5}).input("w", onnx::TensorProto::FLOAT, {5, 6});
+    mb.initializer("c", {1}, {0.25f});
+    mb.initializer("row", {6}, onnxc::testing::random_values(6, rng));
+    auto& gemm = mb.node("Gemm", {"x", "w", "c"}, {"g"}, "gemm");
+    onnxc::testing::float_attr(gemm, "beta", 3.0f);
+    mb.node("Add", {"row", "g"}, {"y"}, "add");
+    mb.output("y", onnx::TensorProto::FLOAT, {3, 6});
+    auto l = onnxc::testing::lower(mb, true);
+    INFO(l.ir);
+    CHECK(filecheck(l.ir, {"CHECK: %y: float[3x6] = Gemm@13(%x, %w, %gemm_bias) {beta=1}",
+                           "CHECK-NEXT: }"}) == "");
+    onnxc::testing::check_same_results(mb);
+  }
+  SECTION("not a Gemm C that varies along rows") {
+    ModelBuilder mb(13);
+    mb.input("x", onnx::TensorProto::FLOAT, {3, 5}).input("w", onnx::TensorProto::FLOAT, {5, 6});
+    mb.initializer("c", {3, 1}, onnxc::testing::random_values(3, rng));
+    mb.initializer("row", {6}, onnxc::testing::random_values(6, rng));
+    mb.node("Gemm", {"x", "w", "c"}, {"g"}, "gemm");
+    mb.node("Add", {"g", "row"}, {"y"}, "add");
+    mb.output("y", onnx::TensorProto::FLOAT, {3, 6});
+    auto l = onnxc::testing::lower(mb, true);
+    CHECK(filecheck(l.ir, {"CHECK: %g: float[3x6] = Gemm@13(%x, %w, %c)",
+                           "CHECK-NEXT: %y: float[3x6] = Add@13(%g, %row)"}) == "");
+  }
+}
