@@ -45,10 +45,15 @@ int run_bench(const BenchArgs& args) {
   if (args.threads != 1)
     std::fprintf(stderr, "onnxc bench: generated code is single-threaded; --threads %d ignored\n",
                  args.threads);
+  PassOptions pass_options;
+  pass_options.disabled.insert(args.disable_passes.begin(), args.disable_passes.end());
+  if (!(error = check_pass_options(pass_options)).empty()) {
+    std::fprintf(stderr, "onnxc bench: %s\n", error.c_str());
+    return kExitUsage;
+  }
   Diagnostics diag;
-  PipelineOptions pipeline;
-  pipeline.fusion = !args.no_fusion;
-  auto module = lower_model(args.model, options, diag, pipeline);
+  PassManager passes(pass_options);
+  auto module = lower_model(args.model, options, diag, &passes);
   CodegenOptions cg;
   cg.name = "bench_model";
   cg.header_file = "bench_model.h";

@@ -11,6 +11,7 @@
 #include "ir/printer.h"
 #include "ops/registry.h"
 #include "passes/memory_planner.h"
+#include "passes/memory_report.h"
 
 namespace onnxc {
 namespace fs = std::filesystem;
@@ -29,21 +30,27 @@ bool parse_int(const std::string& s, int64_t& out) {
 
 void print_errors(const Diagnostics& diag) { std::fputs(diag.str().c_str(), stderr); }
 
-// Shared by compile, inspect and bench: flags -> options -> lowered module.
+// Shared by compile, inspect and bench: flags -> options -> lowered module. Prints the
+// --stats table after the passes ran.
 std::unique_ptr<Module> lower_with_flags(const std::string& model, const std::vector<std::string>& dims,
                                          const std::vector<std::string>& shapes, int* exit_code,
-                                         bool fusion = true) {
+                                         const PassFlags& flags = {}) {
   ImportOptions options;
   std::string error;
-  if (!parse_dim_flags(dims, shapes, options, &error)) {
+  PassOptions pass_options;
+  pass_options.disabled.insert(flags.disable.begin(), flags.disable.end());
+  pass_options.print_after = flags.print_after;
+  pass_options.stats = flags.stats;
+  if (!parse_dim_flags(dims, shapes, options, &error) ||
+      !(error = check_pass_options(pass_options)).empty()) {
     std::fprintf(stderr, "onnxc: %s\n", error.c_str());
     *exit_code = kExitUsage;
     return nullptr;
   }
   Diagnostics diag;
-  PipelineOptions pipeline;
-  pipeline.fusion = fusion;
-  auto module = lower_model(model, options, diag, pipeline);
+  PassManager passes(pass_options);
+  auto module = lower_model(model, options, diag, &passes);
+  if (flags.stats) std::fputs(passes.stats_text().c_str(), stdout);
   if (!module) {
     print_errors(diag);
     *exit_code = kExitModelError;
@@ -91,7 +98,7 @@ bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std
 
 int run_compile(const CompileArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, !args.no_fusion);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes);
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -121,11 +128,15 @@ int run_check(const std::string& model) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, !args.no_fusion);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes);
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {
     std::fputs(print_module(*module).c_str(), stdout);
+    return kExitOk;
+  }
+  if (args.memory) {
+    std::fputs(memory_report(*module, args.json).c_str(), stdout);
     return kExitOk;
   }
   std::string out = fmt::format("model {} (ir_version {}, producer '{}' {})\n", module->source_path,
@@ -139,12 +150,15 @@ int run_inspect(const InspectArgs& args) {
   size_t params = 0;
   for (const auto& v : g.values)
     if (v->is_constant()) params += v->bytes();
-  auto buffers = collect_buffers(g);
-  auto plan = make_greedy_by_size_planner()->plan(buffers);
   out += fmt::format("\nnodes {}\nparameter_bytes {}\narena_bytes {}\n", g.nodes.size(), params,
-                     plan.arena_size);
-  if (args.plan) out += print_plan(buffers, plan);
+                     module->memory.arena_bytes);
+  if (args.plan) out += print_memory_plan(*module);
   std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
+int run_list_passes() {
+  std::fputs(list_passes_text().c_str(), stdout);
   return kExitOk;
 }
 

@@ -12,6 +12,13 @@ namespace onnxc {
 
 enum ExitCode { kExitOk = 0, kExitModelError = 1, kExitUsage = 2 };
 
+// --disable-pass (repeatable), --print-after=PASS|all, --stats: shared by compile and inspect.
+struct PassFlags {
+  std::vector<std::string> disable;
+  std::string print_after;
+  bool stats = false;
+};
+
 // Parses --dim NAME=VALUE and --shape INPUT=1x3x224x224 flags into `options`.
 bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std::string>& shapes,
                      ImportOptions& options, std::string* error);
@@ -20,8 +27,8 @@ struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
   std::vector<std::string> dims, shapes;
   bool print_plan = false;
-  bool no_fusion = false;  // --no-fusion
   std::string command_line;
+  PassFlags passes;
 };
 int run_compile(const CompileArgs& args);
 
@@ -31,7 +38,8 @@ struct InspectArgs {
   std::string model;
   std::vector<std::string> dims, shapes;
   bool ir = false, plan = false;
-  bool no_fusion = false;  // --no-fusion
+  bool memory = false, json = false;  // --memory [--json]: the memory report
+  PassFlags passes;
 };
 int run_inspect(const InspectArgs& args);
 
@@ -42,6 +50,8 @@ struct TestArgs {
   std::string report, expect, cache_dir, cxx, filter;
   int batch = 24;  // cases compiled per translation unit
   bool keep = false, verbose = false;
+  std::vector<std::string> disable_passes;  // --disable-pass: e.g. conformance without views
+  bool partial = false;  // --partial: listed cases that were not run are not regressions
 };
 int run_test(const TestArgs& args);
 
@@ -49,10 +59,13 @@ struct BenchArgs {
   std::string model, cxx;
   std::vector<std::string> dims, shapes;
   int iters = 50, threads = 1;
-  bool no_fusion = false;  // --no-fusion
+  std::vector<std::string> disable_passes;  // --disable-pass: time the model without a pass
 };
 int run_bench(const BenchArgs& args);
 
 int run_ops(bool markdown);
+
+// `onnxc --list-passes`: the pipeline in order with each pass's description.
+int run_list_passes();
 
 }  // namespace onnxc

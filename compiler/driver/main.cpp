@@ -26,7 +26,14 @@ int main(int argc, char** argv) {
                  "inline (paste runtime_support into the .cpp) or include (#include it)")
       ->check(CLI::IsMember({"inline", "include"}));
   app.add_flag("--print-plan", compile.print_plan, "Print the arena memory plan");
-  app.add_flag("--no-fusion", compile.no_fusion, "Skip the fusion passes");
+  auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
+    a->add_option("--disable-pass", f.disable, "Skip a pass of the pipeline (see --list-passes)");
+    a->add_option("--print-after", f.print_after, "Print the IR after PASS, or after every pass: all");
+    a->add_flag("--stats", f.stats, "Print what each pass did");
+  };
+  add_pass_flags(&app, compile.passes);
+  bool list_passes = false;
+  app.add_flag("--list-passes", list_passes, "List the passes of the pipeline, in order");
 
   auto* check = app.add_subcommand("check", "Validate a model against the ONNX IR spec");
   std::string check_model;
@@ -39,7 +46,10 @@ int main(int argc, char** argv) {
   insp->add_option("--shape", inspect.shapes, "Pin an input's shape: INPUT=1x3x224x224");
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
-  insp->add_flag("--no-fusion", inspect.no_fusion, "Skip the fusion passes");
+  insp->add_flag("--memory", inspect.memory,
+                 "Memory report: arena, live-bytes lower bound, weights, scratch, per-tensor storage");
+  insp->add_flag("--json", inspect.json, "With --memory: as JSON");
+  add_pass_flags(insp, inspect.passes);
 
   TestArgs test;
   auto* tst = app.add_subcommand("test", "Compile, run and check ONNX backend-test cases");
@@ -57,6 +67,9 @@ int main(int argc, char** argv) {
   tst->add_option("--filter", test.filter, "Only cases whose name contains this");
   tst->add_flag("--keep", test.keep, "Keep the build folder");
   tst->add_flag("-v,--verbose", test.verbose, "Print compiler output of failed builds");
+  tst->add_option("--disable-pass", test.disable_passes, "Skip a pass of the pipeline (see --list-passes)");
+  tst->add_flag("--partial", test.partial,
+                "With --expect: a subset run; listed cases that were not run are not regressions");
 
   BenchArgs bench;
   auto* bch = app.add_subcommand("bench", "Compile with -O3 -march=native and time inference");
@@ -67,7 +80,7 @@ int main(int argc, char** argv) {
   bch->add_option("--threads", bench.threads, "Threads (the generated code is single-threaded)")
       ->check(CLI::Range(1, 256));
   bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
-  bch->add_flag("--no-fusion", bench.no_fusion, "Skip the fusion passes");
+  bch->add_option("--disable-pass", bench.disable_passes, "Skip a pass of the pipeline (see --list-passes)");
 
   bool markdown = false;
   auto* ops = app.add_subcommand("ops", "List supported ops and opset ranges");
@@ -84,6 +97,7 @@ int main(int argc, char** argv) {
   if (*tst) return run_test(test);
   if (*bch) return run_bench(bench);
   if (*ops) return run_ops(markdown);
+  if (list_passes) return run_list_passes();
   if (compile.model.empty() || compile.output.empty()) {
     std::fprintf(stderr, "onnxc: usage: onnxc MODEL.onnx -o model.cpp (see --help)\n");
     return kExitUsage;

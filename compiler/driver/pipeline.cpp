@@ -6,8 +6,6 @@
 
 #include "frontend/model_loader.h"
 #include "frontend/validator.h"
-#include "passes/fusion.h"
-#include "passes/passes.h"
 #include "support/sha256.h"
 
 namespace onnxc {
@@ -19,17 +17,8 @@ bool check_model(const std::string& path, Diagnostics& diag) {
   return load_model(path, proto, diag) && validate_model(proto, diag);
 }
 
-// The fusion passes in order (passes/fusion.h). Returns false if one broke a node (reported).
-bool run_fusion_passes(Module& module, Diagnostics& diag, FusionStats& stats) {
-  const size_t before = diag.count();
-  fuse_matmul_add(module, stats, diag);
-  if (diag.count() == before) fold_batchnorm(module, stats, diag);
-  if (diag.count() == before) fuse_epilogue(module, stats, diag);
-  return diag.count() == before;
-}
-
 std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions& options,
-                                    Diagnostics& diag, const PipelineOptions& pipeline) {
+                                    Diagnostics& diag, PassManager* passes) {
   diag.set_model(path);
   onnx::ModelProto proto;
   if (!load_model(path, proto, diag)) return nullptr;
@@ -42,10 +31,8 @@ std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions
   std::stringstream bytes;
   bytes << in.rdbuf();
   module->model_hash = sha256_hex(bytes.str());
-  if (!infer_shapes(*module, diag)) return nullptr;
-  FusionStats fusion_stats;
-  if (pipeline.fusion && !run_fusion_passes(*module, diag, fusion_stats)) return nullptr;
-  eliminate_dead_code(*module->graph);
+  PassManager default_passes;
+  if (!(passes ? passes : &default_passes)->run(*module, diag)) return nullptr;
   return module;
 }
 

@@ -1,5 +1,5 @@
-// The compiler pipeline, shared by every subcommand: load -> validate -> import -> infer/fold ->
-// fusion -> dead-code elimination, and then C++ generation.
+// The compiler pipeline, shared by every subcommand: load -> validate -> import -> the passes of
+// passes/pass_list.h (run by a PassManager), and then C++ generation.
 #pragma once
 
 #include <memory>
@@ -8,6 +8,7 @@
 #include "codegen/cpp_emitter.h"
 #include "frontend/importer.h"
 #include "ir/ir.h"
+#include "passes/pass_manager.h"
 #include "support/diagnostics.h"
 
 namespace onnxc {
@@ -15,14 +16,11 @@ namespace onnxc {
 // Loads and validates only (`onnxc check`): true when the model obeys the IR spec.
 bool check_model(const std::string& path, Diagnostics& diag);
 
-// Switches of the middle end (until the pass manager's --disable-pass replaces them).
-struct PipelineOptions {
-  bool fusion = true;  // fuse-matmul-add, fold-batchnorm, fuse-epilogue (passes/fusion.h)
-};
-
-// Runs the front half of the pipeline. Returns null after reporting every error found.
+// Runs the front half of the pipeline: load, validate, import, then the passes, with `passes`
+// (disabled passes, dumps, statistics) or the default pipeline when null. Returns null after
+// reporting every error found.
 std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions& options,
-                                    Diagnostics& diag, const PipelineOptions& pipeline = {});
+                                    Diagnostics& diag, PassManager* passes = nullptr);
 
 // Writes `code` next to `cpp_path`: the .cpp, the .h with the same stem, and in external-weights
 // mode the .bin. Returns false (reported) if a file cannot be written.

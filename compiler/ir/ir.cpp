@@ -68,6 +68,12 @@ const char* attribute_kind_name(Attribute::Kind k) {
   return kNames[static_cast<int>(k)];
 }
 
+const char* storage_kind_name(Storage::Kind k) {
+  static const char* const kNames[] = {"unplanned", "arena", "view", "in-place", "input", "output",
+                                       "constant"};
+  return kNames[static_cast<int>(k)];
+}
+
 Value* Graph::add_value(std::string n) {
   auto v = std::make_unique<Value>();
   v->id = static_cast<int>(values.size());

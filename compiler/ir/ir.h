@@ -41,6 +41,25 @@ struct Tensor {
 
 struct Graph;
 struct Node;
+struct Value;
+
+// Where a value's bytes live at run time. assign-storage decides views and in-place writes,
+// plan-memory gives arena offsets; codegen only prints the result.
+struct Storage {
+  enum class Kind {
+    kUnplanned,    // no plan yet
+    kArena,        // its own buffer in the arena at `offset`
+    kView,         // the bytes of `alias_of` starting `offset` bytes in; its node emits no code
+    kInPlace,      // its node writes it over `alias_of` (offset 0), which dies at that node
+    kGraphInput,   // the caller's input buffer
+    kGraphOutput,  // the caller's output buffer
+    kConstant,     // the weights blob
+  };
+  Kind kind = Kind::kUnplanned;
+  const Value* alias_of = nullptr;  // kView, kInPlace
+  size_t offset = 0;                // kArena: arena offset; kView: byte offset into alias_of
+};
+const char* storage_kind_name(Storage::Kind k);
 
 struct Value {
   int id = -1;
@@ -53,6 +72,7 @@ struct Value {
   std::shared_ptr<const Tensor> constant; // initializers and folded values
   bool is_graph_input = false;
   bool is_graph_output = false;
+  Storage storage;                        // set by assign-storage and plan-memory
 
   bool is_constant() const { return constant != nullptr; }
   int64_t numel() const { return shape_numel(shape); }
@@ -98,6 +118,7 @@ struct Node {
   const OpHandler* handler = nullptr;   // bound by inference
   std::unique_ptr<OpState> state;        // set by the handler's infer()
   size_t scratch_bytes = 0;              // temporary workspace the kernel needs while it runs
+  size_t scratch_offset = 0;             // its arena offset, set by plan-memory
 
   const Attribute* attr(const std::string& n) const {
     auto it = attributes.find(n);
@@ -123,6 +144,14 @@ struct Graph {
   void remove_dead_nodes();
 };
 
+// The arena plan of the main graph (plan-memory); per-value placement is in Value::storage.
+struct MemorySummary {
+  bool planned = false;
+  size_t arena_bytes = 0;            // the workspace the generated run() needs
+  size_t live_bytes_lower_bound = 0; // max over nodes of the bytes live at once (views once)
+  std::string planner;               // name of the placement heuristic
+};
+
 struct Module {
   std::string model_name;          // file stem, for diagnostics and the default namespace
   std::string source_path;
@@ -131,6 +160,7 @@ struct Module {
   std::string producer_name, producer_version;
   std::map<std::string, int> opsets;  // domain -> version ("" is ai.onnx)
   std::unique_ptr<Graph> graph;
+  MemorySummary memory;
 };
 
 }  // namespace onnxc

@@ -29,6 +29,20 @@ std::string attribute_str(const Attribute& a, int indent) {
 
 std::string ref(const Value* v) { return v ? "%" + v->name : "none"; }
 
+// Where a node's output lives once assign-storage / plan-memory ran: "arena+64", "view of %x+0",
+// "in place over %x", "output". Empty before.
+std::string storage_str(const Value& v) {
+  using K = Storage::Kind;
+  const Storage& st = v.storage;
+  switch (st.kind) {
+    case K::kUnplanned: return "";
+    case K::kArena: return fmt::format("arena+{}", st.offset);
+    case K::kView: return fmt::format("view of {}+{}", ref(st.alias_of), st.offset);
+    case K::kInPlace: return fmt::format("in place over {}", ref(st.alias_of));
+    default: return storage_kind_name(st.kind);
+  }
+}
+
 }  // namespace
 
 std::string value_type_str(const Value& v) {
@@ -54,10 +68,16 @@ std::string print_graph(const Graph& g, int indent) {
     for (const Value* v : n->inputs) args.push_back(ref(v));
     for (const auto& [name, a] : n->attributes)
       attrs.push_back(fmt::format("{}={}", name, attribute_str(a, indent)));
-    s += fmt::format("{}  {} = {}{}@{}({}){}  # {}\n", pad, fmt::join(results, ", "),
+    std::vector<std::string> placed;
+    for (const Value* v : n->outputs)
+      if (v && !storage_str(*v).empty()) placed.push_back(fmt::format("%{}: {}", v->name, storage_str(*v)));
+    if (n->scratch_bytes && !placed.empty())
+      placed.push_back(fmt::format("scratch: arena+{} ({} bytes)", n->scratch_offset, n->scratch_bytes));
+    s += fmt::format("{}  {} = {}{}@{}({}){}  # {}{}\n", pad, fmt::join(results, ", "),
                      n->domain.empty() ? "" : n->domain + ".", n->op_type, n->opset,
                      fmt::join(args, ", "),
-                     attrs.empty() ? "" : fmt::format(" {{{}}}", fmt::join(attrs, ", ")), n->name);
+                     attrs.empty() ? "" : fmt::format(" {{{}}}", fmt::join(attrs, ", ")), n->name,
+                     placed.empty() ? "" : fmt::format("  [{}]", fmt::join(placed, "; ")));
   }
   s += pad + "}\n";
   return s;
@@ -66,8 +86,12 @@ std::string print_graph(const Graph& g, int indent) {
 std::string print_module(const Module& m) {
   std::string opsets;
   for (const auto& [d, v] : m.opsets) opsets += fmt::format(" {}={}", d.empty() ? "ai.onnx" : d, v);
+  std::string memory;
+  if (m.memory.planned)
+    memory = fmt::format("memory: arena {} bytes, live-bytes lower bound {} bytes ({})\n",
+                         m.memory.arena_bytes, m.memory.live_bytes_lower_bound, m.memory.planner);
   return fmt::format("module {} ir_version={} opsets:{}\n", m.model_name, m.ir_version, opsets) +
-         print_graph(*m.graph);
+         print_graph(*m.graph) + memory;
 }
 
 }  // namespace onnxc

@@ -145,6 +145,22 @@ class StridedCopyOp : public OpHandler {
       run_strided_copy(s.kernel, s.p, in[0]->as<T>(), out[0].as<T>());
     });
   }
+  // A copy that reads one contiguous run of the input (a Slice of whole outer rows, a Transpose
+  // moving only unit axes) is a view of the input at the run's start.
+  AliasInfo alias(const Node& n) const override {
+    const Value* x = n.input(0);
+    if (!x || !n.state) return {};
+    const auto& p = n.state_as<StridedState>().p;
+    const size_t elem = dtype_bytes(x->dtype, 1);
+    if (p.numel == 0 || dtype_bytes(x->dtype, 2) != 2 * elem) return {};  // sub-byte types
+    index_t expect = 1;
+    for (int d = p.rank - 1; d >= 0; --d) {
+      if (p.dims[d] == 1) continue;
+      if (p.in_strides[d] != expect) return {};
+      expect *= p.dims[d];
+    }
+    return {AliasKind::kView, static_cast<size_t>(p.offset) * elem};
+  }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<StridedState>();
     const auto& p = s.p;

@@ -98,6 +98,8 @@ class UnaryOp final : public OpHandler {
       unary_ref(in[0]->as<T>(), out[0].as<Y>(), in[0]->numel(), F{s.alpha, s.beta});
     });
   }
+  // unary_ref reads x[i] before writing y[i].
+  AliasInfo alias(const Node&) const override { return {AliasKind::kInPlace, 0}; }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<UnaryState>();
     ctx.include("onnxc/elementwise.h");
@@ -209,6 +211,8 @@ class BinaryOp final : public OpHandler {
       }
     });
   }
+  // binary_ref reads a[i] and b[i] of an operand with the output's shape before writing y[i].
+  AliasInfo alias(const Node&) const override { return {AliasKind::kInPlace, 0}; }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/elementwise.h");
     ctx.line("{}", broadcast_params_decl(ctx.node().state_as<BinaryState>().params));
@@ -344,6 +348,8 @@ class ClipOp final : public OpHandler {
                bound(2, s.has_hi, &attr_hi));
     });
   }
+  // clip_ref reads the bounds first, then x[i] before writing y[i].
+  AliasInfo alias(const Node&) const override { return {AliasKind::kInPlace, 0}; }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<ClipState>();
     ctx.include("onnxc/elementwise.h");
@@ -392,6 +398,8 @@ class WhereOp final : public OpHandler {
       where_ref(p, in[0]->as<bool>(), in[1]->as<T>(), in[2]->as<T>(), out[0].as<T>());
     });
   }
+  // binary_ref reads a[i] and b[i] of an operand with the output's shape before writing y[i].
+  AliasInfo alias(const Node&) const override { return {AliasKind::kInPlace, 0}; }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/elementwise.h");
     ctx.line("{}", broadcast_params_decl(ctx.node().state_as<BinaryState>().params));
@@ -415,6 +423,7 @@ class IdentityOp final : public OpHandler {
     out[0] = *in[0];
     return true;
   }
+  AliasInfo alias(const Node&) const override { return {AliasKind::kView, 0}; }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/base.h");
     ctx.line("onnxc::copy_bytes({}, {}, {});", ctx.out(0), ctx.in(0), ctx.input(0)->bytes());

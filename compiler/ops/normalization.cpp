@@ -101,6 +101,11 @@ class BatchNormOp final : public OpHandler {
     s.half = plan_half(ctx, {0, 1, 2, 3, 4}, {0, 1, 2});
     return true;
   }
+  // Inference reads x[i] before writing y[i]; training also reduces over x first: never in place.
+  AliasInfo alias(const Node& n) const override {
+    if (n.state_as<BatchNormState>().training) return {};
+    return {AliasKind::kInPlace, 0};
+  }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<BatchNormState>();
     const BatchNormParams& p = s.p;

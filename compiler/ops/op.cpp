@@ -8,6 +8,7 @@ namespace onnxc {
 
 const Tensor* InferContext::constant_input(size_t i) const {
   const Value* v = node_.input(i);
+  if (v && !v->constant && demand_) demand_(v);
   return v && v->constant ? v->constant.get() : nullptr;
 }
 

@@ -34,8 +34,11 @@ class InferContext {
   bool has_input(size_t i) const { return node_.input(i) != nullptr; }
   bool has_output(size_t i) const { return node_.output(i) != nullptr; }
   const Value* input(size_t i) const { return node_.input(i); }
-  // The constant value of input i, or nullptr if it is absent or only known at run time.
+  // The constant value of input i, or nullptr if it is absent or only known at run time. Asking
+  // may fold the input's producer (the infer-shapes pass folds on demand).
   const Tensor* constant_input(size_t i) const;
+  // Called by constant_input() on a non-constant input before giving up (see infer-shapes).
+  void set_constant_demand(std::function<void(const Value*)> f) { demand_ = std::move(f); }
   // Checks the input/output counts against [min, max]; reports and returns false otherwise.
   bool check_arity(size_t min_in, size_t max_in, size_t min_out, size_t max_out);
   // Checks input i has one of `allowed` dtypes; reports and returns false otherwise.
@@ -73,6 +76,7 @@ class InferContext {
   const Attribute* attr_of_kind(const std::string& name, Attribute::Kind kind);
   Node& node_;
   Diagnostics& diag_;
+  std::function<void(const Value*)> demand_;
 };
 
 // Writes the statements for one node. Tensor expressions name typed pointers that the code
@@ -118,8 +122,23 @@ std::string cpp_float(double v);       // exact, round-trippable float literal (
 std::string cpp_double(double v);      // as above, for double
 std::string cpp_scalar(DataType dtype, double v);  // a literal of the element type
 
+// How a node's output 0 may share memory with its inputs (see OpHandler::alias). The
+// assign-storage pass decides whether it does; codegen prints no code for a node made a view.
+enum class AliasKind {
+  kNone,
+  kView,     // output 0 is input 0's bytes from AliasInfo::byte_offset on (Reshape, contiguous Slice)
+  kInPlace,  // output 0 may overwrite any input of its dtype and shape: element i of each input
+             // is read before element i of the output is written (elementwise ops)
+};
+struct AliasInfo {
+  AliasKind kind = AliasKind::kNone;
+  size_t byte_offset = 0;  // kView only
+};
+
 struct OpHandler {
   virtual ~OpHandler() = default;
+  // Memory sharing the op allows for this (inferred) node; none by default.
+  virtual AliasInfo alias(const Node& /*node*/) const { return {}; }
   virtual bool infer(InferContext& ctx) const = 0;
   // Fills `outputs` (already sized to the node's outputs, typed and shaped by infer) from
   // constant `inputs` (nullptr for absent ones). Returns false when the handler cannot fold.

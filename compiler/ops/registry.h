@@ -31,6 +31,17 @@ std::vector<OpRegistration> softmax_ops();        // ops/softmax.cpp
 std::vector<OpRegistration> reduce_ops();         // ops/reduce.cpp
 std::vector<OpRegistration> shape_ops();          // ops/shape_ops.cpp
 std::vector<OpRegistration> data_movement_ops();  // ops/data_movement.cpp
+std::vector<OpRegistration> attention_ops();      // ops/attention.cpp, ops/rotary.cpp
+std::vector<OpRegistration> scatter_gather_ops();  // ops/scatter_gather.cpp
+std::vector<OpRegistration> scan_ops();            // ops/scan_ops.cpp
+std::vector<OpRegistration> bitwise_ops();         // ops/bitwise.cpp
+std::vector<OpRegistration> misc_ops();            // ops/misc_ops.cpp
+std::vector<OpRegistration> resize_ops();         // ops/resize.cpp
+std::vector<OpRegistration> image_ops();          // ops/image.cpp
+std::vector<OpRegistration> quantize_ops();       // ops/quantize.cpp
+std::vector<OpRegistration> qlinear_ops();        // ops/qlinear.cpp
+std::vector<OpRegistration> recurrent_ops();      // ops/recurrent.cpp
+std::vector<OpRegistration> signal_ops();         // ops/signal.cpp
 
 class OpRegistry {
  public:

@@ -63,6 +63,8 @@ class ReshapeLike : public OpHandler {
     out[0].strings = in[0]->strings;
     return true;
   }
+  // The output is the input's bytes: made a view, the node runs no code (see assign-storage).
+  AliasInfo alias(const Node&) const override { return {AliasKind::kView, 0}; }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/base.h");
     ctx.line("onnxc::copy_bytes({}, {}, {});", ctx.out(0), ctx.in(0), ctx.input(0)->bytes());

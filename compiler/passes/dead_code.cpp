@@ -1,12 +1,16 @@
-// eliminate_dead_code: removes nodes that no longer need to run: those whose outputs were all
-// folded to constants and those no graph output depends on. It does not touch subgraphs.
+// dead-code: removes nodes that no longer need to run: those whose outputs were all folded to
+// constants and those no graph output depends on; values whose producer is gone become plain
+// constants. It does not fold anything itself and does not touch subgraphs. Required: codegen
+// cannot run a node whose outputs are constants (infer-shapes folds some on demand).
 #include <set>
 
+#include "passes/pass_manager.h"
 #include "passes/passes.h"
 
 namespace onnxc {
 
-void eliminate_dead_code(Graph& graph) {
+int64_t eliminate_dead_code(Graph& graph) {
+  size_t before = graph.nodes.size();
   std::vector<std::unique_ptr<Node>> kept;
   for (auto& n : graph.nodes) {
     bool all_constant = true;
@@ -20,6 +24,29 @@ void eliminate_dead_code(Graph& graph) {
   for (const auto& n : graph.nodes) alive.insert(n.get());
   for (auto& v : graph.values)
     if (v->producer && !alive.count(v->producer)) v->producer = nullptr;
+  return static_cast<int64_t>(before - graph.nodes.size());
+}
+
+namespace {
+
+class DeadCodePass final : public Pass {
+ public:
+  const char* name() const override { return "dead-code"; }
+  const char* description() const override {
+    return "removes folded nodes and nodes no graph output depends on";
+  }
+  bool can_disable() const override { return false; }
+  bool run(Module& module, PassContext& ctx) override {
+    int64_t removed = eliminate_dead_code(*module.graph);
+    if (removed) ctx.count("nodes removed", removed);
+    return removed > 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_dead_code_pass() {
+  return std::make_unique<DeadCodePass>();
 }
 
 }  // namespace onnxc

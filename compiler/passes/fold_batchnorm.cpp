@@ -18,6 +18,7 @@
 
 #include "passes/fusion.h"
 #include "passes/fusion_util.h"
+#include "passes/pass_manager.h"
 
 namespace onnxc {
 namespace {
@@ -181,7 +182,8 @@ bool fold_into(Graph& g, Node& p, const Shape& out, const std::vector<double>& s
 
 }  // namespace
 
-bool fold_batchnorm(Module& module, FusionStats& stats, Diagnostics& diag) {
+bool fold_batchnorm(Module& module, PassContext& stats) {
+  Diagnostics& diag = stats.diag();
   Graph& g = *module.graph;
   bool changed = false;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -207,12 +209,29 @@ bool fold_batchnorm(Module& module, FusionStats& stats, Diagnostics& diag) {
     }
     if (chain.empty() || !fold_into(g, p, out, s, t)) continue;
     fusion::take_output(p, p.output(0), y);
-    for (const Node* u : chain) stats.add(std::string(kPass) + "." + u->op_type);
+    for (const Node* u : chain) stats.count(u->op_type + " folded");
     fusion::erase_nodes(g, chain);
     if (!fusion::reinfer(p, diag, kPass)) return changed;
     changed = true;
   }
   return changed;
+}
+
+namespace {
+
+class FoldBatchnormPass final : public Pass {
+ public:
+  const char* name() const override { return kPass; }
+  const char* description() const override {
+    return "folds BatchNormalization and per-channel Mul/Add into Conv/Gemm/MatMul weights";
+  }
+  bool run(Module& module, PassContext& ctx) override { return fold_batchnorm(module, ctx); }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_fold_batchnorm_pass() {
+  return std::make_unique<FoldBatchnormPass>();
 }
 
 }  // namespace onnxc

@@ -20,6 +20,7 @@
 #include "ops/epilogue.h"
 #include "passes/fusion.h"
 #include "passes/fusion_util.h"
+#include "passes/pass_manager.h"
 
 namespace onnxc {
 namespace {
@@ -72,7 +73,7 @@ bool activation_of(const Node& a, const Value* y, std::string& name, float& alph
 
 // Fuses an Add of a constant per-output-channel row into p's bias (Conv B, Gemm C), for
 // weights fold-batchnorm could not fold into (computed at run time).
-bool fuse_bias(Graph& g, Node& p, FusionStats& stats) {
+bool fuse_bias(Graph& g, Node& p, PassContext& stats) {
   Value* y = p.output(0);
   Node* u = fusion::sole_user(g, y);
   if (!u || u->op_type != "Add" || !u->domain.empty() || !u->output(0) ||
@@ -112,12 +113,12 @@ bool fuse_bias(Graph& g, Node& p, FusionStats& stats) {
   p.inputs[2] = fusion::add_constant(g, p.name + "_bias", std::move(t));
   fusion::take_output(p, y, u->output(0));
   fusion::erase_nodes(g, {u});
-  stats.add(std::string(kPass) + ".bias");
+  stats.count("bias Adds fused");
   return true;
 }
 
 // Fuses the residual Add reading p's output, if there is one. p may move down to the Add.
-bool fuse_residual(Graph& g, Node& p, FusionStats& stats) {
+bool fuse_residual(Graph& g, Node& p, PassContext& stats) {
   Value* y = p.output(0);
   Node* u = fusion::sole_user(g, y);
   if (!u || u->op_type != "Add" || !u->domain.empty() || !u->output(0)) return false;
@@ -130,17 +131,17 @@ bool fuse_residual(Graph& g, Node& p, FusionStats& stats) {
     std::rotate(g.nodes.begin() + static_cast<std::ptrdiff_t>(at),
                 g.nodes.begin() + static_cast<std::ptrdiff_t>(at) + 1,
                 g.nodes.begin() + static_cast<std::ptrdiff_t>(add_at) + 1);
-    stats.add(std::string(kPass) + ".moved");
+    stats.count("nodes moved to their residual Add");
   }
   p.inputs.resize(kResidualInput + 1, nullptr);
   p.inputs[kResidualInput] = r;
   fusion::take_output(p, y, u->output(0));
   fusion::erase_nodes(g, {u});
-  stats.add(std::string(kPass) + ".residual");
+  stats.count("residual Adds fused");
   return true;
 }
 
-bool fuse_activation(Graph& g, Node& p, FusionStats& stats) {
+bool fuse_activation(Graph& g, Node& p, PassContext& stats) {
   Value* y = p.output(0);
   Node* a = fusion::sole_user(g, y);
   std::string name;
@@ -156,13 +157,14 @@ bool fuse_activation(Graph& g, Node& p, FusionStats& stats) {
   if (beta != 0.0f) f.f = beta, p.attributes[kFusedBeta] = f;
   fusion::take_output(p, y, a->output(0));
   fusion::erase_nodes(g, {a});
-  stats.add(std::string(kPass) + "." + name);
+  stats.count(name + " fused");
   return true;
 }
 
 }  // namespace
 
-bool fuse_epilogue(Module& module, FusionStats& stats, Diagnostics& diag) {
+bool fuse_epilogue(Module& module, PassContext& stats) {
+  Diagnostics& diag = stats.diag();
   Graph& g = *module.graph;
   // Candidates first: fusing moves nodes, so walk a snapshot.
   std::vector<Node*> candidates;
@@ -182,6 +184,23 @@ bool fuse_epilogue(Module& module, FusionStats& stats, Diagnostics& diag) {
     if (!fusion::reinfer(*p, diag, kPass)) return changed;
   }
   return changed;
+}
+
+namespace {
+
+class FuseEpiloguePass final : public Pass {
+ public:
+  const char* name() const override { return kPass; }
+  const char* description() const override {
+    return "bias, residual Add and activation into Conv/Gemm/MatMul epilogues";
+  }
+  bool run(Module& module, PassContext& ctx) override { return fuse_epilogue(module, ctx); }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_fuse_epilogue_pass() {
+  return std::make_unique<FuseEpiloguePass>();
 }
 
 }  // namespace onnxc

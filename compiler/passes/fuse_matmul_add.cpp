@@ -15,6 +15,7 @@
 #include "ops/registry.h"
 #include "passes/fusion.h"
 #include "passes/fusion_util.h"
+#include "passes/pass_manager.h"
 
 namespace onnxc {
 namespace {
@@ -47,7 +48,7 @@ void toggle_int_attr(Node& n, const char* name) {
   a.i = a.i ? 0 : 1;
 }
 
-bool fold_transposes(Graph& g, Node& n, FusionStats& stats, Diagnostics& diag, bool& ok) {
+bool fold_transposes(Graph& g, Node& n, PassContext& stats, Diagnostics& diag, bool& ok) {
   bool changed = false;
   for (size_t i = 0; i < 2; ++i) {
     const Value* v = n.input(i);
@@ -57,7 +58,7 @@ bool fold_transposes(Graph& g, Node& n, FusionStats& stats, Diagnostics& diag, b
       continue;
     n.inputs[i] = t->input(0);
     toggle_int_attr(n, i == 0 ? "transA" : "transB");
-    stats.add(std::string(kPass) + ".transpose");
+    stats.count("Transposes folded");
     changed = true;
   }
   (void)g;
@@ -83,7 +84,7 @@ Value* bias_row(Graph& g, const Node* m, Value* c, const Shape& out, const std::
   return fusion::add_constant(g, base, std::move(t));
 }
 
-bool fuse_add(Graph& g, Node& m, FusionStats& stats, Diagnostics& diag, bool& ok) {
+bool fuse_add(Graph& g, Node& m, PassContext& stats, Diagnostics& diag, bool& ok) {
   if (m.input(2) || m.input(3) || m.attr("fused_activation")) return false;
   Value* y = m.output(0);
   const Value *a = m.input(0), *b = m.input(1);
@@ -111,14 +112,15 @@ bool fuse_add(Graph& g, Node& m, FusionStats& stats, Diagnostics& diag, bool& ok
   m.inputs[2] = bias;
   fusion::take_output(m, y, u->output(0));
   fusion::erase_nodes(g, {u});
-  stats.add(std::string(kPass) + (to_gemm ? ".to-gemm" : ".matmul-bias"));
+  stats.count(to_gemm ? "MatMul+Add made Gemm" : "MatMul+Add made biased MatMul");
   ok = fusion::reinfer(m, diag, kPass);
   return true;
 }
 
 }  // namespace
 
-bool fuse_matmul_add(Module& module, FusionStats& stats, Diagnostics& diag) {
+bool fuse_matmul_add(Module& module, PassContext& stats) {
+  Diagnostics& diag = stats.diag();
   Graph& g = *module.graph;
   bool changed = false, ok = true;
   for (size_t i = 0; i < g.nodes.size() && ok; ++i) {
@@ -130,6 +132,23 @@ bool fuse_matmul_add(Module& module, FusionStats& stats, Diagnostics& diag) {
     if (ok && n.op_type == "MatMul") changed |= fuse_add(g, n, stats, diag, ok);
   }
   return changed;
+}
+
+namespace {
+
+class FuseMatMulAddPass final : public Pass {
+ public:
+  const char* name() const override { return kPass; }
+  const char* description() const override {
+    return "MatMul+Add(bias row) -> Gemm or biased MatMul; Transposes -> transA/transB";
+  }
+  bool run(Module& module, PassContext& ctx) override { return fuse_matmul_add(module, ctx); }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_fuse_matmul_add_pass() {
+  return std::make_unique<FuseMatMulAddPass>();
 }
 
 }  // namespace onnxc

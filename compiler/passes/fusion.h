@@ -1,6 +1,6 @@
-// The fusion passes, in the order the pipeline runs them (after inference and folding, before
-// dead-code elimination). Each returns whether it changed the graph and adds what it did to
-// `stats` ("name: count" lines for --stats). They rewrite float nodes only.
+// The fusion passes, in the order pass_list.h runs them (after fold-constants, before dead-code).
+// Each returns whether it changed the graph and counts what it did in its PassContext (--stats).
+// They rewrite float nodes only. Disable one with --disable-pass=NAME.
 //
 //   fuse-matmul-add  MatMul + Add(bias row) -> Gemm (2-D) or MatMul with a bias input;
 //                    Transpose(swap last two axes) -> MatMul/Gemm -> transA/transB.
@@ -13,25 +13,14 @@
 // graph output; nodes are re-inferred after every rewrite (their handlers re-check them).
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <string>
-
 #include "ir/ir.h"
-#include "support/diagnostics.h"
+#include "passes/pass_manager.h"
 
 namespace onnxc {
 
-struct FusionStats {
-  std::map<std::string, int64_t> counts;  // e.g. "fold-batchnorm.batchnorm" -> 20
-  void add(const std::string& what, int64_t n = 1) { counts[what] += n; }
-};
-
-bool fuse_matmul_add(Module& module, FusionStats& stats, Diagnostics& diag);
-bool fold_batchnorm(Module& module, FusionStats& stats, Diagnostics& diag);
-bool fuse_epilogue(Module& module, FusionStats& stats, Diagnostics& diag);
-
-// All three, in order (driver/pipeline.cpp). Returns false if a rewrite broke a node (reported).
-bool run_fusion_passes(Module& module, Diagnostics& diag, FusionStats& stats);
+// Each reports a rewrite that breaks a node (an onnxc bug) to ctx.diag().
+bool fuse_matmul_add(Module& module, PassContext& ctx);
+bool fold_batchnorm(Module& module, PassContext& ctx);
+bool fuse_epilogue(Module& module, PassContext& ctx);
 
 }  // namespace onnxc

@@ -1,29 +1,16 @@
-// infer_shapes: type and shape inference, one node at a time in topological order, each node
-// delegating to its op handler. Folding happens inline because later shapes can depend on folded
-// values (Reshape's target shape, Slice's starts). It does not reorder or fuse nodes.
-#include <set>
-
-#include "ops/registry.h"
+// infer-shapes: type and shape inference, one node at a time in topological order, each node
+// delegating to its op handler's infer(). It folds a node only on demand: when a later node's
+// infer() asks for an input's constant value (Reshape's target shape, Slice's starts, Range's
+// limits) and that input's producer has all-constant inputs, the producer (and, recursively, its
+// own producers) are evaluated then. General constant folding is the fold-constants pass; removing
+// folded nodes is dead-code's. It does not reorder, fuse or remove nodes. Stops at the first node
+// that fails, since later shapes would be meaningless. Required: codegen needs every shape.
+#include "ops/op.h"
+#include "passes/pass_manager.h"
 #include "passes/passes.h"
 
 namespace onnxc {
-
 namespace {
-
-// Every node whose (domain, op, opset) has no handler, reported together before any inference.
-bool bind_handlers(Graph& graph, Diagnostics& diag) {
-  const auto& registry = OpRegistry::instance();
-  bool ok = true;
-  for (auto& n : graph.nodes) {
-    n->handler = registry.find(n->domain, n->op_type, n->opset);
-    if (!n->handler) {
-      diag.node_error(n->name, n->op_type, "{}",
-                      registry.unsupported_reason(n->domain, n->op_type, n->opset));
-      ok = false;
-    }
-  }
-  return ok;
-}
 
 bool check_outputs_typed(const Node& n, Diagnostics& diag) {
   for (const Value* v : n.outputs)
@@ -34,29 +21,67 @@ bool check_outputs_typed(const Node& n, Diagnostics& diag) {
   return true;
 }
 
+// Makes `v` constant if its producer's inputs are (or can be made) constant. Counts folds.
+void fold_on_demand(const Value* v, int64_t& folded) {
+  if (!v || v->is_constant() || !v->producer) return;
+  Node& producer = *v->producer;
+  for (const Value* in : producer.inputs) fold_on_demand(in, folded);
+  bool before = v->is_constant();
+  if (fold_node(producer) && !before && v->is_constant()) ++folded;
+}
+
 }  // namespace
 
-bool infer_shapes(Module& module, Diagnostics& diag) {
+bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand) {
   Graph& graph = *module.graph;
-  if (!bind_handlers(graph, diag)) return false;
   for (Value* in : graph.inputs)
     if (!in->has_shape) return false;  // the importer already reported the unresolved dims
+  int64_t folded = 0;
   for (auto& n : graph.nodes) {
+    if (!n->handler) return false;  // bind-handlers reported it
     InferContext ctx(*n, diag);
+    ctx.set_constant_demand([&folded](const Value* v) { fold_on_demand(v, folded); });
     size_t before = diag.count();
     if (!n->handler->infer(ctx) || diag.count() != before) {
       if (diag.count() == before) diag.node_error(n->name, n->op_type, "inference failed");
       return false;
     }
     if (!check_outputs_typed(*n, diag)) return false;
-    fold_node(*n);
   }
   for (const Value* v : graph.outputs)
     if (!v->has_shape) {
       diag.error("graph output '{}' has no inferred shape", v->name);
       return false;
     }
+  if (folded_on_demand) *folded_on_demand = folded;
   return true;
+}
+
+namespace {
+
+class InferShapesPass final : public Pass {
+ public:
+  const char* name() const override { return "infer-shapes"; }
+  const char* description() const override {
+    return "types and static shapes for every value; folds only what later shapes need";
+  }
+  bool can_disable() const override { return false; }
+  bool run(Module& module, PassContext& ctx) override {
+    int64_t folded = 0;
+    if (!infer_shapes(module, ctx.diag(), &folded)) {
+      if (ctx.diag().ok()) ctx.diag().error("shape inference failed");
+      return false;
+    }
+    ctx.count("nodes inferred", static_cast<int64_t>(module.graph->nodes.size()));
+    if (folded) ctx.count("nodes folded for shapes", folded);
+    return folded > 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_infer_shapes_pass() {
+  return std::make_unique<InferShapesPass>();
 }
 
 }  // namespace onnxc

@@ -70,18 +70,33 @@ std::unique_ptr<MemoryPlanner> make_sequential_planner() {
   return std::make_unique<SequentialPlanner>();
 }
 
+const Value* storage_root(const Value* v) {
+  for (int guard = 0; v && guard < 1 << 20; ++guard) {
+    bool aliased = v->storage.kind == Storage::Kind::kView || v->storage.kind == Storage::Kind::kInPlace;
+    if (!aliased || !v->storage.alias_of) return v;
+    v = v->storage.alias_of;
+  }
+  return v;
+}
+
 std::vector<BufferRequest> collect_buffers(const Graph& graph) {
-  std::map<const Value*, size_t> index;
+  std::map<const Value*, size_t> index;  // root value -> its request
   std::vector<BufferRequest> req;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = *graph.nodes[n];
     int at = static_cast<int>(n);
     for (const Value* in : node.inputs) {
-      auto it = index.find(in);
-      if (in && it != index.end()) req[it->second].last_use = at;
+      auto it = index.find(storage_root(in));
+      if (in && it != index.end()) req[it->second].last_use = std::max(req[it->second].last_use, at);
     }
     for (const Value* out : node.outputs) {
       if (!out || out->is_constant() || out->is_graph_output) continue;
+      const Value* root = storage_root(out);
+      if (root != out) {
+        auto it = index.find(root);
+        if (it != index.end()) req[it->second].last_use = std::max(req[it->second].last_use, at);
+        continue;  // shares its root's buffer (or a graph input's, read-only)
+      }
       index[out] = req.size();
       BufferRequest r;
       r.name = out->name;
@@ -100,6 +115,170 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
     }
   }
   return req;
+}
+
+size_t live_bytes_lower_bound(const std::vector<BufferRequest>& req) {
+  int last = 0;
+  for (const auto& r : req) last = std::max(last, r.last_use);
+  std::vector<size_t> live(static_cast<size_t>(last) + 2, 0);
+  for (const auto& r : req) {
+    live[static_cast<size_t>(r.first_use)] += r.size;
+    live[static_cast<size_t>(r.last_use) + 1] -= r.size;
+  }
+  size_t best = 0, sum = 0;
+  for (size_t x : live) best = std::max(best, sum += x);
+  return best;
+}
+
+std::map<const Value*, Span> value_spans(const Graph& g) {
+  std::map<const Value*, Span> spans;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    int at = static_cast<int>(n);
+    for (const Value* in : g.nodes[n]->inputs)
+      if (in && spans.count(in)) spans[in].last = std::max(spans[in].last, at);
+    for (const Value* out : g.nodes[n]->outputs)
+      if (out) spans[out] = Span{at, at};
+  }
+  int end = static_cast<int>(g.nodes.size());
+  for (const Value* o : g.outputs)  // graph outputs are read by the caller after the last node
+    if (spans.count(o)) spans[o].last = end;
+  return spans;
+}
+
+namespace {
+
+bool is_view_of(const Value* v, const Value* ancestor) {
+  for (; v && v->storage.kind == Storage::Kind::kView; v = v->storage.alias_of)
+    if (v->storage.alias_of == ancestor) return true;
+  return false;
+}
+
+}  // namespace
+
+size_t offset_in_root(const Value* v) {
+  size_t off = 0;
+  for (; v && (v->storage.kind == Storage::Kind::kView || v->storage.kind == Storage::Kind::kInPlace);
+       v = v->storage.alias_of)
+    off += v->storage.kind == Storage::Kind::kView ? v->storage.offset : 0;
+  return off;
+}
+
+std::vector<std::string> check_storage(const Module& module) {
+  using K = Storage::Kind;
+  const Graph& g = *module.graph;
+  std::vector<std::string> errors;
+  auto spans = value_spans(g);
+  // Arena intervals: [begin, end) bytes and [def, last] nodes, for values and scratch.
+  struct Block {
+    std::string name;
+    const Value* value;
+    size_t begin, end;
+    Span span;
+  };
+  std::vector<Block> blocks;
+  for (const auto& [v, span] : spans) {
+    const Storage& st = v->storage;
+    if (v->is_constant()) continue;
+    const Value* root = storage_root(v);
+    if (st.kind == K::kUnplanned) {
+      errors.push_back(fmt::format("'{}' has no storage", v->name));
+      continue;
+    }
+    if (v->is_graph_output && !v->is_graph_input && st.kind != K::kGraphOutput)
+      errors.push_back(fmt::format("graph output '{}' is not in the caller's buffer", v->name));
+    if (st.kind == K::kView || st.kind == K::kInPlace) {
+      const Value* a = st.alias_of;
+      if (!a) {
+        errors.push_back(fmt::format("'{}' aliases nothing", v->name));
+        continue;
+      }
+      if (st.offset + v->bytes() > a->bytes())
+        errors.push_back(fmt::format("view '{}' [{}, {}) runs past '{}' ({} bytes)", v->name,
+                                     st.offset, st.offset + v->bytes(), a->name, a->bytes()));
+      if (st.kind == K::kInPlace) {
+        if (root->storage.kind != K::kArena)
+          errors.push_back(fmt::format("'{}' is written in place over '{}', which is not an arena "
+                                       "buffer (graph input, output or constant)", v->name, a->name));
+        if (v->bytes() != a->bytes() || v->dtype != a->dtype)
+          errors.push_back(fmt::format("'{}' is written in place over '{}' of another type or size",
+                                       v->name, a->name));
+        auto sa = spans.find(a);
+        if (sa != spans.end() && sa->second.last != span.def)
+          errors.push_back(fmt::format("'{}' is written in place over '{}', which is still read at "
+                                       "node {} after node {}", v->name, a->name, sa->second.last,
+                                       span.def));
+      }
+    }
+    if (root->storage.kind != K::kArena) continue;
+    size_t begin = root->storage.offset + offset_in_root(v);
+    blocks.push_back({v->name, v, begin, begin + std::max<size_t>(v->bytes(), 1), span});
+  }
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = *g.nodes[n];
+    if (!node.scratch_bytes) continue;
+    int at = static_cast<int>(n);
+    blocks.push_back({"scratch:" + node.name, nullptr, node.scratch_offset,
+                      node.scratch_offset + node.scratch_bytes, Span{at, at}});
+  }
+  for (const auto& b : blocks) {
+    if (b.end > module.memory.arena_bytes)
+      errors.push_back(fmt::format("'{}' [{}, {}) ends past the arena ({} bytes)", b.name, b.begin,
+                                   b.end, module.memory.arena_bytes));
+    if ((!b.value || storage_root(b.value) == b.value) && b.begin % kArenaAlignment)
+      errors.push_back(fmt::format("'{}' at offset {} is not {}-byte aligned", b.name, b.begin,
+                                   kArenaAlignment));
+  }
+  for (size_t i = 0; i < blocks.size(); ++i)
+    for (size_t j = i + 1; j < blocks.size(); ++j) {
+      const Block &a = blocks[i], &b = blocks[j];
+      if (a.begin >= b.end || b.begin >= a.end) continue;
+      if (a.span.last < b.span.def || b.span.last < a.span.def) continue;
+      if (a.value && b.value) {
+        if (is_view_of(a.value, b.value) || is_view_of(b.value, a.value)) continue;
+        // In place: the output's node is the last reader of the value it overwrites.
+        auto in_place = [](const Block& out, const Block& in) {
+          return out.value->storage.kind == Storage::Kind::kInPlace &&
+                 out.value->storage.alias_of == in.value && in.span.last == out.span.def;
+        };
+        if (in_place(a, b) || in_place(b, a)) continue;
+      }
+      errors.push_back(fmt::format("'{}' [{}, {}) overlaps '{}' [{}, {}) while both are live",
+                                   a.name, a.begin, a.end, b.name, b.begin, b.end));
+    }
+  return errors;
+}
+
+std::string print_memory_plan(const Module& module) {
+  using K = Storage::Kind;
+  const Graph& g = *module.graph;
+  auto spans = value_spans(g);
+  std::string s;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = *g.nodes[n];
+    for (const Value* v : node.outputs) {
+      if (!v || v->is_constant()) continue;
+      const Storage& st = v->storage;
+      const Value* root = storage_root(v);
+      std::string where;
+      if (root->storage.kind == K::kArena)
+        where = fmt::format("{:>10}", root->storage.offset + offset_in_root(v));
+      else
+        where = fmt::format("{:>10}", storage_kind_name(root->storage.kind));
+      std::string how = storage_kind_name(st.kind);
+      if (st.kind == K::kView) how = fmt::format("view of {} +{}", st.alias_of->name, st.offset);
+      if (st.kind == K::kInPlace) how = fmt::format("in place over {}", st.alias_of->name);
+      Span sp = spans[v];
+      s += fmt::format("{} {:>10}  nodes {:>4}..{:<4} {} ({})\n", where, v->bytes(), sp.def,
+                       sp.last, v->name, how);
+    }
+    if (node.scratch_bytes)
+      s += fmt::format("{:>10} {:>10}  nodes {:>4}..{:<4} scratch:{}\n", node.scratch_offset,
+                       node.scratch_bytes, n, n, node.name);
+  }
+  s += fmt::format("arena {} bytes, live-bytes lower bound {} bytes ({})\n",
+                   module.memory.arena_bytes, module.memory.live_bytes_lower_bound,
+                   module.memory.planner);
+  return s;
 }
 
 std::vector<std::string> check_plan(const std::vector<BufferRequest>& req, const MemoryPlan& plan) {

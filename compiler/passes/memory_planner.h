@@ -3,6 +3,7 @@
 // interface so strategies can be compared; check_plan() verifies any plan independently.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,8 +41,36 @@ std::unique_ptr<MemoryPlanner> make_greedy_by_size_planner();
 std::unique_ptr<MemoryPlanner> make_sequential_planner();
 
 // The arena buffers of a graph: values nodes produce (not constants, not graph outputs) and
-// node scratch, with lifetimes in node indices.
+// node scratch, with lifetimes in node indices. A value whose storage is a view of, or in place
+// over, another shares its root's buffer, which then lives until the last use of any of them.
 std::vector<BufferRequest> collect_buffers(const Graph& graph);
+
+// Lifetime of one value on its own, in node indices: the node that defines it to the last node
+// that reads it (graph outputs: one past the last node, the caller reads them).
+struct Span {
+  int def = -1, last = -1;
+};
+std::map<const Value*, Span> value_spans(const Graph& graph);
+
+// Byte offset of `v` within its storage root's buffer (the sum of its view offsets).
+size_t offset_in_root(const Value* v);
+
+// The value whose buffer `v` uses: `v` itself unless it is a view or in place (transitively).
+const Value* storage_root(const Value* v);
+
+// Max over nodes of the bytes of the buffers live at that node (each root once, scratch
+// included): no plan of these requests can use a smaller arena.
+size_t live_bytes_lower_bound(const std::vector<BufferRequest>& requests);
+
+// Verifies the plan stored in the graph's values (plan-memory's result) from the graph alone:
+// every value that needs one has a storage; views and in-place writes only share what they may
+// (in place only over a value that dies at that node, never over an input, output or constant);
+// no two values or scratch buffers live at the same time overlap unless one views the other.
+std::vector<std::string> check_storage(const Module& module);
+
+// The stored plan, one line per planned value and scratch buffer: offset, size, lifetime,
+// storage, name; then the arena size and the lower bound.
+std::string print_memory_plan(const Module& module);
 
 // Every violation of a plan: buffers live at the same time that overlap, misaligned offsets,
 // buffers past the arena end. Empty means the plan is sound.

@@ -1,4 +1,5 @@
-// Entry points of the passes that run between import and codegen, in pipeline order.
+// Entry points of the passes listed in pass_list.h, for callers and tests that run one directly.
+// The pipeline itself runs them through the PassManager (pass_manager.h).
 #pragma once
 
 #include <cstdint>
@@ -8,20 +9,23 @@
 
 namespace onnxc {
 
-// infer_shapes: binds each node to its registry handler and runs its infer(), giving every value a
-// type and static shape; nodes whose inputs are all constant are folded as they are reached (so
-// Shape -> Gather -> Concat -> Reshape chains become constants). Stops at the first node that
-// fails, since later shapes would be meaningless; unsupported ops are all listed first.
-bool infer_shapes(Module& module, Diagnostics& diag);
+// bind-handlers: binds each node to its registry handler; reports every unsupported op.
+bool bind_handlers(Graph& graph, Diagnostics& diag);
+
+// infer-shapes: runs each node's infer(), giving every value a type and static shape (handlers
+// must be bound). Folds producers on demand when a handler asks for an input's constant value;
+// `folded_on_demand` receives how many. Stops at the first node that fails.
+bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand = nullptr);
 
 // fold_node: evaluates one node whose inputs are all constant, turning its outputs into constants.
 // Does nothing (returns false) when the handler cannot evaluate or the result would exceed
-// kMaxFoldBytes: large splats such as ConstantOfShape weights then fill the arena at run time
-// instead of bloating the binary. Does not remove the node: dead-code elimination does.
+// kMaxFoldBytes. Does not remove the node: dead-code elimination does.
 constexpr size_t kMaxFoldBytes = size_t{16} << 20;
 bool fold_node(Node& node);
+// fold-constants: fold_node() on every node in order; returns how many were folded.
+int64_t fold_constants(Graph& graph);
 
-// eliminate_dead_code: drops nodes whose outputs are all constant or unused.
-void eliminate_dead_code(Graph& graph);
+// dead-code: drops nodes whose outputs are all constant or unused; returns how many.
+int64_t eliminate_dead_code(Graph& graph);
 
 }  // namespace onnxc

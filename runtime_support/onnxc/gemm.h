@@ -411,7 +411,8 @@ struct MatMulParams {
   index_t a_strides[kMaxRank], b_strides[kMaxRank];  // in elements, per batch dim
   index_t batch_count;
   index_t m, n, k;
-  int trans_a, trans_b;
+  // Defaulted, so literals written before these fields existed stay complete.
+  int trans_a = 0, trans_b = 0;
 };
 
 namespace gemm_detail {

@@ -241,6 +241,7 @@ TEST_CASE("A sliced Shape -> Squeeze -> Concat -> Reshape subgraph folds away", 
   Diagnostics diag;
   auto m = import_model(mb.proto(), ImportOptions{}, diag);
   REQUIRE(m);
+  REQUIRE(bind_handlers(*m->graph, diag));
   REQUIRE(infer_shapes(*m, diag));
   INFO(diag.str());
   CHECK(m->graph->find_value("target")->constant->to_ints() == std::vector<int64_t>{-1, 4});

@@ -12,33 +12,36 @@
 #include "ir/printer.h"
 #include "onnxc/normalization.h"
 #include "ops/op.h"
-#include "passes/fusion.h"
-#include "passes/passes.h"
+#include "passes/pass_manager.h"
 #include "support/model_builder.h"
 
 namespace onnxc::testing {
 
-struct Lowered {
+struct FusionLowered {
   std::unique_ptr<Module> module;
-  FusionStats stats;
-  std::string ir;
+  std::map<std::string, int64_t> stats;  // the fusion passes' counters
+  std::string ir;                        // the main graph after dead-code
 };
 
-// import -> infer -> (fusion) -> dead code, as driver/pipeline.cpp runs them.
-inline Lowered lower(ModelBuilder& mb, bool fuse) {
-  Lowered l;
+const char* const kFusionPasses[] = {"fuse-matmul-add", "fold-batchnorm", "fuse-epilogue"};
+
+// The pipeline up to dead-code, with or without the fusion passes.
+inline FusionLowered lower(ModelBuilder& mb, bool fuse) {
+  FusionLowered l;
   Diagnostics diag;
   l.module = import_model(mb.proto(), ImportOptions{}, diag);
   REQUIRE(l.module);
-  REQUIRE(infer_shapes(*l.module, diag));
-  if (fuse) {
-    fuse_matmul_add(*l.module, l.stats, diag);
-    fold_batchnorm(*l.module, l.stats, diag);
-    fuse_epilogue(*l.module, l.stats, diag);
-  }
+  PassOptions options;
+  options.stop_after = "dead-code";
+  if (!fuse) options.disabled.insert(std::begin(kFusionPasses), std::end(kFusionPasses));
+  PassManager pm(options);
+  const bool ok = pm.run(*l.module, diag);
   INFO(diag.str());
-  REQUIRE(diag.ok());
-  eliminate_dead_code(*l.module->graph);
+  REQUIRE(ok);
+  for (const PassRecord& r : pm.records())
+    for (const char* name : kFusionPasses)
+      if (r.name == name)
+        for (const auto& [what, n] : r.counters) l.stats[what] += n;
   l.ir = print_graph(*l.module->graph);
   return l;
 }
@@ -97,7 +100,7 @@ inline std::vector<float> random_values(size_t n, std::mt19937& rng, float lo = 
 
 // The fused and unfused graphs agree on random inputs within `tol` (relative to 1 + |want|).
 inline void check_same_results(ModelBuilder& mb, float tol = 1e-5f) {
-  Lowered fused = lower(mb, true), plain = lower(mb, false);
+  FusionLowered fused = lower(mb, true), plain = lower(mb, false);
   std::mt19937 rng(1234);
   std::vector<Tensor> inputs;
   for (const Value* v : plain.module->graph->inputs) inputs.push_back(random_tensor(v->shape, rng));

@@ -1,0 +1,94 @@
+// assign-storage: decides which values share memory instead of getting a buffer of their own.
+//   - Views: when a node's handler says output 0 may alias input 0 (Reshape, Flatten, Squeeze,
+//     Unsqueeze, Identity, a Slice of a contiguous range), output 0 becomes a view of input 0 at
+//     the handler's byte offset, and its node emits no code. Not when the output is a graph
+//     output (the caller's buffer is other memory: the node copies) or the input is a constant.
+//     Views of graph inputs are read-only: nothing is ever written in place over them.
+//   - In place: when the handler allows it (elementwise ops), output 0 is written over an input of
+//     the same dtype and shape whose buffer (with every view of it) dies at that node, lives in
+//     the arena (not a graph input, output or constant, nor a view of one), and that no other
+//     input of the node shares.
+// It only sets Value::storage (kView, kInPlace); plan-memory gives the offsets and
+// check_storage() proves them. It does not change nodes.
+#include <map>
+#include <set>
+
+#include "ops/op.h"
+#include "passes/memory_planner.h"
+#include "passes/pass_manager.h"
+
+namespace onnxc {
+namespace {
+
+using K = Storage::Kind;
+
+class AssignStoragePass final : public Pass {
+ public:
+  const char* name() const override { return "assign-storage"; }
+  const char* description() const override {
+    return "views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Slice) and in-place elementwise "
+           "ops";
+  }
+  bool run(Module& module, PassContext& ctx) override {
+    Graph& g = *module.graph;
+    for (auto& v : g.values)
+      if (v->storage.kind == K::kView || v->storage.kind == K::kInPlace) v->storage = Storage{};
+    // Views first: they never end a buffer's life, and in-place decisions need every reader.
+    int64_t views = 0, in_place = 0;
+    for (auto& n : g.nodes) {
+      AliasInfo a = n->handler ? n->handler->alias(*n) : AliasInfo{};
+      Value* out = n->output(0);
+      const Value* in = n->input(0);
+      if (a.kind != AliasKind::kView || !out || !in || out->is_graph_output || out->is_constant() ||
+          in->is_constant() || storage_root(in)->is_constant() || out->dtype != in->dtype ||
+          a.byte_offset + out->bytes() > in->bytes())
+        continue;
+      const Value* root = storage_root(in);
+      if (root->is_graph_output && !root->is_graph_input) continue;  // the caller's buffer
+      out->storage = Storage{K::kView, in, a.byte_offset};
+      ++views;
+    }
+    // Last reader of each root buffer (over all its views), as node indices.
+    std::map<const Value*, int> last_read;
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      for (const Value* in : g.nodes[i]->inputs)
+        if (in) last_read[storage_root(in)] = static_cast<int>(i);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      Node& n = *g.nodes[i];
+      AliasInfo a = n.handler ? n.handler->alias(n) : AliasInfo{};
+      Value* out = n.output(0);
+      if (a.kind != AliasKind::kInPlace || !out || out->is_graph_output || out->is_constant() ||
+          out->storage.kind != K::kUnplanned)
+        continue;
+      for (size_t k = 0; k < n.inputs.size(); ++k) {
+        const Value* in = n.inputs[k];
+        if (!in || in->dtype != out->dtype || in->shape != out->shape) continue;
+        const Value* root = storage_root(in);
+        if (root->is_constant() || root->is_graph_input || root->is_graph_output || !root->producer)
+          continue;
+        if (last_read[root] != static_cast<int>(i)) continue;
+        bool shared = false;  // another input reading the same buffer
+        for (size_t j = 0; j < n.inputs.size(); ++j)
+          shared |= j != k && n.inputs[j] && n.inputs[j] != in && storage_root(n.inputs[j]) == root;
+        if (shared) continue;
+        out->storage = Storage{K::kInPlace, in, 0};
+        // The buffer now lives on through `out`.
+        int last = last_read.count(out) ? last_read[out] : static_cast<int>(i);
+        last_read[root] = std::max(last, static_cast<int>(i));
+        ++in_place;
+        break;
+      }
+    }
+    if (views) ctx.count("tensors aliased (views)", views);
+    if (in_place) ctx.count("tensors written in place", in_place);
+    return views + in_place > 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_assign_storage_pass() {
+  return std::make_unique<AssignStoragePass>();
+}
+
+}  // namespace onnxc

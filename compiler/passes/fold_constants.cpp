@@ -1,0 +1,69 @@
+// fold-constants: evaluates on the host every node whose present inputs are all constant, using
+// the op's evaluate() (which runs the same runtime_support kernels as the generated code), so
+// shape subgraphs and weight transforms become constants. It leaves nodes alone whose handler
+// cannot evaluate and never folds results larger than kMaxFoldBytes (large splats such as
+// ConstantOfShape then fill the arena at run time instead of bloating the binary). It does not
+// remove the folded nodes: dead-code does.
+#include "ops/op.h"
+#include "passes/pass_manager.h"
+#include "passes/passes.h"
+
+namespace onnxc {
+
+bool fold_node(Node& node) {
+  bool all_constant_outputs = true;
+  for (const Value* o : node.outputs) all_constant_outputs &= !o || o->is_constant();
+  if (all_constant_outputs) return true;  // infer() already produced the values (Shape, Constant)
+  std::vector<const Tensor*> inputs;
+  for (const Value* v : node.inputs) {
+    if (v && !v->is_constant()) return false;
+    inputs.push_back(v ? v->constant.get() : nullptr);
+  }
+  std::vector<Tensor> outputs(node.outputs.size());
+  size_t total = 0;
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    const Value* o = node.outputs[i];
+    if (!o) continue;
+    total += o->bytes();
+    outputs[i] = Tensor::zeros(o->dtype, o->shape);
+  }
+  if (total > kMaxFoldBytes) return false;
+  if (!node.handler->evaluate(node, inputs, outputs)) return false;
+  for (size_t i = 0; i < node.outputs.size(); ++i)
+    if (node.outputs[i])
+      node.outputs[i]->constant = std::make_shared<const Tensor>(std::move(outputs[i]));
+  return true;
+}
+
+int64_t fold_constants(Graph& graph) {
+  int64_t folded = 0;
+  for (auto& n : graph.nodes) {
+    bool was_constant = true;
+    for (const Value* o : n->outputs) was_constant &= !o || o->is_constant();
+    if (!was_constant && fold_node(*n)) ++folded;
+  }
+  return folded;
+}
+
+namespace {
+
+class FoldConstantsPass final : public Pass {
+ public:
+  const char* name() const override { return "fold-constants"; }
+  const char* description() const override {
+    return "evaluates nodes whose inputs are all constant at compile time";
+  }
+  bool run(Module& module, PassContext& ctx) override {
+    int64_t folded = fold_constants(*module.graph);
+    if (folded) ctx.count("nodes folded", folded);
+    return folded > 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_fold_constants_pass() {
+  return std::make_unique<FoldConstantsPass>();
+}
+
+}  // namespace onnxc

@@ -1,0 +1,125 @@
+#include "passes/memory_report.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "ir/printer.h"
+#include "passes/memory_planner.h"
+
+namespace onnxc {
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+struct TensorRow {
+  const Value* v;
+  std::string storage, alias_of;
+  long long offset;  // -1 when not in the arena
+  Span span;
+};
+
+}  // namespace
+
+size_t weight_bytes(const Graph& g) {
+  std::set<const Value*> used(g.outputs.begin(), g.outputs.end());
+  for (const auto& n : g.nodes) used.insert(n->inputs.begin(), n->inputs.end());
+  size_t bytes = 0;
+  for (const Value* v : used)
+    if (v && v->is_constant()) bytes += v->bytes();
+  return bytes;
+}
+
+std::string memory_report(const Module& m, bool json) {
+  using K = Storage::Kind;
+  const Graph& g = *m.graph;
+  auto spans = value_spans(g);
+  std::vector<TensorRow> rows;
+  for (const auto& n : g.nodes)
+    for (const Value* v : n->outputs) {
+      if (!v || v->is_constant()) continue;
+      const Value* root = storage_root(v);
+      TensorRow r{v, storage_kind_name(v->storage.kind), "", -1, spans[v]};
+      if (v->storage.alias_of) r.alias_of = v->storage.alias_of->name;
+      if (root->storage.kind == K::kArena)
+        r.offset = static_cast<long long>(root->storage.offset + offset_in_root(v));
+      rows.push_back(r);
+    }
+  const size_t arena = m.memory.arena_bytes, bound = m.memory.live_bytes_lower_bound;
+  const double above = bound ? 100.0 * (static_cast<double>(arena) - static_cast<double>(bound)) /
+                                   static_cast<double>(bound)
+                             : 0.0;
+  const size_t weights = weight_bytes(g);
+  int views = 0, in_place = 0;
+  for (const auto& r : rows) {
+    views += r.v->storage.kind == K::kView;
+    in_place += r.v->storage.kind == K::kInPlace;
+  }
+  std::string s;
+  if (json) {
+    s += fmt::format(
+        "{{\n  \"model\": {},\n  \"arena_bytes\": {},\n  \"live_bytes_lower_bound\": {},\n"
+        "  \"arena_above_bound_percent\": {:.2f},\n  \"weight_bytes\": {},\n"
+        "  \"planner\": {},\n  \"views\": {},\n  \"in_place\": {},\n  \"scratch\": [",
+        json_string(m.source_path), arena, bound, above, weights, json_string(m.memory.planner),
+        views, in_place);
+    bool first = true;
+    for (const auto& n : g.nodes) {
+      if (!n->scratch_bytes) continue;
+      s += fmt::format("{}\n    {{\"node\": {}, \"op\": {}, \"bytes\": {}, \"offset\": {}}}",
+                       first ? "" : ",", json_string(n->name), json_string(n->op_type),
+                       n->scratch_bytes, n->scratch_offset);
+      first = false;
+    }
+    s += first ? "],\n  \"tensors\": [" : "\n  ],\n  \"tensors\": [";
+    first = true;
+    for (const auto& r : rows) {
+      s += fmt::format(
+          "{}\n    {{\"name\": {}, \"type\": {}, \"bytes\": {}, \"offset\": {}, "
+          "\"first\": {}, \"last\": {}, \"storage\": {}{}}}",
+          first ? "" : ",", json_string(r.v->name), json_string(value_type_str(*r.v)), r.v->bytes(),
+          r.offset < 0 ? "null" : std::to_string(r.offset), r.span.def, r.span.last,
+          json_string(r.storage),
+          r.alias_of.empty() ? "" : ", \"alias_of\": " + json_string(r.alias_of));
+      first = false;
+    }
+    s += first ? "]\n}\n" : "\n  ]\n}\n";
+    return s;
+  }
+  s += fmt::format(
+      "model {}\narena_bytes {}\nlive_bytes_lower_bound {} (arena {:+.2f}%)\n"
+      "weight_bytes {}\nplanner {}\nviews {}\nin_place {}\n",
+      m.source_path, arena, bound, above, weights, m.memory.planner, views, in_place);
+  s += "scratch:\n";
+  for (const auto& n : g.nodes)
+    if (n->scratch_bytes)
+      s += fmt::format("  {:>10} {:>10}  {} ({})\n", n->scratch_offset, n->scratch_bytes, n->name,
+                       n->op_type);
+  s += fmt::format("tensors:\n  {:>10} {:>10}  {:>9}  {}\n", "offset", "bytes", "nodes", "name");
+  for (const auto& r : rows) {
+    std::string how;
+    if (r.v->storage.kind == K::kView)
+      how = fmt::format("  view of {} +{}", r.alias_of, r.v->storage.offset);
+    else if (r.v->storage.kind == K::kInPlace)
+      how = fmt::format("  in place over {}", r.alias_of);
+    else if (r.v->storage.kind != K::kArena)
+      how = fmt::format("  ({})", r.storage);
+    s += fmt::format("  {:>10} {:>10}  {:>4}..{:<4} {} {}{}\n",
+                     r.offset < 0 ? "-" : std::to_string(r.offset), r.v->bytes(), r.span.def,
+                     r.span.last, r.v->name, value_type_str(*r.v), how);
+  }
+  return s;
+}
+
+}  // namespace onnxc

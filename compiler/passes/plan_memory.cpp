@@ -1,0 +1,66 @@
+// plan-memory: gives every value a storage (graph input or output buffer, weights blob, or an
+// arena offset) and every node's scratch an arena offset, and records the arena size and the
+// live-bytes lower bound in the Module. Views and in-place values (assign-storage) share their
+// root's buffer, which lives until the last use of any of them. The placement is the
+// greedy-by-size heuristic of memory_planner.h; check_storage() then proves the stored plan from
+// the graph alone. It does not change nodes or decide aliasing. Required: codegen prints this plan.
+#include <map>
+
+#include "passes/memory_planner.h"
+#include "passes/pass_manager.h"
+
+namespace onnxc {
+namespace {
+
+class PlanMemoryPass final : public Pass {
+ public:
+  const char* name() const override { return "plan-memory"; }
+  const char* description() const override {
+    return "arena offsets for every intermediate value and kernel scratch";
+  }
+  bool can_disable() const override { return false; }
+  bool run(Module& module, PassContext& ctx) override {
+    using K = Storage::Kind;
+    Graph& g = *module.graph;
+    for (auto& v : g.values) {
+      Storage& st = v->storage;
+      if (v->is_constant())
+        st = Storage{K::kConstant, nullptr, 0};
+      else if (v->is_graph_input)
+        st = Storage{K::kGraphInput, nullptr, 0};
+      else if (v->is_graph_output)
+        st = Storage{K::kGraphOutput, nullptr, 0};
+      else if (st.kind != K::kView && st.kind != K::kInPlace)
+        st = Storage{};
+    }
+    auto buffers = collect_buffers(g);
+    auto planner = make_greedy_by_size_planner();
+    MemoryPlan plan = planner->plan(buffers);
+    for (const auto& e : check_plan(buffers, plan)) ctx.diag().error("memory plan: {}", e);
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      if (buffers[i].value) {
+        auto* v = const_cast<Value*>(buffers[i].value);
+        v->storage = Storage{K::kArena, nullptr, plan.offsets[i]};
+      }
+      if (buffers[i].scratch_of)
+        const_cast<Node*>(buffers[i].scratch_of)->scratch_offset = plan.offsets[i];
+    }
+    module.memory.planned = true;
+    module.memory.arena_bytes = plan.arena_size;
+    module.memory.live_bytes_lower_bound = live_bytes_lower_bound(buffers);
+    module.memory.planner = planner->name();
+    for (const auto& e : check_storage(module)) ctx.diag().error("memory plan: {}", e);
+    ctx.count("arena bytes", static_cast<int64_t>(plan.arena_size));
+    ctx.count("live-bytes lower bound", static_cast<int64_t>(module.memory.live_bytes_lower_bound));
+    ctx.count("buffers placed", static_cast<int64_t>(buffers.size()));
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_plan_memory_pass() {
+  return std::make_unique<PlanMemoryPass>();
+}
+
+}  // namespace onnxc

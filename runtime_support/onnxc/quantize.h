@@ -1,0 +1,408 @@
+// Linear quantization kernels (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear) and the
+// integer products (MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv).
+//   quantize_linear_ref<X, S, Y>      y = saturate(round_half_even(x / scale) + zero_point) for
+//                                     integer Y (int8..uint16, the packed int4/uint4/int2/uint2);
+//                                     y = convert(x / scale + zero_point) for the float8 kinds
+//                                     (with `saturate`) and float4e2m1 (always saturating)
+//   dequantize_linear_ref<X, S, Y>    y = (x - zero_point) * scale, in float, rounded once to Y
+//   dynamic_quantize_linear_ref       uint8 scale/zero point from the range of x (including 0)
+//   matmul_integer_ref / qlinear_matmul_ref, conv_integer_ref / qlinear_conv_ref
+//                                     int32 accumulation of (a - a_zp) * (b - b_zp); the QLinear
+//                                     forms requantize as the ONNX reference does: the multiplier
+//                                     a_scale * b_scale / y_scale is computed in the scale type,
+//                                     then acc * multiplier + y_zp is evaluated in double (numpy
+//                                     promotes int32 * float to float64), rounded half to even
+//                                     and saturated.
+// Scale and zero point layouts: per tensor (one value), per axis (one per index of `axis`) or
+// blocked (the input shape with the axis divided into blocks of `block` elements).
+// Element conversions come from onnxc/convert.h; packed outputs are written low bits first with
+// zero padding bits.
+#ifndef ONNXC_QUANTIZE_H
+#define ONNXC_QUANTIZE_H
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "onnxc/base.h"
+#include "onnxc/conv.h"  // ConvParams
+#include "onnxc/convert.h"
+#include "onnxc/gemm.h"  // MatMulParams
+
+namespace onnxc {
+
+enum class QuantGranularity : uint8_t { kTensor, kAxis, kBlocked };
+
+// The type the division x / scale is rounded to (QuantizeLinear's `precision`).
+enum class QuantPrecision : uint8_t { kFloat, kFloat16, kBFloat16 };
+
+struct QuantizeParams {
+  index_t outer, axis, inner;    // the tensor viewed as [outer, axis, inner]
+  QuantGranularity granularity;  // how scale and zero point are laid out
+  index_t block;                 // kBlocked: axis elements sharing one scale
+  bool saturate;                 // float8 outputs: clamp out-of-range values to the largest finite
+  QuantPrecision precision;      // QuantizeLinear: the division's precision
+};
+
+namespace quant_detail {
+
+// The scale / zero-point index of element (o, a, i) of the [outer, axis, inner] view.
+inline index_t param_index(const QuantizeParams& p, index_t o, index_t a, index_t i) {
+  switch (p.granularity) {
+    case QuantGranularity::kTensor:
+      return 0;
+    case QuantGranularity::kAxis:
+      return a;
+    default: {
+      const index_t blocks = (p.axis + p.block - 1) / p.block;
+      return (o * blocks + a / p.block) * p.inner + i;
+    }
+  }
+}
+
+// Element i of any element array as float (exact for every type of at most 24 bits).
+template <typename T>
+inline float load(const T* p, index_t i) {
+  return static_cast<float>(element_as_double(p, i));
+}
+
+inline float round_to(float v, QuantPrecision precision) {
+  switch (precision) {
+    case QuantPrecision::kFloat16:
+      return to_float(to_float16(v));
+    case QuantPrecision::kBFloat16:
+      return to_float(to_bfloat16(v));
+    default:
+      return v;
+  }
+}
+
+// The saturation range of an integer quantized type (packed types by their bit width).
+template <typename Y>
+struct IntRange {
+  static constexpr int64_t kMin = static_cast<int64_t>(std::numeric_limits<Y>::min());
+  static constexpr int64_t kMax = static_cast<int64_t>(std::numeric_limits<Y>::max());
+};
+template <typename Y, int kBits = PackedTraits<Y>::kBits,
+          bool kSigned = std::is_signed_v<typename PackedTraits<Y>::value_type>>
+struct PackedIntRange {
+  static constexpr int64_t kMin = kSigned ? -(int64_t{1} << (kBits - 1)) : 0;
+  static constexpr int64_t kMax =
+      kSigned ? (int64_t{1} << (kBits - 1)) - 1 : (int64_t{1} << kBits) - 1;
+};
+template <>
+struct IntRange<int4x2> : PackedIntRange<int4x2> {};
+template <>
+struct IntRange<uint4x2> : PackedIntRange<uint4x2> {};
+template <>
+struct IntRange<int2x4> : PackedIntRange<int2x4> {};
+template <>
+struct IntRange<uint2x4> : PackedIntRange<uint2x4> {};
+
+template <typename Y>
+inline constexpr bool kIntQuant = std::is_integral_v<element_value_t<Y>>;
+
+// round_half_even(v) + zp saturated to [lo, hi]; NaN counts as 0.
+inline int64_t saturate_round(double v, double zp, int64_t lo, int64_t hi) {
+  double r = v == v ? std::nearbyint(v) + zp : zp;
+  if (r < static_cast<double>(lo)) r = static_cast<double>(lo);
+  if (r > static_cast<double>(hi)) r = static_cast<double>(hi);
+  return static_cast<int64_t>(r);
+}
+
+// Writes element i of y; packed arrays must start zeroed (see clear()).
+template <typename Y>
+inline void store(Y* y, index_t i, element_value_t<Y> v) {
+  if constexpr (kIsPacked<Y>) {
+    using Traits = PackedTraits<Y>;
+    constexpr int kPerByte = 8 / Traits::kBits;
+    y[i / kPerByte].bits = static_cast<uint8_t>(
+        y[i / kPerByte].bits | (Traits::to_code(v) << ((i % kPerByte) * Traits::kBits)));
+  } else {
+    y[i] = v;
+  }
+}
+
+template <typename Y>
+inline void clear(Y* y, index_t n) {
+  if constexpr (kIsPacked<Y>) {
+    constexpr int kPerByte = 8 / PackedTraits<Y>::kBits;
+    for (index_t b = 0; b < (n + kPerByte - 1) / kPerByte; ++b) y[b].bits = 0;
+  } else {
+    (void)y;
+    (void)n;
+  }
+}
+
+}  // namespace quant_detail
+
+// X: float, float16, bfloat16; S: float, float16, bfloat16, float8e8m0; Y: the quantized type
+// (zero_point has type Y and may be nullptr: zero).
+template <typename X, typename S, typename Y>
+inline void quantize_linear_ref(const X* x, const S* scale, const Y* zero_point, Y* y,
+                                const QuantizeParams& p) {
+  using namespace quant_detail;
+  using V = element_value_t<Y>;
+  clear(y, p.outer * p.axis * p.inner);
+  for (index_t o = 0; o < p.outer; ++o)
+    for (index_t a = 0; a < p.axis; ++a)
+      for (index_t i = 0; i < p.inner; ++i) {
+        const index_t e = (o * p.axis + a) * p.inner + i, k = param_index(p, o, a, i);
+        const float s = round_to(load(scale, k), p.precision);
+        const float q = round_to(round_to(load(x, e), p.precision) / s, p.precision);
+        const float zp = zero_point ? load(zero_point, k) : 0.0f;
+        if constexpr (kIntQuant<Y>) {
+          store(y, e, static_cast<V>(saturate_round(q, zp, IntRange<Y>::kMin, IntRange<Y>::kMax)));
+        } else {
+          store(y, e, convert_value<V>(q + zp, CastParams{p.saturate, E8M0Rounding::kUp}));
+        }
+      }
+}
+
+// X: any quantized type (or int32); S: float, float16, bfloat16, float8e8m0; Y: float, float16,
+// bfloat16. zero_point (type X) may be nullptr.
+template <typename X, typename S, typename Y>
+inline void dequantize_linear_ref(const X* x, const S* scale, const X* zero_point, Y* y,
+                                  const QuantizeParams& p) {
+  using namespace quant_detail;
+  for (index_t o = 0; o < p.outer; ++o)
+    for (index_t a = 0; a < p.axis; ++a)
+      for (index_t i = 0; i < p.inner; ++i) {
+        const index_t e = (o * p.axis + a) * p.inner + i, k = param_index(p, o, a, i);
+        const float zp = zero_point ? load(zero_point, k) : 0.0f;
+        const float v = (load(x, e) - zp) * load(scale, k);
+        y[e] = convert_value<Y>(v, CastParams{true, E8M0Rounding::kUp});
+      }
+}
+
+// DynamicQuantizeLinear (uint8): scale = (max(0, max x) - min(0, min x)) / 255 (1 when x is all
+// zeros), zero_point = round(clamp(-min / scale, 0, 255)), y = clamp(round(x / scale) + zp).
+inline void dynamic_quantize_linear_ref(const float* x, uint8_t* y, float* y_scale,
+                                        uint8_t* y_zero_point, index_t n) {
+  float hi = 0.0f, lo = 0.0f;
+  for (index_t i = 0; i < n; ++i) {
+    hi = x[i] > hi ? x[i] : hi;
+    lo = x[i] < lo ? x[i] : lo;
+  }
+  const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  float zp = 0.0f - lo / scale;
+  zp = zp < 0.0f ? 0.0f : (zp > 255.0f ? 255.0f : zp);
+  zp = std::nearbyint(zp);
+  for (index_t i = 0; i < n; ++i) {
+    float v = std::nearbyint(x[i] / scale) + zp;
+    v = v < 0.0f ? 0.0f : (v > 255.0f ? 255.0f : v);
+    y[i] = static_cast<uint8_t>(v);
+  }
+  *y_scale = scale;
+  *y_zero_point = static_cast<uint8_t>(zp);
+}
+
+// ---- Integer products --------------------------------------------------------------------------
+
+// Zero point / scale layouts of the quantized products: one value, one per row of A (m), or one
+// per column of B (n) / output channel. Per-row / per-column values of a matmul may also differ
+// per batch ([D1, D2, M, 1] / [D1, D2, 1, N], broadcast like A and B).
+enum class QuantAxis : uint8_t { kTensor, kRow, kColumn };
+
+struct QuantMatMulParams {
+  MatMulParams mm;   // batch broadcast and m, n, k
+  QuantAxis a_axis;  // layout of a_zero_point (and a_scale)
+  QuantAxis b_axis;  // layout of b_zero_point (and b_scale)
+  QuantAxis y_axis;  // layout of y_zero_point and y_scale (QLinearMatMul; kTensor)
+  index_t
+      a_param_strides[kMaxRank];  // per batch dim: elements between a's per-row values (0: shared)
+  index_t b_param_strides[kMaxRank];  // the same for b's per-column values
+};
+
+namespace quant_detail {
+
+// The parameter index of row `row` / column `col`; `batch_offset` selects the batch's values.
+inline index_t axis_index(QuantAxis axis, index_t batch_offset, index_t row, index_t col) {
+  return axis == QuantAxis::kTensor ? 0 : batch_offset + (axis == QuantAxis::kRow ? row : col);
+}
+
+template <typename T>
+inline int32_t zero_at(const T* zp, index_t k) {
+  return zp ? static_cast<int32_t>(element_at(zp, k)) : 0;
+}
+
+// Calls out(batch, row, col, acc, ka, kb) for every output of the int32 product, with wrap-around
+// accumulation (the spec allows the 32-bit accumulator to overflow); ka / kb index the zero
+// point and scale of a's row and b's column.
+template <typename A, typename B, typename Out>
+inline void matmul_integer_core(const QuantMatMulParams& p, const A* a, const B* b, const A* a_zp,
+                                const B* b_zp, Out out) {
+  const MatMulParams& mm = p.mm;
+  index_t idx[kMaxRank] = {};
+  for (index_t bi = 0; bi < mm.batch_count; ++bi) {
+    index_t ao = 0, bo = 0, pa = 0, pb = 0;
+    for (int d = 0; d < mm.batch_rank; ++d) {
+      ao += idx[d] * mm.a_strides[d];
+      bo += idx[d] * mm.b_strides[d];
+      pa += idx[d] * p.a_param_strides[d];
+      pb += idx[d] * p.b_param_strides[d];
+    }
+    for (index_t r = 0; r < mm.m; ++r) {
+      const index_t ka = axis_index(p.a_axis, pa, r, 0);
+      const int32_t za = zero_at(a_zp, ka);
+      for (index_t c = 0; c < mm.n; ++c) {
+        const index_t kb = axis_index(p.b_axis, pb, 0, c);
+        const int32_t zb = zero_at(b_zp, kb);
+        uint32_t acc = 0;
+        for (index_t t = 0; t < mm.k; ++t) {
+          const int32_t av = static_cast<int32_t>(a[ao + r * mm.k + t]) - za;
+          const int32_t bv = static_cast<int32_t>(b[bo + t * mm.n + c]) - zb;
+          acc += static_cast<uint32_t>(av * bv);
+        }
+        out(bi, r, c, static_cast<int32_t>(acc), ka, kb);
+      }
+    }
+    for (int d = mm.batch_rank - 1; d >= 0; --d) {
+      if (++idx[d] < mm.batch_dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// acc * multiplier + zp in double, rounded half to even and saturated to Y.
+template <typename Y>
+inline Y requantize(int32_t acc, float multiplier, int32_t zp) {
+  return static_cast<Y>(saturate_round(static_cast<double>(acc) * static_cast<double>(multiplier),
+                                       static_cast<double>(zp), IntRange<Y>::kMin,
+                                       IntRange<Y>::kMax));
+}
+
+// a_scale * b_scale / y_scale with each operation rounded to the scale type S.
+template <typename S>
+inline float multiplier(float a_scale, float b_scale, float y_scale) {
+  if constexpr (std::is_same_v<S, float16>) {
+    const float ab = to_float(to_float16(a_scale * b_scale));
+    return to_float(to_float16(ab / y_scale));
+  } else if constexpr (std::is_same_v<S, bfloat16>) {
+    const float ab = to_float(to_bfloat16(a_scale * b_scale));
+    return to_float(to_bfloat16(ab / y_scale));
+  } else {
+    return a_scale * b_scale / y_scale;
+  }
+}
+
+}  // namespace quant_detail
+
+// MatMulInteger: y = (a - a_zp) @ (b - b_zp) in int32. A, B: int8 or uint8; zero points may be
+// nullptr.
+template <typename A, typename B>
+inline void matmul_integer_ref(const QuantMatMulParams& p, const A* a, const B* b, const A* a_zp,
+                               const B* b_zp, int32_t* y) {
+  const index_t mn = p.mm.m * p.mm.n;
+  quant_detail::matmul_integer_core(
+      p, a, b, a_zp, b_zp, [&](index_t bi, index_t r, index_t c, int32_t acc, index_t, index_t) {
+        y[bi * mn + r * p.mm.n + c] = acc;
+      });
+}
+
+// QLinearMatMul: S is the scale type (float, float16, bfloat16); Y int8 or uint8.
+template <typename A, typename B, typename S, typename Y>
+inline void qlinear_matmul_ref(const QuantMatMulParams& p, const A* a, const S* a_scale,
+                               const A* a_zp, const B* b, const S* b_scale, const B* b_zp,
+                               const S* y_scale, const Y* y_zp, Y* y) {
+  using namespace quant_detail;
+  const index_t mn = p.mm.m * p.mm.n;
+  matmul_integer_core(p, a, b, a_zp, b_zp,
+                      [&](index_t bi, index_t r, index_t c, int32_t acc, index_t ka, index_t kb) {
+                        const index_t ky = axis_index(p.y_axis, 0, r, c);
+                        const float m =
+                            multiplier<S>(load(a_scale, ka), load(b_scale, kb), load(y_scale, ky));
+                        y[bi * mn + r * p.mm.n + c] = requantize<Y>(acc, m, zero_at(y_zp, ky));
+                      });
+}
+
+struct QuantConvParams {
+  ConvParams conv;           // geometry (1-D and 2-D run as 3-D with leading unit dims)
+  bool w_zp_per_channel;     // w_zero_point has one value per output channel
+  bool w_scale_per_channel;  // w_scale has one value per output channel (QLinearConv)
+};
+
+namespace quant_detail {
+
+// Calls out(n, m, spatial_index, acc) for every output of the integer convolution of
+// (x - x_zp) and (w - w_zp[m]) (+ bias[m]); padding contributes zero.
+template <typename X, typename W, typename Out>
+inline void conv_integer_core(const QuantConvParams& q, const X* x, const W* w, int32_t x_zp,
+                              const W* w_zp, const int32_t* bias, Out out) {
+  const ConvParams& p = q.conv;
+  const index_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
+  const index_t in_sp = p.in[0] * p.in[1] * p.in[2];
+  const index_t k_sp = p.kernel[0] * p.kernel[1] * p.kernel[2];
+  for (index_t n = 0; n < p.batch; ++n)
+    for (index_t m = 0; m < p.c_out; ++m) {
+      const index_t g = m / cout_g;
+      const int32_t zw = w_zp ? static_cast<int32_t>(w_zp[q.w_zp_per_channel ? m : 0]) : 0;
+      index_t o = 0;
+      for (index_t od = 0; od < p.out[0]; ++od)
+        for (index_t oh = 0; oh < p.out[1]; ++oh)
+          for (index_t ow = 0; ow < p.out[2]; ++ow, ++o) {
+            uint32_t acc = bias ? static_cast<uint32_t>(bias[m]) : 0u;
+            for (index_t c = 0; c < cin_g; ++c) {
+              const X* xc = x + (n * p.c_in + g * cin_g + c) * in_sp;
+              const W* wc = w + (m * cin_g + c) * k_sp;
+              for (index_t kd = 0; kd < p.kernel[0]; ++kd) {
+                const index_t id = od * p.stride[0] + kd * p.dilation[0] - p.pad[0];
+                if (id < 0 || id >= p.in[0]) continue;
+                for (index_t kh = 0; kh < p.kernel[1]; ++kh) {
+                  const index_t ih = oh * p.stride[1] + kh * p.dilation[1] - p.pad[1];
+                  if (ih < 0 || ih >= p.in[1]) continue;
+                  for (index_t kw = 0; kw < p.kernel[2]; ++kw) {
+                    const index_t iw = ow * p.stride[2] + kw * p.dilation[2] - p.pad[2];
+                    if (iw < 0 || iw >= p.in[2]) continue;
+                    const int32_t xv =
+                        static_cast<int32_t>(xc[(id * p.in[1] + ih) * p.in[2] + iw]) - x_zp;
+                    const int32_t wv =
+                        static_cast<int32_t>(wc[(kd * p.kernel[1] + kh) * p.kernel[2] + kw]) - zw;
+                    acc += static_cast<uint32_t>(xv * wv);
+                  }
+                }
+              }
+            }
+            out(n, m, o, static_cast<int32_t>(acc));
+          }
+    }
+}
+
+}  // namespace quant_detail
+
+// ConvInteger: X, W int8 or uint8; x_zero_point one value, w_zero_point one value or one per
+// output channel (either may be nullptr).
+template <typename X, typename W>
+inline void conv_integer_ref(const QuantConvParams& q, const X* x, const W* w,
+                             const X* x_zero_point, const W* w_zero_point, int32_t* y) {
+  const ConvParams& p = q.conv;
+  const index_t out_sp = p.out[0] * p.out[1] * p.out[2];
+  const int32_t zx = x_zero_point ? static_cast<int32_t>(x_zero_point[0]) : 0;
+  quant_detail::conv_integer_core(q, x, w, zx, w_zero_point, nullptr,
+                                  [&](index_t n, index_t m, index_t o, int32_t acc) {
+                                    y[(n * p.c_out + m) * out_sp + o] = acc;
+                                  });
+}
+
+// QLinearConv: x_scale, y_scale and the zero points of x and y are single values; w_scale and
+// w_zero_point one value or one per output channel; bias (int32, may be nullptr) one per channel.
+template <typename X, typename W, typename Y>
+inline void qlinear_conv_ref(const QuantConvParams& q, const X* x, const float* x_scale,
+                             const X* x_zero_point, const W* w, const float* w_scale,
+                             const W* w_zero_point, const float* y_scale, const Y* y_zero_point,
+                             const int32_t* bias, Y* y) {
+  const ConvParams& p = q.conv;
+  const index_t out_sp = p.out[0] * p.out[1] * p.out[2];
+  const int32_t zx = x_zero_point ? static_cast<int32_t>(x_zero_point[0]) : 0;
+  const int32_t zy = y_zero_point ? static_cast<int32_t>(y_zero_point[0]) : 0;
+  quant_detail::conv_integer_core(
+      q, x, w, zx, w_zero_point, bias, [&](index_t n, index_t m, index_t o, int32_t acc) {
+        const float mult = quant_detail::multiplier<float>(
+            x_scale[0], w_scale[q.w_scale_per_channel ? m : 0], y_scale[0]);
+        y[(n * p.c_out + m) * out_sp + o] = quant_detail::requantize<Y>(acc, mult, zy);
+      });
+}
+
+}  // namespace onnxc
+
+#endif  // ONNXC_QUANTIZE_H

@@ -1,0 +1,370 @@
+// Quantization kernels: the spec's examples (Operators.md), hand-computed rounding (half to even),
+// saturation and packing, and brute-force products written independently of the kernels.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "onnxc/quantize.h"
+
+using namespace onnxc;
+
+namespace {
+
+QuantizeParams per_tensor(index_t n) {
+  return {1, 1, n, QuantGranularity::kTensor, 0, true, QuantPrecision::kFloat};
+}
+
+// The unpacked 4-bit code of element i of a packed byte array (low nibble first).
+unsigned nibble(const std::vector<uint8_t>& bytes, size_t i) {
+  return (bytes[i / 2] >> (4 * (i % 2))) & 0xF;
+}
+
+}  // namespace
+
+TEST_CASE("quantize_linear_ref to uint8 rounds half to even and saturates", "[quantize-kernels]") {
+  // The spec example plus ties: 3/2 = 1.5 -> 2, 1/2 = 0.5 -> 0, 5/2 = 2.5 -> 2, -1/2 -> -0.
+  const float x[] = {0, 2, 3, 1000, -254, -1000, 1, 5, -1, -3};
+  const float scale = 2;
+  const uint8_t zp = 128;
+  uint8_t y[10];
+  quantize_linear_ref<float, float, uint8_t>(x, &scale, &zp, y, per_tensor(10));
+  CHECK(std::vector<int>(y, y + 10) ==
+        std::vector<int>{128, 129, 130, 255, 1, 0, 128, 130, 128, 126});
+  // Without a zero point the default is 0 (and the output saturates at 0 for negatives).
+  quantize_linear_ref<float, float, uint8_t>(x, &scale, nullptr, y, per_tensor(10));
+  CHECK(std::vector<int>(y, y + 4) == std::vector<int>{0, 1, 2, 255});
+}
+
+TEST_CASE("quantize_linear_ref per axis matches the spec's axis example", "[quantize-kernels]") {
+  const float x[] = {-162, 10, -100, 232, -20,  -50,  -76,  0,    0,
+                     252,  32, -44,  245, -485, -960, -270, -375, -470};
+  const float scale[] = {2, 4, 5};
+  const uint8_t zp[] = {84, 24, 196};
+  uint8_t y[18];
+  const QuantizeParams p = {1, 3, 6, QuantGranularity::kAxis, 0, true, QuantPrecision::kFloat};
+  quantize_linear_ref<float, float, uint8_t>(x, scale, zp, y, p);
+  // x / scale + zp by hand (every quotient here is exact or far from a tie).
+  CHECK(std::vector<int>(y, y + 18) ==
+        std::vector<int>{3, 89, 34, 200, 74, 59, 5, 24, 24, 87, 32, 13, 245, 99, 4, 142, 121, 102});
+  // Dequantizing gives x back.
+  float back[18];
+  dequantize_linear_ref<uint8_t, float, float>(y, scale, zp, back, p);
+  for (int i = 0; i < 18; ++i) CHECK(back[i] == x[i]);
+}
+
+TEST_CASE("quantize/dequantize blocked along an axis, with a partial last block",
+          "[quantize-kernels]") {
+  // x [2, 5], axis 1, block 2: scale [2, 3]; element (r, c) uses scale[r][c / 2].
+  std::vector<float> x = {1, 2, 3, 4, 5, -1, -2, -3, -4, -50};
+  const float scale[] = {1, 2, 4, 0.5f, 1, 10};
+  const int8_t zp[] = {0, 1, -1, 2, 0, 3};
+  int8_t y[10];
+  const QuantizeParams p = {2, 5, 1, QuantGranularity::kBlocked, 2, true, QuantPrecision::kFloat};
+  quantize_linear_ref<float, float, int8_t>(x.data(), scale, zp, y, p);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 5; ++c) {
+      const int k = r * 3 + c / 2;
+      const double want = std::max(
+          -128.0, std::min(127.0, double{std::nearbyint(x[r * 5 + c] / scale[k])} + zp[k]));
+      CHECK(y[r * 5 + c] == static_cast<int>(want));
+    }
+  float back[10];
+  dequantize_linear_ref<int8_t, float, float>(y, scale, zp, back, p);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 5; ++c) {
+      const int k = r * 3 + c / 2;
+      CHECK(back[r * 5 + c] == static_cast<float>((y[r * 5 + c] - zp[k]) * scale[k]));
+    }
+}
+
+TEST_CASE("quantize_linear_ref packs int4 / uint2 with saturation", "[quantize-kernels]") {
+  // x [3, 4], scales (2, 3, 4) along axis 0, zero point 1: -30/3 + 1 = -9 saturates to -8.
+  const float x[] = {0, 2.5f, 4.8f, 8.6f, -30, -20, 6, 9, 12, 15, 16, 40};
+  const float scale[] = {2, 3, 4};
+  const std::vector<uint8_t> zp_bytes = {0x11, 0x01};  // three int4 ones
+  std::vector<uint8_t> y(6, 0xFF);
+  const QuantizeParams p = {1, 3, 4, QuantGranularity::kAxis, 0, true, QuantPrecision::kFloat};
+  quantize_linear_ref<float, float, int4x2>(x, scale,
+                                            reinterpret_cast<const int4x2*>(zp_bytes.data()),
+                                            reinterpret_cast<int4x2*>(y.data()), p);
+  // 0+1, 1.25->1 +1, 2.4->2 +1, 4.3->4 +1 = 5; -10+1 -> -8, -6.67->-7+1 = -6, 2+1, 3+1;
+  // 3+1, 3.75->4 +1, 4+1, 10+1 -> 7.
+  const int want[] = {1, 2, 3, 5, -8, -6, 3, 4, 4, 5, 5, 7};
+  for (size_t i = 0; i < 12; ++i) CHECK(nibble(y, i) == (static_cast<unsigned>(want[i]) & 0xF));
+  // uint2 (4 per byte), 5 elements: the padding bits of the last byte are zero.
+  const float u[] = {0, 1, 2, 3, 9};
+  const float one = 1;
+  uint8_t packed[2] = {0xFF, 0xFF};
+  quantize_linear_ref<float, float, uint2x4>(u, &one, nullptr, reinterpret_cast<uint2x4*>(packed),
+                                             per_tensor(5));
+  CHECK(packed[0] == (0 | 1 << 2 | 2 << 4 | 3 << 6));
+  CHECK(packed[1] == 3);
+  // Dequantize int4 back (per tensor, scale 2, zero point 1): codes 0x0 and 0x9 (-7).
+  const uint8_t q[] = {0x90};
+  const uint8_t zq[] = {0x01};
+  const float two = 2;
+  float d[2];
+  dequantize_linear_ref<int4x2, float, float>(reinterpret_cast<const int4x2*>(q), &two,
+                                              reinterpret_cast<const int4x2*>(zq), d,
+                                              per_tensor(2));
+  CHECK(d[0] == -2.0f);
+  CHECK(d[1] == -16.0f);
+}
+
+TEST_CASE("quantize_linear_ref to float8 saturates unless saturate=0", "[quantize-kernels]") {
+  const float x[] = {0, 1, 2, 100000, 200};
+  const float scale = 2;
+  float8e4m3fn y[5];
+  quantize_linear_ref<float, float, float8e4m3fn>(x, &scale, nullptr, y, per_tensor(5));
+  // 0, 0.5 = 2^-1 (exponent 6: 0x30), 1 (0x38), 448 (max: 0x7E), 100 = 1.5625 * 2^6 (0x6C).
+  CHECK(y[0].bits == 0x00);
+  CHECK(y[1].bits == 0x30);
+  CHECK(y[2].bits == 0x38);
+  CHECK(y[3].bits == 0x7E);
+  CHECK(y[4].bits == 0x6C);
+  QuantizeParams p = per_tensor(5);
+  p.saturate = false;
+  quantize_linear_ref<float, float, float8e4m3fn>(x, &scale, nullptr, y, p);
+  CHECK(y[3].bits == 0x7F);  // NaN: e4m3fn has no infinity
+  // e5m2 reaches 57344: 50000 rounds to 49152 (0x7A); 1e6 overflows to infinity.
+  const float big[] = {100000, 2000000};
+  float8e5m2 z[2];
+  QuantizeParams p2 = p;
+  p2.inner = 2;
+  quantize_linear_ref<float, float, float8e5m2>(big, &scale, nullptr, z, p2);
+  CHECK(z[0].bits == 0x7A);
+  CHECK(z[1].bits == 0x7C);
+  // float8 back to float16 through a float16 scale.
+  const float16 h2 = {0x4000};  // 2.0
+  float16 out[5];
+  dequantize_linear_ref<float8e4m3fn, float16, float16>(y, &h2, nullptr, out, per_tensor(5));
+  CHECK(to_float(out[1]) == 1.0f);
+  CHECK(to_float(out[4]) == 192.0f);  // 100 was stored as 96 = 1.5 * 2^6
+}
+
+TEST_CASE("quantize_linear_ref to float4e2m1 saturates at 6", "[quantize-kernels]") {
+  const float x[] = {0, 1, 2.5f, -7, 100};
+  const float one = 1;
+  uint8_t y[3] = {0xFF, 0xFF, 0xFF};
+  quantize_linear_ref<float, float, float4e2m1x2>(
+      x, &one, nullptr, reinterpret_cast<float4e2m1x2*>(y), per_tensor(5));
+  // codes: 0 -> 0, 1 -> 0b0010, 2.5 ties to 2 (0b0100), -7 -> -6 (0b1111), 100 -> 6 (0b0111).
+  CHECK(y[0] == (0x0 | 0x2 << 4));
+  CHECK(y[1] == (0x4 | 0xF << 4));
+  CHECK(y[2] == 0x7);
+}
+
+TEST_CASE("quantize_linear_ref precision rounds x, scale and quotient", "[quantize-kernels]") {
+  const float x[] = {2049};  // not a float16: rounds to 2048 at float16 precision
+  const float one = 1;
+  int16_t y;
+  QuantizeParams p = per_tensor(1);
+  quantize_linear_ref<float, float, int16_t>(x, &one, nullptr, &y, p);
+  CHECK(y == 2049);
+  p.precision = QuantPrecision::kFloat16;
+  quantize_linear_ref<float, float, int16_t>(x, &one, nullptr, &y, p);
+  CHECK(y == 2048);
+  const float bx[] = {257};  // bfloat16 has 8 significant bits: 256
+  p.precision = QuantPrecision::kBFloat16;
+  quantize_linear_ref<float, float, int16_t>(bx, &one, nullptr, &y, p);
+  CHECK(y == 256);
+}
+
+TEST_CASE("dynamic_quantize_linear_ref follows the spec's example", "[quantize-kernels]") {
+  const float x[] = {0, 2, -3, -2.5f, 1.34f, 0.5f};
+  uint8_t y[6], zp;
+  float scale;
+  dynamic_quantize_linear_ref(x, y, &scale, &zp, 6);
+  CHECK(scale == 5.0f / 255.0f);
+  CHECK(zp == 153);  // round(3 / (5/255)) = round(153)
+  CHECK(std::vector<int>(y, y + 6) == std::vector<int>{153, 255, 0, 26, 221, 179});
+  const float zeros[] = {0, 0};
+  dynamic_quantize_linear_ref(zeros, y, &scale, &zp, 2);
+  CHECK(scale == 1.0f);
+  CHECK(zp == 0);
+  CHECK(y[0] == 0);
+}
+
+namespace {
+
+QuantMatMulParams plain_matmul(index_t m, index_t n, index_t k) {
+  QuantMatMulParams p{};
+  p.mm.batch_rank = 0;
+  p.mm.batch_count = 1;
+  p.mm.m = m, p.mm.n = n, p.mm.k = k;
+  p.a_axis = p.b_axis = p.y_axis = QuantAxis::kTensor;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("matmul_integer_ref: spec example and per-row / per-column zero points",
+          "[quantize-kernels]") {
+  const uint8_t a[] = {11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0};
+  const uint8_t b[] = {1, 4, 2, 5, 3, 6};
+  const uint8_t az = 12, bz = 0;
+  int32_t y[8];
+  matmul_integer_ref<uint8_t, uint8_t>(plain_matmul(4, 2, 3), a, b, &az, &bz, y);
+  CHECK(std::vector<int>(y, y + 8) == std::vector<int>{-38, -83, -44, -98, -50, -113, -56, -128});
+
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> d(-128, 127);
+  const int m = 3, n = 4, k = 5;
+  std::vector<int8_t> sa(m * k), sb(k * n), za(m), zb(n);
+  for (auto* v : {&sa, &sb, &za, &zb})
+    for (auto& e : *v) e = static_cast<int8_t>(d(rng));
+  QuantMatMulParams p = plain_matmul(m, n, k);
+  p.a_axis = QuantAxis::kRow;
+  p.b_axis = QuantAxis::kColumn;
+  std::vector<int32_t> out(m * n);
+  matmul_integer_ref<int8_t, int8_t>(p, sa.data(), sb.data(), za.data(), zb.data(), out.data());
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      int64_t want = 0;
+      for (int t = 0; t < k; ++t)
+        want += (int64_t{sa[i * k + t]} - za[i]) * (int64_t{sb[t * n + j]} - zb[j]);
+      CHECK(out[i * n + j] == want);
+    }
+}
+
+TEST_CASE("matmul_integer_ref with per-batch zero points", "[quantize-kernels]") {
+  // A [2, 2, 3] with a_zero_point [2, 2, 1]; B [3, 2] shared, b_zero_point [2] per column.
+  const int8_t a[] = {1, -2, 3, 4, 5, -6, -7, 8, 9, 10, -11, 12};
+  const int8_t b[] = {2, -1, 0, 3, -4, 5};
+  const int8_t az[] = {1, -1, 2, -2}, bz[] = {1, -1};
+  QuantMatMulParams p = plain_matmul(2, 2, 3);
+  p.mm.batch_rank = 1;
+  p.mm.batch_dims[0] = 2;
+  p.mm.a_strides[0] = 6;
+  p.mm.b_strides[0] = 0;
+  p.mm.batch_count = 2;
+  p.a_axis = QuantAxis::kRow;
+  p.b_axis = QuantAxis::kColumn;
+  p.a_param_strides[0] = 2;
+  p.b_param_strides[0] = 0;
+  int32_t y[8];
+  matmul_integer_ref<int8_t, int8_t>(p, a, b, az, bz, y);
+  for (int bi = 0; bi < 2; ++bi)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) {
+        int want = 0;
+        for (int t = 0; t < 3; ++t)
+          want += (a[bi * 6 + i * 3 + t] - az[bi * 2 + i]) * (b[t * 2 + j] - bz[j]);
+        CHECK(y[bi * 4 + i * 2 + j] == want);
+      }
+}
+
+TEST_CASE("qlinear_matmul_ref: the spec's 2-D example, saturating, and float16 scales",
+          "[quantize-kernels]") {
+  const uint8_t a[] = {208, 236, 0, 238, 3, 214, 255, 29};
+  const uint8_t b[] = {152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247};
+  const float as = 0.0066f, bs = 0.00705f, ys = 0.0107f;
+  const uint8_t az = 113, bz = 114, yz = 118;
+  uint8_t y[6];
+  qlinear_matmul_ref<uint8_t, uint8_t, float, uint8_t>(plain_matmul(2, 3, 4), a, &as, &az, b, &bs,
+                                                       &bz, &ys, &yz, y);
+  CHECK(std::vector<int>(y, y + 6) == std::vector<int>{168, 115, 255, 1, 66, 151});
+  // float16 scales: the multiplier is a_scale * b_scale / y_scale rounded to float16 at each step.
+  // 1 * 0.5 / 0.25 = 2 exactly: acc 3 -> 6 + 1.
+  const uint8_t one[] = {3}, unit[] = {1};
+  const float16 h1 = to_float16(1.0), h05 = to_float16(0.5), h025 = to_float16(0.25);
+  const uint8_t z0 = 0, z1 = 1;
+  uint8_t r;
+  qlinear_matmul_ref<uint8_t, uint8_t, float16, uint8_t>(plain_matmul(1, 1, 1), one, &h1, &z0, unit,
+                                                         &h05, &z0, &h025, &z1, &r);
+  CHECK(r == 7);
+}
+
+namespace {
+
+// Direct convolution on a zero-padded copy of (x - x_zp): an independent formulation.
+std::vector<int32_t> naive_conv(const std::vector<int>& x, int c_in, int h, int w_in,
+                                const std::vector<int>& w, int c_out, int kh, int kw, int pad,
+                                int stride, int group, int oh, int ow) {
+  const int hp = h + 2 * pad, wp = w_in + 2 * pad;
+  std::vector<int> padded(c_in * hp * wp, 0);
+  for (int c = 0; c < c_in; ++c)
+    for (int i = 0; i < h; ++i)
+      for (int j = 0; j < w_in; ++j)
+        padded[(c * hp + i + pad) * wp + j + pad] = x[(c * h + i) * w_in + j];
+  std::vector<int32_t> y(c_out * oh * ow, 0);
+  const int cg = c_in / group, mg = c_out / group;
+  for (int m = 0; m < c_out; ++m)
+    for (int i = 0; i < oh; ++i)
+      for (int j = 0; j < ow; ++j)
+        for (int c = 0; c < cg; ++c)
+          for (int u = 0; u < kh; ++u)
+            for (int v = 0; v < kw; ++v)
+              y[(m * oh + i) * ow + j] +=
+                  padded[((m / mg * cg + c) * hp + i * stride + u) * wp + j * stride + v] *
+                  w[((m * cg + c) * kh + u) * kw + v];
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("conv_integer_ref: spec example and a grouped, strided, padded brute force",
+          "[quantize-kernels]") {
+  // ConvInteger's example with padding 1: w_zero_point (0, 1) zeroes the second filter.
+  const uint8_t x[] = {2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const uint8_t w[] = {1, 1, 1, 1, 1, 1, 1, 1};
+  const uint8_t xz = 1, wz[] = {0, 1};
+  QuantConvParams q{};
+  q.conv = {1, 1, 2, 1, {1, 1, 3}, {1, 1, 4}, {1, 1, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 1}, 0};
+  q.conv.in[1] = 3, q.conv.out[1] = 4, q.conv.kernel[1] = 2, q.conv.pad[1] = 1;
+  q.w_zp_per_channel = true;
+  int32_t y[32];
+  conv_integer_ref<uint8_t, uint8_t>(q, x, w, &xz, wz, y);
+  const std::vector<int> first = {1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9};
+  CHECK(std::vector<int>(y, y + 16) == first);
+  for (int i = 16; i < 32; ++i) CHECK(y[i] == 0);
+
+  // 4 channels in 2 groups, 4 filters, 5x6 input, 3x2 kernel, stride 2, pad 1.
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> d(-128, 127);
+  const int c_in = 4, h = 5, wi = 6, c_out = 4, kh = 3, kw = 2, pad = 1, stride = 2, group = 2;
+  const int oh = (h + 2 * pad - kh) / stride + 1, ow = (wi + 2 * pad - kw) / stride + 1;
+  std::vector<int8_t> sx(c_in * h * wi), sw(c_out * (c_in / group) * kh * kw);
+  for (auto& v : sx) v = static_cast<int8_t>(d(rng));
+  for (auto& v : sw) v = static_cast<int8_t>(d(rng));
+  const int8_t sxz = 5, swz = -3;
+  std::vector<int> dx(sx.size()), dw(sw.size());
+  for (size_t i = 0; i < sx.size(); ++i) dx[i] = sx[i] - sxz;
+  for (size_t i = 0; i < sw.size(); ++i) dw[i] = sw[i] - swz;
+  const auto want = naive_conv(dx, c_in, h, wi, dw, c_out, kh, kw, pad, stride, group, oh, ow);
+  QuantConvParams g{};
+  g.conv = {1,
+            c_in,
+            c_out,
+            group,
+            {1, h, wi},
+            {1, oh, ow},
+            {1, kh, kw},
+            {1, stride, stride},
+            {1, 1, 1},
+            {0, pad, pad},
+            0};
+  std::vector<int32_t> got(want.size());
+  conv_integer_ref<int8_t, int8_t>(g, sx.data(), sw.data(), &sxz, &swz, got.data());
+  CHECK(got == want);
+}
+
+TEST_CASE("qlinear_conv_ref requantizes per channel with bias, ties to even",
+          "[quantize-kernels]") {
+  // 1x1 convolution of 4 pixels, 2 output channels: multipliers 0.5 * 0.25 / 0.125 = 1 and
+  // 0.5 * 0.125 / 0.125 = 0.5.
+  const uint8_t x[] = {10, 11, 13, 250};
+  const uint8_t w[] = {2, 1};
+  const float xs = 0.5f, ws[] = {0.25f, 0.125f}, ys = 0.125f;
+  const uint8_t xz = 10, wz = 0, yz = 100;
+  const int32_t bias[] = {1, 0};
+  QuantConvParams q{};
+  q.conv = {1, 1, 2, 1, {1, 1, 4}, {1, 1, 4}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 0};
+  q.w_scale_per_channel = true;
+  uint8_t y[8];
+  qlinear_conv_ref<uint8_t, uint8_t, uint8_t>(q, x, &xs, &xz, w, ws, &wz, &ys, &yz, bias, y);
+  // channel 0: acc = 2 * (x - 10) + 1 = 1, 3, 7, 481 -> +100, saturating at 255.
+  // channel 1: acc = x - 10 = 0, 1, 3, 240 -> * 0.5 = 0, 0.5 -> 0, 1.5 -> 2, 120 -> +100.
+  CHECK(std::vector<int>(y, y + 8) == std::vector<int>{101, 103, 107, 255, 100, 100, 102, 220});
+}
