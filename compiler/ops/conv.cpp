@@ -5,7 +5,8 @@
 //
 // Kernels (onnxc/conv.h) are picked per node from the shape: float depthwise convolutions run
 // directly, all others as a GEMM over the input or its patch matrix; other types run the
-// references.
+// references. A float Conv may carry a fused epilogue (a residual as input 3 and an activation,
+// see ops/epilogue.h), which its kernel applies while each output tile is in cache.
 #include "onnxc/conv.h"
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "ops/dispatch.h"
+#include "ops/epilogue.h"
 #include "ops/registry.h"
 #include "ops/spatial.h"
 
@@ -21,18 +23,23 @@ namespace onnxc {
 namespace {
 
 using ConvFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*, void*);
+using ConvEpilogueFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*,
+                                void*, const Epilogue&, const float*);
 
 // A kernel of onnxc/conv.h: its name and, for the float variants, its address (for evaluate).
 struct ConvKernel {
   const char* name;
   ConvFn f32;  // null: the templated reference, instantiated for the node's type
+  ConvEpilogueFn f32_epilogue;  // null: the kernel takes no fused epilogue
 };
 
-const ConvKernel kConvRef = {"conv_ref", nullptr};
-const ConvKernel kConvGemm = {"f32_conv_gemm_best", f32_conv_gemm_best};
-const ConvKernel kConvDepthwise = {"f32_dwconv__generic", f32_dwconv__generic};
-const ConvKernel kConvTransposeRef = {"conv_transpose_ref", nullptr};
-const ConvKernel kConvTransposeGemm = {"f32_conv_transpose__gemm", f32_conv_transpose__gemm};
+const ConvKernel kConvRef = {"conv_ref", nullptr, nullptr};
+const ConvKernel kConvGemm = {"f32_conv_gemm_best", f32_conv_gemm_best, f32_conv_gemm_best};
+const ConvKernel kConvDepthwise = {"f32_dwconv__generic", f32_dwconv__generic,
+                                   f32_dwconv__generic};
+const ConvKernel kConvTransposeRef = {"conv_transpose_ref", nullptr, nullptr};
+const ConvKernel kConvTransposeGemm = {"f32_conv_transpose__gemm", f32_conv_transpose__gemm,
+                                       nullptr};
 
 // ConvTranspose's column tiles (GEMM outputs scattered into Y) stay under about this size.
 constexpr int64_t kColumnTileBytes = 2 << 20;
@@ -50,6 +57,7 @@ int64_t equal_blocks(int64_t positions, int64_t widest) {
 struct ConvState : OpState {
   ConvParams p{};
   const ConvKernel* kernel = &kConvRef;
+  Epilogue epilogue{};  // fused by a pass (Conv only)
 };
 
 // Conv's types: float16, float, double; bfloat16 from opset 22.
@@ -100,10 +108,13 @@ void to3(const std::vector<int64_t>& v, int64_t fill, index_t* out) {
 
 std::string arr3(const index_t* v) { return fmt::format("{{{}, {}, {}}}", v[0], v[1], v[2]); }
 
+// One comment per field, in declaration order.
 std::string params_literal(const ConvParams& p) {
-  return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}", p.batch, p.c_in, p.c_out,
-                     p.group, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride),
-                     arr3(p.dilation), arr3(p.pad), p.tile);
+  return fmt::format(
+      "{{/*batch=*/{}, /*c_in=*/{}, /*c_out=*/{}, /*group=*/{}, /*in=*/{}, /*out=*/{}, "
+      "/*kernel=*/{}, /*stride=*/{}, /*dilation=*/{}, /*pad=*/{}, /*tile=*/{}}}",
+      p.batch, p.c_in, p.c_out, p.group, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride),
+      arr3(p.dilation), arr3(p.pad), p.tile);
 }
 
 // Calls f(T{}) for the node's element type: float, double, float16 or bfloat16.
@@ -125,6 +136,14 @@ class ConvLikeOp : public OpHandler {
       using T = decltype(tag);
       const T* b = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
       if constexpr (std::is_same_v<T, float>) {
+        if (has_epilogue(s.epilogue)) {  // infer() only accepts one on float kernels
+          const float* r = in.size() > kResidualInput && in[kResidualInput]
+                               ? in[kResidualInput]->as<float>()
+                               : nullptr;
+          s.kernel->f32_epilogue(s.p, in[0]->as<float>(), in[1]->as<float>(), b,
+                                 out[0].as<float>(), scratch.data(), s.epilogue, r);
+          return;
+        }
         if (s.kernel->f32) {
           s.kernel->f32(s.p, in[0]->as<float>(), in[1]->as<float>(), b, out[0].as<float>(),
                         scratch.data());
@@ -145,6 +164,12 @@ class ConvLikeOp : public OpHandler {
     const std::string fn = s.kernel->f32 ? s.kernel->name
                                          : fmt::format("{}<{}>", s.kernel->name,
                                                        dtype_cpp(ctx.input(0)->dtype));
+    if (has_epilogue(s.epilogue)) {
+      ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
+      ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, e, {});", fn, ctx.in(0), ctx.in(1), ctx.in(2),
+               ctx.out(0), ctx.scratch(), ctx.in(kResidualInput));
+      return;
+    }
     ctx.line("onnxc::{}(p, {}, {}, {}, {}, {});", fn, ctx.in(0), ctx.in(1), ctx.in(2), ctx.out(0),
              ctx.scratch());
   }
@@ -155,7 +180,8 @@ class ConvLikeOp : public OpHandler {
 class ConvOp final : public ConvLikeOp {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 3, 1, 1) || !check_types(ctx)) return false;
+    // A 4th input is a fused residual (see ops/epilogue.h).
+    if (!ctx.check_arity(2, 4, 1, 1) || !check_types(ctx)) return false;
     const Shape &xs = ctx.input(0)->shape, &ws = ctx.input(1)->shape;
     if (!check_shapes(ctx, ws.empty() ? 0 : ws[0])) return false;
     const int64_t group = ctx.attr_int("group", 1);
@@ -187,6 +213,7 @@ class ConvOp final : public ConvLikeOp {
     }
     Shape out = {p.batch, p.c_out};
     out.insert(out.end(), g.out.begin(), g.out.end());
+    if (!infer_epilogue(ctx, out, s.epilogue)) return false;
     ctx.set_output(0, ctx.input(0)->dtype, out);
     return true;
   }

@@ -4,11 +4,15 @@
 //           from opset 9.
 //   MatMul: numpy matmul: 1-D operands are promoted and the added dim dropped, batch dims
 //           broadcast; integer types from opset 9.
+// Set by passes, not by ONNX (see ops/epilogue.h): float nodes may carry a fused epilogue
+// (residual input 3, fused_activation); a MatMul may carry a bias row as input 2 and transA /
+// transB (an operand stored with its last two axes swapped: a folded Transpose).
 #include <fmt/format.h>
 
 #include "onnxc/gemm.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
+#include "ops/epilogue.h"
 #include "ops/half_compute.h"
 #include "ops/registry.h"
 
@@ -41,30 +45,41 @@ std::string typed_input(const EmitContext& ctx, size_t i, const std::string& exp
   return fmt::format("static_cast<const {}*>(nullptr)", kernel_cpp_type(ctx.input(0)->dtype));
 }
 
-// The aggregate initializers of the params structs, in declaration order.
+// The aggregate initializers of the params structs, in declaration order, a comment per field.
 std::string gemm_params_literal(const GemmParams& p) {
-  return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}", p.m, p.n, p.k, p.trans_a,
-                     p.trans_b, p.lda, p.ldb, p.ldy, cpp_double(p.alpha), cpp_double(p.beta),
-                     p.c_row_stride, p.c_col_stride);
+  return fmt::format(
+      "{{/*m=*/{}, /*n=*/{}, /*k=*/{}, /*trans_a=*/{}, /*trans_b=*/{}, /*lda=*/{}, /*ldb=*/{}, "
+      "/*ldy=*/{}, /*alpha=*/{}, /*beta=*/{}, /*c_row_stride=*/{}, /*c_col_stride=*/{}}}",
+      p.m, p.n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldy, cpp_double(p.alpha),
+      cpp_double(p.beta), p.c_row_stride, p.c_col_stride);
 }
 
 std::string matmul_params_literal(const MatMulParams& p) {
   auto arr = [&](const index_t* v) {
     return fmt::format("{{{}}}", fmt::join(v, v + p.batch_rank, ", "));
   };
-  return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}}}", p.batch_rank, arr(p.batch_dims),
-                     arr(p.a_strides), arr(p.b_strides), p.batch_count, p.m, p.n, p.k);
+  return fmt::format(
+      "{{/*batch_rank=*/{}, /*batch_dims=*/{}, /*a_strides=*/{}, /*b_strides=*/{}, "
+      "/*batch_count=*/{}, /*m=*/{}, /*n=*/{}, /*k=*/{}, /*trans_a=*/{}, /*trans_b=*/{}}}",
+      p.batch_rank, arr(p.batch_dims), arr(p.a_strides), arr(p.b_strides), p.batch_count, p.m,
+      p.n, p.k, p.trans_a, p.trans_b);
+}
+
+// The residual operand of a fused (float-only) node: its expression, or a typed null.
+std::string residual_arg(const EmitContext& ctx) {
+  return typed_input(ctx, kResidualInput, ctx.in(kResidualInput));
 }
 
 struct GemmState : OpState {
   GemmParams p{};
   HalfPlan half;
+  Epilogue epilogue{};
 };
 
 class GemmOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 3, 1, 1) || !check_matmul_types(ctx, "A, B and C")) return false;
+    if (!ctx.check_arity(2, 4, 1, 1) || !check_matmul_types(ctx, "A, B and C")) return false;
     const Value *a = ctx.input(0), *b = ctx.input(1), *c = ctx.input(2);
     if (!c && ctx.opset() < 11) return ctx.fail("input C is required before opset 11");
     if (a->shape.size() != 2 || b->shape.size() != 2)
@@ -99,17 +114,21 @@ class GemmOp final : public OpHandler {
     }
     auto& s = ctx.make_state<GemmState>();
     s.p = p;
+    if (!infer_epilogue(ctx, {p.m, p.n}, s.epilogue)) return false;
     ctx.set_output(0, a->dtype, {p.m, p.n});
     s.half = plan_half(ctx, {0, 1, 2}, {0});
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
-    const GemmParams& p = n.state_as<GemmState>().p;
+    const auto& s = n.state_as<GemmState>();
     return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       const T* c = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
-      gemm<T>(p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>());
+      const T* r = in.size() > kResidualInput && in[kResidualInput]
+                       ? in[kResidualInput]->as<T>()
+                       : nullptr;
+      gemm<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), s.epilogue, r);
     });
   }
   void emit(EmitContext& ctx) const override {
@@ -117,8 +136,14 @@ class GemmOp final : public OpHandler {
     ctx.include("onnxc/gemm.h");
     ctx.line("static constexpr onnxc::GemmParams p = {};", gemm_params_literal(s.p));
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::gemm(p, {}, {}, {}, {});", n.in(0), n.in(1), typed_input(ctx, 2, n.in(2)),
-             n.out(0));
+    if (has_epilogue(s.epilogue)) {
+      ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
+      ctx.line("onnxc::gemm(p, {}, {}, {}, {}, e, {});", n.in(0), n.in(1),
+               typed_input(ctx, 2, n.in(2)), n.out(0), residual_arg(ctx));
+    } else {
+      ctx.line("onnxc::gemm(p, {}, {}, {}, {});", n.in(0), n.in(1), typed_input(ctx, 2, n.in(2)),
+               n.out(0));
+    }
     emit_narrow(ctx, s.half, n);
   }
 };
@@ -126,15 +151,22 @@ class GemmOp final : public OpHandler {
 struct MatMulState : OpState {
   MatMulParams p{};
   HalfPlan half;
+  Epilogue epilogue{};
 };
 
 class MatMulOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 2, 1, 1) || !check_matmul_types(ctx, "A and B")) return false;
+    // Inputs 2 (bias) and 3 (residual) and transA / transB come from fusion passes.
+    if (!ctx.check_arity(2, 4, 1, 1) || !check_matmul_types(ctx, "A and B")) return false;
     const Value *a = ctx.input(0), *b = ctx.input(1);
     Shape as = a->shape, bs = b->shape;
     if (as.empty() || bs.empty()) return ctx.fail("operands must have rank >= 1 (no scalars)");
+    const bool trans_a = ctx.attr_int("transA", 0) != 0, trans_b = ctx.attr_int("transB", 0) != 0;
+    if ((trans_a && as.size() < 2) || (trans_b && bs.size() < 2))
+      return ctx.fail("transA / transB need an operand of rank >= 2");
+    if (trans_a) std::swap(as[as.size() - 1], as[as.size() - 2]);
+    if (trans_b) std::swap(bs[bs.size() - 1], bs[bs.size() - 2]);
     const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
     if (a_vec) as.insert(as.begin(), 1);  // numpy: promote 1-D operands, then drop the added dim
     if (b_vec) bs.push_back(1);
@@ -156,9 +188,11 @@ class MatMulOp final : public OpHandler {
     p.k = k;
     p.batch_count = shape_numel(batch);
     const BroadcastParams bp = make_broadcast_params(batch, a_batch, b_batch);
+    p.trans_a = trans_a;
+    p.trans_b = trans_b;
     bool b_shared = true;  // one B for every batch: fold the batch into M, one larger GEMM
     for (size_t i = 0; i < batch.size(); ++i) b_shared &= bp.b_strides[i] == 0 || batch[i] == 1;
-    if (b_shared && a_batch == batch) {
+    if (b_shared && a_batch == batch && !trans_a) {
       p.m = m * p.batch_count;
       p.batch_count = 1;
     } else {
@@ -172,16 +206,26 @@ class MatMulOp final : public OpHandler {
     Shape out = batch;
     if (!a_vec) out.push_back(m);
     if (!b_vec) out.push_back(n);
+    if (const Value* bias = ctx.input(2)) {
+      if (bias->dtype != DataType::kFloat || bias->shape != Shape{n})
+        return ctx.fail("fused bias '{}' is {}[{}]; it must be float[{}]", bias->name,
+                        dtype_name(bias->dtype), shape_str(bias->shape), n);
+    }
+    if (!infer_epilogue(ctx, out, s.epilogue)) return false;
+    if (ctx.input(2) && a->dtype != DataType::kFloat)
+      return ctx.fail("a fused bias needs float tensors");
     ctx.set_output(0, a->dtype, out);
     s.half = plan_half(ctx, {0, 1}, {0});
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
-    const MatMulParams& p = n.state_as<MatMulState>().p;
+    const auto& s = n.state_as<MatMulState>();
     return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
-      matmul<T>(p, in[0]->as<T>(), in[1]->as<T>(), out[0].as<T>());
+      auto opt = [&](size_t i) { return in.size() > i && in[i] ? in[i]->as<T>() : nullptr; };
+      matmul<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(), s.epilogue,
+                opt(kResidualInput));
     });
   }
   void emit(EmitContext& ctx) const override {
@@ -189,7 +233,13 @@ class MatMulOp final : public OpHandler {
     ctx.include("onnxc/gemm.h");
     ctx.line("static constexpr onnxc::MatMulParams p = {};", matmul_params_literal(s.p));
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::matmul(p, {}, {}, {});", n.in(0), n.in(1), n.out(0));
+    if (has_epilogue(s.epilogue) || ctx.input(2)) {
+      ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
+      ctx.line("onnxc::matmul(p, {}, {}, {}, {}, e, {});", n.in(0), n.in(1),
+               typed_input(ctx, 2, ctx.in(2)), n.out(0), residual_arg(ctx));
+    } else {
+      ctx.line("onnxc::matmul(p, {}, {}, {});", n.in(0), n.in(1), n.out(0));
+    }
     emit_narrow(ctx, s.half, n);
   }
 };

@@ -20,6 +20,11 @@
 //   f32_conv_transpose__gemm     ConvTranspose: a GEMM per tile of input positions, then col2im
 //                                                                  [conv_transpose_scratch_bytes]
 // No heap; the GEMM variants use 8 KiB of stack.
+//
+// The float Conv variants (f32_conv_*__gemm, f32_conv_gemm_best, f32_dwconv__generic) also have
+// an overload (..., scratch, const Epilogue& e, const float* residual) that finishes each output
+// element as activation(conv + bias [+ residual]) (see onnxc/gemm.h) while its tile is in cache;
+// residual has Y's layout.
 #ifndef ONNXC_CONV_H
 #define ONNXC_CONV_H
 
@@ -253,7 +258,7 @@ inline void to_panels(const float* src, index_t nc, index_t kk, index_t kc, floa
 // kKc x round_up(p.tile, NR) floats.
 template <index_t MR, index_t NR>
 inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w, const float* b,
-                            float* y, float* panels) {
+                            float* y, float* panels, const Epilogue* e, const float* res) {
   const index_t m = p.c_out / p.group, cin_g = p.c_in / p.group;
   const index_t depth = cin_g * volume(p.kernel), positions = volume(p.out);
   const index_t plane = p.out[1] * p.out[2];
@@ -278,11 +283,15 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
       for (index_t i0 = 0; i0 < m; i0 += kMc) {
         const index_t i1 = m - i0 < kMc ? m : i0 + kMc;
         for (index_t jp = 0; jp < n_panels; ++jp)
-          for (index_t i = i0; i < i1; i += MR)
-            gemm_tile<MR, NR>(w + i * depth + k0, depth, panels + jp * kc * NR, kc,
-                              y + i * positions + p0 + jp * NR, positions,
-                              i1 - i < MR ? i1 - i : MR, nc - jp * NR < NR ? nc - jp * NR : NR,
-                              b ? b + i : nullptr, k0 > 0);
+          for (index_t i = i0; i < i1; i += MR) {
+            const index_t mr = i1 - i < MR ? i1 - i : MR, nr = nc - jp * NR < NR ? nc - jp * NR : NR;
+            const index_t at = i * positions + p0 + jp * NR;
+            gemm_tile<MR, NR>(w + i * depth + k0, depth, panels + jp * kc * NR, kc, y + at,
+                              positions, mr, nr, b ? b + i : nullptr, k0 > 0);
+            if (e && k0 + kc == depth)  // the tile is final: finish it while it is in L1
+              for (index_t r = 0; r < mr; ++r)
+                apply_epilogue(*e, y + at + r * positions, res ? res + at + r * positions : res, nr);
+          }
       }
     }
   }
@@ -290,7 +299,7 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
 
 template <index_t MR, index_t NR>
 inline void conv_gemm_all(const ConvParams& p, const float* x, const float* w, const float* b,
-                          float* y, void* scratch) {
+                          float* y, void* scratch, const Epilogue* e, const float* res) {
   const index_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   const index_t depth = cin_g * volume(p.kernel);
   for (index_t n = 0; n < p.batch; ++n)
@@ -298,14 +307,15 @@ inline void conv_gemm_all(const ConvParams& p, const float* x, const float* w, c
       conv_gemm_group<MR, NR>(p, x + (n * p.c_in + g * cin_g) * volume(p.in), w + g * cout_g * depth,
                               b ? b + g * cout_g : nullptr,
                               y + (n * p.c_out + g * cout_g) * volume(p.out),
-                              static_cast<float*>(scratch));
+                              static_cast<float*>(scratch), e,
+                              res ? res + (n * p.c_out + g * cout_g) * volume(p.out) : res);
 }
 
 }  // namespace conv_detail
 
 // Workspace bytes of the Conv GEMM variants for p (p.tile set, at most kMaxConvTile): one
 // kKc-deep slice of B panels for a block of positions, for any panel width up to 32.
-constexpr index_t kMaxConvTile = conv_detail::kMaxTile;
+inline constexpr index_t kMaxConvTile = conv_detail::kMaxTile;
 constexpr index_t conv_gemm_scratch_bytes(const ConvParams& p) {
   const index_t depth = p.c_in / p.group * p.kernel[0] * p.kernel[1] * p.kernel[2];
   return (depth < conv_detail::kKc ? depth : conv_detail::kKc) *
@@ -364,22 +374,39 @@ inline void conv_ref(const ConvParams& p, const T* x, const T* w, const T* b, T*
 // place. 8 x 32: 16 accumulators of AVX-512's 32 registers, and 8 divides the usual channel
 // counts; 6 x 16: 12 of AVX2's 16.
 inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w,
+                                const float* b, float* y, void* scratch, const Epilogue& e,
+                                const float* residual) {
+  conv_detail::conv_gemm_all<8, 32>(p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e),
+                                    residual);
+}
+inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w,
                                 const float* b, float* y, void* scratch) {
-  conv_detail::conv_gemm_all<8, 32>(p, x, w, b, y, scratch);
+  conv_detail::conv_gemm_all<8, 32>(p, x, w, b, y, scratch, nullptr, nullptr);
+}
+inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w,
+                                const float* b, float* y, void* scratch, const Epilogue& e,
+                                const float* residual) {
+  conv_detail::conv_gemm_all<6, 16>(p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e),
+                                    residual);
 }
 inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w,
                                 const float* b, float* y, void* scratch) {
-  conv_detail::conv_gemm_all<6, 16>(p, x, w, b, y, scratch);
+  conv_detail::conv_gemm_all<6, 16>(p, x, w, b, y, scratch, nullptr, nullptr);
 }
 // The tile for the target's vector registers (measured with g++ 12 on an AVX-512 EPYC: 8 x 32
 // beats 12 x 32 and 14 x 32 on ResNet, MobileNet and SqueezeNet layers).
 inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w,
-                               const float* b, float* y, void* scratch) {
+                               const float* b, float* y, void* scratch, const Epilogue& e,
+                               const float* residual) {
 #if defined(__AVX512F__)
-  f32_conv_8x32__gemm(p, x, w, b, y, scratch);
+  f32_conv_8x32__gemm(p, x, w, b, y, scratch, e, residual);
 #else
-  f32_conv_6x16__gemm(p, x, w, b, y, scratch);
+  f32_conv_6x16__gemm(p, x, w, b, y, scratch, e, residual);
 #endif
+}
+inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w,
+                               const float* b, float* y, void* scratch) {
+  f32_conv_gemm_best(p, x, w, b, y, scratch, Epilogue{}, nullptr);
 }
 
 // Depthwise (c_in == group, any multiplier): each output channel filters one input plane.
@@ -487,7 +514,9 @@ constexpr index_t conv_dw_scratch_bytes(const ConvParams& p) {
 }
 
 inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch) {
+                                float* y, void* scratch, const Epilogue& e,
+                                const float* residual) {
+  const Epilogue* ep = gemm_detail::epilogue_or_null(e);
   using conv_detail::kDwBlock;
   const index_t multiplier = p.c_out / p.group;  // output channels per input channel
   const index_t in_size = conv_detail::volume(p.in), out_size = conv_detail::volume(p.out);
@@ -509,13 +538,20 @@ inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float
       for (index_t j = 0; j < wide_size; j += kDwBlock)
         conv_detail::dw_block(xp + j, offsets, k_size, wk, bias, wide + j);
       float* yc = y + (n * p.c_out + oc) * out_size;
+      const float* rc = residual ? residual + (n * p.c_out + oc) * out_size : residual;
       for (index_t od = 0; od < p.out[0]; ++od)
         for (index_t oh = 0; oh < p.out[1]; ++oh) {
           const float* src = wide + (od * hq + oh) * wq;
-          float* dst = yc + (od * p.out[1] + oh) * p.out[2];
+          const index_t row = (od * p.out[1] + oh) * p.out[2];
+          float* dst = yc + row;
           for (index_t ow = 0; ow < p.out[2]; ++ow) dst[ow] = src[ow];
+          if (ep) apply_epilogue(*ep, dst, rc ? rc + row : rc, p.out[2]);
         }
     }
+}
+inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
+                                float* y, void* scratch) {
+  f32_dwconv__generic(p, x, w, b, y, scratch, Epilogue{}, nullptr);
 }
 
 // ---- ConvTranspose -----------------------------------------------------------------------------

@@ -26,9 +26,19 @@
 //   They use no heap and at most 32 KiB of stack.
 //
 // MatMul (numpy semantics) runs a GEMM per broadcast batch: matmul_ref, and matmul (via gemm).
+//
+// Fused epilogues: every GEMM, MatMul and float convolution variant has an overload taking
+// (..., const Epilogue& e, const T* residual) that finishes each output element as
+//
+//   y = activation(acc + bias [+ residual])        (acc + bias: what the plain variant stores)
+//
+// while the output tile is still in cache. residual (may be null when e.residual is 0) has Y's
+// layout and must not overlap Y. The activation is computed with the same float expressions as
+// the elementwise ops (onnxc/elementwise.h), so a fused graph gives the unfused graph's values.
 #ifndef ONNXC_GEMM_H
 #define ONNXC_GEMM_H
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -43,6 +53,79 @@ struct GemmParams {
   double alpha, beta;
   index_t c_row_stride, c_col_stride;  // C's strides; beta is ignored when C is null
 };
+
+// The epilogue's activation (Epilogue::activation).
+enum EpilogueActivation : int {
+  kActNone = 0,
+  kActRelu,
+  kActClip,         // min(max(v, alpha), beta)
+  kActLeakyRelu,    // v >= 0 ? v : alpha * v
+  kActSigmoid,
+  kActHardSigmoid,  // max(0, min(1, alpha * v + beta))
+  kActHardSwish,
+  kActTanh,
+  kActGeluErf,
+  kActGeluTanh,
+};
+
+struct Epilogue {
+  int activation;     // an EpilogueActivation
+  float alpha, beta;  // the activation's parameters (see EpilogueActivation), else 0
+  int residual;       // 1: add the residual operand (Y's layout) before the activation
+};
+
+// One element: activation(v).
+template <typename T>
+inline T epilogue_activation(const Epilogue& e, T x) {
+  if constexpr (!std::is_floating_point_v<T>) {
+    return x;
+  } else {
+    const T alpha = static_cast<T>(e.alpha), beta = static_cast<T>(e.beta);
+    switch (e.activation) {
+      case kActRelu: return x > T(0) ? x : T(0);
+      case kActClip: {  // as clip_ref: when alpha > beta every element becomes beta
+        const T v = x < alpha ? alpha : x;
+        return v > beta ? beta : v;
+      }
+      case kActLeakyRelu: return x >= T(0) ? x : static_cast<T>(x * alpha);
+      case kActSigmoid:
+        return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
+      case kActHardSigmoid: return std::fmax(T(0), std::fmin(T(1), alpha * x + beta));
+      case kActHardSwish: return std::fmax(T(0), std::fmin(T(1), x / T(6) + T(0.5))) * x;
+      case kActTanh: return std::tanh(x);
+      case kActGeluErf: return T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2))));
+      case kActGeluTanh:
+        return T(0.5) * x *
+               (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) *
+                                 (x + T(0.044715) * x * x * x)));
+      default: return x;
+    }
+  }
+}
+
+// y[0..n) = activation(y + residual) over one row of a finished tile (residual may be null).
+// The activation is picked outside the loops so that the cheap ones vectorize.
+template <typename T>
+inline void apply_epilogue(const Epilogue& e, T* y, const T* residual, index_t n) {
+  if (e.residual && residual)
+    for (index_t i = 0; i < n; ++i) y[i] += residual[i];
+  switch (e.activation) {
+    case kActNone: return;
+    case kActRelu:
+      for (index_t i = 0; i < n; ++i) y[i] = y[i] > T(0) ? y[i] : T(0);
+      return;
+    case kActClip: {
+      const T lo = static_cast<T>(e.alpha), hi = static_cast<T>(e.beta);
+      for (index_t i = 0; i < n; ++i) {
+        const T v = y[i] < lo ? lo : y[i];
+        y[i] = v > hi ? hi : v;
+      }
+      return;
+    }
+    default:
+      for (index_t i = 0; i < n; ++i) y[i] = epilogue_activation(e, y[i]);
+  }
+}
 
 namespace gemm_detail {
 
@@ -77,7 +160,8 @@ inline T combine(Acc<T> acc, const T* c, double alpha, double beta) {
 
 // The reference: one dot product per output element.
 template <typename T>
-inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
+inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
+                     const Epilogue& e, const T* residual) {
   using Acc = gemm_detail::Acc<T>;
   const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
   const index_t b_ks = p.trans_b ? 1 : p.ldb, b_js = p.trans_b ? p.ldb : 1;
@@ -89,7 +173,14 @@ inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T*
             static_cast<Acc>(a[i * a_is + kk * a_ks]) * static_cast<Acc>(b[kk * b_ks + j * b_js]);
       const T* ci = c ? c + i * p.c_row_stride + j * p.c_col_stride : nullptr;
       y[i * p.ldy + j] = gemm_detail::combine<T>(acc, ci, p.alpha, p.beta);
+      if (e.activation || e.residual)
+        apply_epilogue(e, y + i * p.ldy + j, residual ? residual + i * p.ldy + j : residual, 1);
     }
+}
+
+template <typename T>
+inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
+  gemm_ref(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr));
 }
 
 namespace gemm_detail {
@@ -149,9 +240,10 @@ __attribute__((noinline)) void tile(const float* a, index_t lda, const float* pa
 }
 
 // Y (+)= alpha * opA opB over the blocks, Y already holding beta * C.
+// With an epilogue (e non-null), each tile is finished right after its last k block.
 template <index_t MR, index_t NR, index_t KC>
 inline void blocked_product(const GemmParams& p, const float* a, const float* b, float* y,
-                            float alpha) {
+                            float alpha, const Epilogue* e, const float* residual) {
   alignas(64) float panel[KC * NR];
   const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
   for (index_t k0 = 0; k0 < p.k; k0 += KC) {
@@ -169,6 +261,10 @@ inline void blocked_product(const GemmParams& p, const float* a, const float* b,
             tile<MR, NR, true>(ai, p.lda, panel, kc, yi, p.ldy, mr, nr, alpha);
           else
             tile<MR, NR, false>(ai, p.lda, panel, kc, yi, p.ldy, mr, nr, alpha);
+          if (e && k0 + kc == p.k)
+            for (index_t r = 0; r < mr; ++r)
+              apply_epilogue(*e, yi + r * p.ldy,
+                             residual ? residual + (i + r) * p.ldy + j0 : residual, nr);
         }
       }
     }
@@ -203,7 +299,7 @@ inline void f32_gemv(const GemmParams& p, const float* a, const float* b, float*
 // Cache-blocked GEMM around an MR x NR register tile (BLIS loop order, A read in place).
 template <index_t MR, index_t NR, index_t KC = kPanelFloats / NR>
 inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b, const float* c,
-                             float* y) {
+                             float* y, const Epilogue* e, const float* residual) {
   // Y = beta * C (or 0) first; the k blocks then accumulate into it.
   const float beta = static_cast<float>(p.beta), alpha = static_cast<float>(p.alpha);
   for (index_t i = 0; i < p.m; ++i) {
@@ -215,32 +311,54 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
       for (index_t j = 0; j < p.n; ++j) yi[j] = 0.0f;
     }
   }
+  // Finishes rows [0, m) of Y (the paths that do not work tile by tile).
+  auto finish_rows = [&] {
+    if (e)
+      for (index_t i = 0; i < p.m; ++i)
+        apply_epilogue(*e, y + i * p.ldy, residual ? residual + i * p.ldy : residual, p.n);
+  };
   const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
+  if (p.k == 0) return finish_rows();
   if (p.m < 4 && (a_ks == 1 || p.k == 1)) {  // too few rows to fill a tile; A rows contiguous
     for (index_t i = 0; i < p.m; ++i) f32_gemv(p, a + i * a_is, b, y + i * p.ldy, alpha);
-    return;
+    return finish_rows();
   }
   const index_t b_ks = p.trans_b ? 1 : p.ldb;
   if (p.n == 1 && !p.trans_a && (b_ks == 1 || p.k == 1) && p.ldy == 1) {
     // A matrix times a vector: y^T = b^T A^T, one dot product per row of A.
     const GemmParams t = {1, p.m, p.k, 0, 1, p.k, p.lda, p.m, p.alpha, 0.0, 0, 0};
-    return f32_gemv(t, b, a, y, alpha);
+    f32_gemv(t, b, a, y, alpha);
+    return finish_rows();
   }
-  blocked_product<MR, NR, KC>(p, a, b, y, alpha);
+  blocked_product<MR, NR, KC>(p, a, b, y, alpha, e, residual);
+}
+
+inline const Epilogue* epilogue_or_null(const Epilogue& e) {
+  return e.activation || e.residual ? &e : nullptr;
 }
 
 }  // namespace gemm_detail
 
 // 4 x 16 tile: 4 accumulators of 16 floats (8 ymm with AVX2, 16 q registers with NEON).
 inline void f32_gemm_4x16__generic(const GemmParams& p, const float* a, const float* b,
+                                   const float* c, float* y, const Epilogue& e,
+                                   const float* residual) {
+  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual);
+}
+inline void f32_gemm_4x16__generic(const GemmParams& p, const float* a, const float* b,
                                    const float* c, float* y) {
-  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y);
+  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, nullptr, nullptr);
 }
 
 // 8 x 32 tile: 16 zmm accumulators of AVX-512's 32 registers.
 inline void f32_gemm_8x32__generic(const GemmParams& p, const float* a, const float* b,
+                                   const float* c, float* y, const Epilogue& e,
+                                   const float* residual) {
+  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual);
+}
+inline void f32_gemm_8x32__generic(const GemmParams& p, const float* a, const float* b,
                                    const float* c, float* y) {
-  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y);
+  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, nullptr, nullptr);
 }
 
 // Whether the blocked float GEMM beats the reference for an m x n x k product; below this the
@@ -253,39 +371,61 @@ constexpr bool gemm_prefers_blocked(index_t m, index_t n, index_t k) {
 // AVX-512 EPYC: 8x32 reaches ~200 GFLOP/s on 512^3 (4x16: ~100); built for AVX2 only, 4x16
 // is the fastest (~80, where 8x32 and 6x16 spill).
 inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
-                                  const float* c, float* y) {
+                                  const float* c, float* y, const Epilogue& e,
+                                  const float* residual) {
 #if defined(__AVX512F__)
-  f32_gemm_8x32__generic(p, a, b, c, y);
+  f32_gemm_8x32__generic(p, a, b, c, y, e, residual);
 #else
-  f32_gemm_4x16__generic(p, a, b, c, y);
+  f32_gemm_4x16__generic(p, a, b, c, y, e, residual);
 #endif
+}
+inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y) {
+  f32_gemm_blocked_best(p, a, b, c, y, Epilogue{}, nullptr);
+}
+
+template <typename T>
+inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y, const Epilogue& e,
+                 const T* residual) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (gemm_prefers_blocked(p.m, p.n, p.k)) return f32_gemm_blocked_best(p, a, b, c, y, e, residual);
+  }
+  gemm_ref(p, a, b, c, y, e, residual);
 }
 
 template <typename T>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (gemm_prefers_blocked(p.m, p.n, p.k)) return f32_gemm_blocked_best(p, a, b, c, y);
-  }
-  gemm_ref(p, a, b, c, y);
+  gemm(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr));
 }
 
 // ---- MatMul ---------------------------------------------------------------------------------
 
 // Y[batch..., m, n] = A[batch..., m, k] @ B[batch..., k, n]; batch dims broadcast through
-// stride-0 entries. A 1-D operand is passed as m = 1 (A) or n = 1 (B).
+// stride-0 entries. A 1-D operand is passed as m = 1 (A) or n = 1 (B). trans_a / trans_b: the
+// operand is stored with its last two axes swapped (k x m, n x k: a folded Transpose).
+// The overload with (bias, epilogue, residual) adds bias[n] to every row (bias may be null),
+// then finishes each element with the epilogue; residual has Y's layout.
 struct MatMulParams {
   int batch_rank;
   index_t batch_dims[kMaxRank];
   index_t a_strides[kMaxRank], b_strides[kMaxRank];  // in elements, per batch dim
   index_t batch_count;
   index_t m, n, k;
+  // Defaulted, so literals written before these fields existed stay complete.
+  int trans_a = 0, trans_b = 0;
 };
 
 namespace gemm_detail {
 
 template <typename T, typename Gemm>
-inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, T* y, Gemm gemm_fn) {
-  const GemmParams g = {p.m, p.n, p.k, 0, 0, p.k, p.n, p.n, 1.0, 0.0, 0, 0};
+inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
+                           const Epilogue& e, const T* residual, Gemm gemm_fn) {
+  const GemmParams g = {p.m,         p.n,
+                        p.k,         p.trans_a,
+                        p.trans_b,   p.trans_a ? p.m : p.k,
+                        p.trans_b ? p.k : p.n, p.n,
+                        1.0,         bias ? 1.0 : 0.0,
+                        0,           1};
   index_t idx[kMaxRank] = {};
   for (index_t bi = 0; bi < p.batch_count; ++bi) {
     index_t ao = 0, bo = 0;
@@ -293,7 +433,8 @@ inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, T* y, 
       ao += idx[d] * p.a_strides[d];
       bo += idx[d] * p.b_strides[d];
     }
-    gemm_fn(g, a + ao, b + bo, static_cast<const T*>(nullptr), y + bi * p.m * p.n);
+    gemm_fn(g, a + ao, b + bo, bias, y + bi * p.m * p.n, e,
+            residual ? residual + bi * p.m * p.n : residual);
     for (int d = p.batch_rank - 1; d >= 0; --d) {
       if (++idx[d] < p.batch_dims[d]) break;
       idx[d] = 0;
@@ -304,14 +445,28 @@ inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, T* y, 
 }  // namespace gemm_detail
 
 template <typename T>
+inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
+                       const Epilogue& e, const T* residual) {
+  gemm_detail::matmul_batched(p, a, b, bias, y, e, residual,
+                              [](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy,
+                                 const Epilogue& ge, const T* gr) { gemm_ref(g, ga, gb, gc, gy, ge, gr); });
+}
+template <typename T>
 inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, T* y) {
-  gemm_detail::matmul_batched(p, a, b, y, gemm_ref<T>);
+  matmul_ref(p, a, b, static_cast<const T*>(nullptr), y, Epilogue{}, static_cast<const T*>(nullptr));
 }
 
 // Each batch through gemm(), so float products large enough run blocked.
 template <typename T>
+inline void matmul(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
+                   const Epilogue& e, const T* residual) {
+  gemm_detail::matmul_batched(p, a, b, bias, y, e, residual,
+                              [](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy,
+                                 const Epilogue& ge, const T* gr) { gemm(g, ga, gb, gc, gy, ge, gr); });
+}
+template <typename T>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, T* y) {
-  gemm_detail::matmul_batched(p, a, b, y, gemm<T>);
+  matmul(p, a, b, static_cast<const T*>(nullptr), y, Epilogue{}, static_cast<const T*>(nullptr));
 }
 
 }  // namespace onnxc

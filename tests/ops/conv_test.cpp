@@ -74,7 +74,7 @@ TEST_CASE("Conv auto_pad SAME_UPPER, SAME_LOWER and VALID", "[conv]") {
     CHECK(h.out().shape == Shape{1, 1, 3, 3});
     // Total padding (3 - 1) * 2 + 4 - 5 = 3 rows, the odd one at the end for SAME_UPPER and at
     // the start for SAME_LOWER; 2 columns, one each side. ConvParams ends {pads}, tile.
-    CHECK(emits(h, std::string(mode) == "SAME_UPPER" ? "{0, 1, 1}, 9};" : "{0, 2, 1}, 9};"));
+    CHECK(emits(h, std::string(mode) == "SAME_UPPER" ? "/*pad=*/{0, 1, 1}, /*tile=*/9};" : "/*pad=*/{0, 2, 1}, /*tile=*/9};"));
   }
   InferHarness v("Conv", 11);
   v.input(F, {1, 1, 5, 6});
@@ -103,7 +103,7 @@ TEST_CASE("Conv picks its kernel from the shape", "[conv]") {
     h.input(F, {64});
     REQUIRE(h.infer());
     CHECK(emits(h, "onnxc::f32_conv_gemm_best(p, x0, x1, x2, y0, nullptr);"));
-    CHECK(emits(h, "{0, 0, 0}, 49};"));
+    CHECK(emits(h, "/*pad=*/{0, 0, 0}, /*tile=*/49};"));
     CHECK(h.node().scratch_bytes == 32u * 64u * 4u);  // 32 deep, 49 positions in 2 panels
     InferHarness big("Conv", 11);
     big.input(F, {1, 3, 224, 224});
@@ -112,7 +112,7 @@ TEST_CASE("Conv picks its kernel from the shape", "[conv]") {
     big.attr_ints("strides", {2, 2});
     REQUIRE(big.infer());
     // 12544 positions: 25 blocks of 502 (a 147-deep slice of 512 packed positions).
-    CHECK(emits(big, "{0, 3, 3}, 502};"));
+    CHECK(emits(big, "/*pad=*/{0, 3, 3}, /*tile=*/502};"));
     CHECK(big.node().scratch_bytes == 147u * 512u * 4u);
     InferHarness deep("Conv", 11);
     deep.input(F, {1, 256, 14, 14});
@@ -229,14 +229,14 @@ TEST_CASE("ConvTranspose output shapes", "[conv]") {
     REQUIRE(h.infer());
     CHECK(h.out().shape == Shape{1, 1, 4, 5});
     // Full size 5: total padding 1 then 0; NOTSET puts the odd one first.
-    CHECK(emits(h, "{0, 1, 0}, 9};"));
+    CHECK(emits(h, "/*pad=*/{0, 1, 0}, /*tile=*/9};"));
     InferHarness u("ConvTranspose", 11);
     u.input(F, {1, 1, 3, 3});
     u.input(F, {1, 1, 3, 3});
     u.attr_ints("output_shape", {4, 5});
     attr_string(u, "auto_pad", "SAME_UPPER");
     REQUIRE(u.infer());
-    CHECK(emits(u, "{0, 0, 0}, 9};"));
+    CHECK(emits(u, "/*pad=*/{0, 0, 0}, /*tile=*/9};"));
   }
   SECTION("SAME auto_pad: input times stride") {
     InferHarness h("ConvTranspose", 22);
@@ -281,4 +281,35 @@ TEST_CASE("ConvTranspose folds through the same kernel", "[conv]") {
   const float* y = h.folded().as<float>();
   CHECK(std::vector<float>(y, y + 6) ==
         std::vector<float>{10.5f, 102.5f, 20.5f, 203.5f, 30.5f, 300.5f});
+}
+
+TEST_CASE("Conv with a fused epilogue passes it to the kernel, and checks it", "[conv]") {
+  InferHarness h("Conv", 13);
+  h.input(F, {1, 8, 6, 6});
+  h.input(F, {8, 8, 3, 3});
+  h.absent_input();
+  h.input(F, {1, 8, 4, 4});  // the residual
+  attr_string(h, "fused_activation", "LeakyRelu");
+  h.attr_float("fused_alpha", 0.5f);
+  REQUIRE(h.infer());
+  CHECK(emits(h, "static constexpr onnxc::Epilogue e = {/*activation=*/onnxc::kActLeakyRelu, "
+                 "/*alpha=*/0x1p-1f, /*beta=*/0x0p+0f, /*residual=*/1};"));
+  CHECK(emits(h, "onnxc::f32_conv_gemm_best(p, x0, x1, nullptr, y0, nullptr, e, x3);"));
+
+  InferHarness bad("Conv", 13);
+  bad.input(F, {1, 8, 6, 6});
+  bad.input(F, {8, 8, 3, 3});
+  bad.absent_input();
+  bad.input(F, {1, 8, 1, 1});  // broadcasting is not a residual
+  CHECK_FALSE(bad.infer());
+  CHECK(bad.error().find("fused residual 'in3' is float[1x8x1x1]; it must match the output") !=
+        std::string::npos);
+
+  InferHarness unknown("Conv", 13);
+  unknown.input(F, {1, 8, 6, 6});
+  unknown.input(F, {8, 8, 3, 3});
+  attr_string(unknown, "fused_activation", "Softplus");
+  CHECK_FALSE(unknown.infer());
+  CHECK(unknown.error().find("fused activation 'Softplus' is not one onnxc fuses") !=
+        std::string::npos);
 }

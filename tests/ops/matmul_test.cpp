@@ -27,7 +27,9 @@ TEST_CASE("Gemm output shape follows transA/transB", "[matmul]") {
   const std::string code = h.emit();
   CHECK(code.find("onnxc::gemm(p, x0, x1, x2, y0);") != std::string::npos);
   // {m, n, k, transA, transB, lda, ldb, ldy, alpha, beta, c_row_stride, c_col_stride}
-  CHECK(code.find("{3, 5, 4, 1, 1, 3, 4, 5, 0.5, 1.0, 0, 1}") != std::string::npos);
+  CHECK(code.find("{/*m=*/3, /*n=*/5, /*k=*/4, /*trans_a=*/1, /*trans_b=*/1, /*lda=*/3, /*ldb=*/4, "
+                   "/*ldy=*/5, /*alpha=*/0.5, /*beta=*/1.0, /*c_row_stride=*/0, "
+                   "/*c_col_stride=*/1}") != std::string::npos);
 }
 
 TEST_CASE("Gemm C broadcasting and optionality by opset", "[matmul]") {
@@ -52,7 +54,7 @@ TEST_CASE("Gemm C broadcasting and optionality by opset", "[matmul]") {
     h.input(F, {3, 4});
     h.input(F, {2, 1});
     REQUIRE(h.infer());
-    CHECK(h.emit().find(", 1, 0};") != std::string::npos);  // c strides: row 1, column 0
+    CHECK(h.emit().find("/*c_row_stride=*/1, /*c_col_stride=*/0};") != std::string::npos);  // c strides: row 1, column 0
   }
   SECTION("C must broadcast to (M, N)") {
     InferHarness h("Gemm", 13);
@@ -148,7 +150,9 @@ TEST_CASE("MatMul with a shared B runs as one GEMM over the folded batch", "[mat
   REQUIRE(h.infer());
   CHECK(h.out().shape == Shape{2, 3, 4, 6});
   // {batch_rank, dims, a_strides, b_strides, batch_count, m, n, k}: m = 2 * 3 * 4.
-  CHECK(h.emit().find("{0, {}, {}, {}, 1, 24, 6, 5}") != std::string::npos);
+  CHECK(h.emit().find("{/*batch_rank=*/0, /*batch_dims=*/{}, /*a_strides=*/{}, /*b_strides=*/{}, "
+                             "/*batch_count=*/1, /*m=*/24, /*n=*/6, /*k=*/5, /*trans_a=*/0, "
+                             "/*trans_b=*/0}") != std::string::npos);
 }
 
 TEST_CASE("MatMul errors name the rule", "[matmul]") {
@@ -201,4 +205,43 @@ TEST_CASE("MatMul on float16 runs the float kernel on widened scratch copies", "
   bf.input(DataType::kBFloat16, {2, 3});
   bf.input(DataType::kBFloat16, {3, 4});
   CHECK_FALSE(bf.infer());
+}
+
+TEST_CASE("MatMul with a fused bias, transB and epilogue", "[matmul]") {
+  InferHarness h("MatMul", 13);
+  h.input(F, {2, 3, 5});
+  h.input(F, {7, 5});  // stored transposed: B is 5 x 7
+  h.input(F, {7});     // the bias row
+  h.attr_int("transB", 1);
+  REQUIRE(h.infer());
+  CHECK(h.out().shape == Shape{2, 3, 7});
+  const std::string code = h.emit();
+  INFO(code);
+  CHECK(code.find("/*batch_count=*/1, /*m=*/6, /*n=*/7, /*k=*/5, /*trans_a=*/0, /*trans_b=*/1}") !=
+        std::string::npos);
+  CHECK(code.find("onnxc::matmul(p, x0, x1, x2, y0, e, static_cast<const float*>(nullptr));") !=
+        std::string::npos);
+
+  InferHarness bad("MatMul", 13);
+  bad.input(F, {3, 5});
+  bad.input(F, {5, 7});
+  bad.input(F, {3, 7});  // not a row
+  CHECK_FALSE(bad.infer());
+  CHECK(bad.error().find("fused bias 'in2' is float[3x7]; it must be float[7]") != std::string::npos);
+}
+
+TEST_CASE("Gemm with a fused residual and activation folds with the epilogue", "[matmul]") {
+  InferHarness h("Gemm", 13);
+  h.constant<float>(F, {1, 2}, {1, 2});
+  h.constant<float>(F, {2, 2}, {1, 0, 0, 1});
+  h.constant<float>(F, {2}, {0.5f, -10});
+  h.constant<float>(F, {1, 2}, {1, 1});  // the residual
+  Attribute act;
+  act.kind = Attribute::Kind::kString;
+  act.s = "Relu";
+  h.node().attributes["fused_activation"] = act;
+  REQUIRE(h.infer());
+  REQUIRE(h.fold());
+  CHECK(h.folded().as<float>()[0] == 2.5f);  // relu(1 + 0.5 + 1)
+  CHECK(h.folded().as<float>()[1] == 0.0f);  // relu(2 - 10 + 1)
 }

@@ -294,3 +294,75 @@ TEST_CASE("f32_conv_transpose__gemm matches the reference", "[conv-kernels]") {
       }
     }
 }
+
+// ---- fused epilogues --------------------------------------------------------------------------
+
+namespace {
+
+using ConvEpilogueFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*,
+                                void*, const Epilogue&, const float*);
+
+// The fused variant against the plain one followed by the unfused ops (y + residual, then the
+// activation), with guard words after the output and the scratch.
+void check_fused(ConvEpilogueFn fused, ConvFn plain, const ConvParams& p, const Operands& o,
+                 index_t scratch_bytes, const Epilogue& e, const std::vector<float>& residual) {
+  std::vector<float> want = run(plain, p, o, true, scratch_bytes);
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (e.residual) want[i] = want[i] + residual[i];
+    want[i] = epilogue_activation(e, want[i]);
+  }
+  const size_t n = want.size();
+  std::vector<float> got(n + 1, kGuard);
+  const size_t words = static_cast<size_t>(scratch_bytes + 3) / 4;
+  std::vector<float> scratch(words + 1, kGuard);
+  fused(p, o.x.data(), o.w.data(), o.b.data(), got.data(), scratch.data(), e,
+        e.residual ? residual.data() : nullptr);
+  CHECK(got[n] == kGuard);
+  CHECK(scratch[words] == kGuard);
+  for (size_t i = 0; i < n; ++i) {
+    INFO("element " << i << " got " << got[i] << " want " << want[i]);
+    REQUIRE(std::fabs(got[i] - want[i]) <= 1e-6f * (1.0f + std::fabs(want[i])));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fused Conv epilogues match the convolution followed by the unfused ops",
+          "[conv-kernels]") {
+  std::mt19937 rng(21);
+  const Epilogue epilogues[] = {{kActRelu, 0, 0, 0},        {kActRelu, 0, 0, 1},
+                                {kActClip, 0.0f, 6.0f, 0},  {kActLeakyRelu, 0.01f, 0, 1},
+                                {kActSigmoid, 0, 0, 0},     {kActHardSwish, 0, 0, 1},
+                                {kActHardSigmoid, 0.2f, 0.5f, 0}, {kActTanh, 0, 0, 0},
+                                {kActGeluErf, 0, 0, 1},     {kActNone, 0, 0, 1}};
+  // Depth across the 256-deep slices (the epilogue runs after the last one only), row blocks,
+  // odd positions, depthwise with multiplier.
+  for (ConvParams p : {conv_params(1, 3, 5, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}),
+                       conv_params(2, 70, 67, 1, {9, 11}, {3, 3}, {2, 1}, {1, 1}, {1, 1}, {1, 0}),
+                       conv_params(1, 300, 40, 1, {9, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}),
+                       conv_params(1, 40, 200, 1, {13, 15}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}),
+                       conv_params(2, 64, 12, 2, {11, 7}, {3, 3}, {2, 1}, {1, 2}, {1, 2}, {0, 2}),
+                       conv_params(1, 6, 12, 6, {23, 21}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}),
+                       conv_params(2, 8, 8, 8, {3, 5, 6}, {2, 3, 3}, {1, 1, 2}, {1, 1, 1},
+                                   {1, 1, 1}, {0, 1, 1})}) {
+    const Operands o = conv_operands(p, false, rng);
+    const std::vector<float> residual =
+        random_vector(static_cast<size_t>(p.batch * p.c_out * vol(p.out)), rng);
+    INFO(describe(p));
+    for (const Epilogue& e : epilogues) {
+      INFO("activation " << e.activation << " residual " << e.residual);
+      for (index_t tile : {index_t{33}, std::min(vol(p.out), kMaxConvTile)}) {
+        p.tile = tile;
+        check_fused(f32_conv_8x32__gemm, f32_conv_8x32__gemm, p, o, conv_gemm_scratch_bytes(p), e,
+                    residual);
+        check_fused(f32_conv_6x16__gemm, f32_conv_6x16__gemm, p, o, conv_gemm_scratch_bytes(p), e,
+                    residual);
+        check_fused(f32_conv_gemm_best, f32_conv_gemm_best, p, o, conv_gemm_scratch_bytes(p), e,
+                    residual);
+      }
+      if (p.c_in == p.group)
+        check_fused(f32_dwconv__generic, f32_dwconv__generic, p, o, conv_dw_scratch_bytes(p), e,
+                    residual);
+    }
+  }
+}

@@ -199,3 +199,136 @@ TEST_CASE("gemm_prefers_blocked keeps tiny products on the reference", "[gemm-ke
   CHECK(gemm_prefers_blocked(1000, 1, 1000));        // one column: dot products (gemv)
   CHECK(gemm_prefers_blocked(64, 64, 64));
 }
+
+// ---- fused epilogues --------------------------------------------------------------------------
+
+namespace {
+
+using GemmEpilogueFn = void (*)(const GemmParams&, const float*, const float*, const float*,
+                                float*, const Epilogue&, const float*);
+
+const struct {
+  const char* name;
+  GemmEpilogueFn fused;
+  GemmFn plain;
+} kEpilogueVariants[] = {
+    {"f32_gemm_4x16__generic", f32_gemm_4x16__generic, f32_gemm_4x16__generic},
+    {"f32_gemm_8x32__generic", f32_gemm_8x32__generic, f32_gemm_8x32__generic},
+    {"gemm<float>", gemm<float>, gemm<float>},
+    {"gemm_ref<float>", gemm_ref<float>, gemm_ref<float>},
+};
+
+// Every activation with parameters that exercise both sides of it.
+const Epilogue kEpilogues[] = {
+    {kActNone, 0, 0, 1},         {kActRelu, 0, 0, 0},          {kActRelu, 0, 0, 1},
+    {kActClip, -0.5f, 0.25f, 0}, {kActClip, 0.5f, -1.0f, 1},   {kActLeakyRelu, 0.1f, 0, 1},
+    {kActSigmoid, 0, 0, 0},      {kActHardSigmoid, 0.2f, 0.5f, 1}, {kActHardSwish, 0, 0, 0},
+    {kActTanh, 0, 0, 1},         {kActGeluErf, 0, 0, 0},       {kActGeluTanh, 0, 0, 1},
+};
+
+// The unfused graph: y = activation(y + residual) as separate passes after the product.
+void unfused_epilogue(const Epilogue& e, std::vector<float>& y, const std::vector<float>& r,
+                      index_t m, index_t n, index_t ldy) {
+  for (index_t i = 0; i < m; ++i)
+    for (index_t j = 0; j < n; ++j) {
+      float& v = y[static_cast<size_t>(i * ldy + j)];
+      if (e.residual) v = v + r[static_cast<size_t>(i * ldy + j)];
+      v = epilogue_activation(e, v);
+    }
+}
+
+void check_same(const std::vector<float>& got, const std::vector<float>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i << " got " << got[i] << " want " << want[i]);
+    REQUIRE(std::fabs(got[i] - want[i]) <= 1e-6f * (1.0f + std::fabs(want[i])));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("epilogue activations follow the ONNX definitions", "[gemm-kernels]") {
+  auto act = [](int kind, float x, float alpha = 0, float beta = 0) {
+    return epilogue_activation(Epilogue{kind, alpha, beta, 0}, x);
+  };
+  CHECK(act(kActRelu, -2.0f) == 0.0f);
+  CHECK(act(kActRelu, 3.0f) == 3.0f);
+  CHECK(act(kActClip, 5.0f, -1.0f, 2.0f) == 2.0f);
+  CHECK(act(kActClip, -5.0f, -1.0f, 2.0f) == -1.0f);
+  CHECK(act(kActClip, 0.0f, 3.0f, 1.0f) == 1.0f);  // min > max: numpy.clip gives max
+  CHECK(act(kActLeakyRelu, -2.0f, 0.1f) == Approx(-0.2f));
+  CHECK(act(kActSigmoid, 0.0f) == 0.5f);
+  CHECK(act(kActHardSigmoid, 1.0f, 0.2f, 0.5f) == Approx(0.7f));
+  CHECK(act(kActHardSwish, 1.0f) == Approx(1.0f * (1.0f / 6.0f + 0.5f)));
+  CHECK(act(kActHardSwish, -4.0f) == 0.0f);
+  CHECK(act(kActTanh, 0.5f) == Approx(std::tanh(0.5f)));
+  CHECK(act(kActGeluErf, 1.0f) == Approx(0.8413447f));
+  CHECK(act(kActGeluTanh, 1.0f) == Approx(0.8411920f));
+  CHECK(std::isnan(act(kActRelu, NAN)) == false);  // NaN > 0 is false: Relu gives 0, as ONNX's
+  CHECK(std::isnan(act(kActClip, NAN, -1.0f, 1.0f)));
+}
+
+TEST_CASE("fused GEMM epilogues match the product followed by the unfused ops", "[gemm-kernels]") {
+  std::mt19937 rng(99);
+  const index_t sizes[][3] = {{1, 70, 129}, {3, 17, 16}, {13, 33, 300}, {97, 70, 3},
+                              {200, 16, 129}, {40, 1, 50}, {8, 32, 256}, {5, 7, 0}};
+  for (const auto& v : kEpilogueVariants)
+    for (const auto& sz : sizes)
+      for (const Epilogue& e : kEpilogues) {
+        const index_t m = sz[0], n = sz[1], k = sz[2];
+        const int tb = static_cast<int>((m + n) % 2);
+        const index_t pad = n == 1 ? 0 : (m % 2);
+        Problem pr = make_problem(m, n, k, 0, tb, pad, static_cast<Bias>((m + k) % 3), 1.0, 1.0, rng);
+        const float* c = pr.c.empty() ? nullptr : pr.c.data();
+        const std::vector<float> residual = random_vector(pr.y.size(), rng);
+        std::vector<float> want = pr.y, got = pr.y;
+        v.plain(pr.p, pr.a.data(), pr.b.data(), c, want.data());
+        unfused_epilogue(e, want, residual, m, n, pr.p.ldy);
+        v.fused(pr.p, pr.a.data(), pr.b.data(), c, got.data(), e, e.residual ? residual.data() : nullptr);
+        INFO(v.name << " m=" << m << " n=" << n << " k=" << k << " activation=" << e.activation
+                    << " residual=" << e.residual);
+        check_same(got, want);
+      }
+}
+
+TEST_CASE("matmul with a bias, transposed operands and an epilogue", "[gemm-kernels]") {
+  std::mt19937 rng(5);
+  // Y[3, m, n] = A[3, m, k] @ B[k, n] (B shared) with A or B stored transposed.
+  const index_t m = 11, n = 37, k = 23;
+  for (int ta : {0, 1})
+    for (int tb : {0, 1}) {
+      MatMulParams p{};
+      p.batch_rank = 1;
+      p.batch_dims[0] = 3;
+      p.a_strides[0] = m * k;
+      p.b_strides[0] = 0;
+      p.batch_count = 3;
+      p.m = m, p.n = n, p.k = k, p.trans_a = ta, p.trans_b = tb;
+      const std::vector<float> a = random_vector(3 * m * k, rng), b = random_vector(k * n, rng);
+      const std::vector<float> bias = random_vector(n, rng), res = random_vector(3 * m * n, rng);
+      // The reference: explicit transposes, then a plain matmul_ref, then bias, residual, Relu.
+      std::vector<float> at(a.size()), bt(b.size());
+      for (index_t bi = 0; bi < 3; ++bi)
+        for (index_t i = 0; i < m; ++i)
+          for (index_t kk = 0; kk < k; ++kk)
+            at[bi * m * k + i * k + kk] = ta ? a[bi * m * k + kk * m + i] : a[bi * m * k + i * k + kk];
+      for (index_t kk = 0; kk < k; ++kk)
+        for (index_t j = 0; j < n; ++j) bt[kk * n + j] = tb ? b[j * k + kk] : b[kk * n + j];
+      MatMulParams plain = p;
+      plain.trans_a = plain.trans_b = 0;
+      std::vector<float> want(3 * m * n), got(3 * m * n), got_ref(3 * m * n);
+      matmul_ref(plain, at.data(), bt.data(), want.data());
+      for (size_t i = 0; i < want.size(); ++i) {
+        const float v = (want[i] + bias[i % n]) + res[i];
+        want[i] = v > 0 ? v : 0;
+      }
+      const Epilogue e = {kActRelu, 0, 0, 1};
+      matmul(p, a.data(), b.data(), bias.data(), got.data(), e, res.data());
+      matmul_ref(p, a.data(), b.data(), bias.data(), got_ref.data(), e, res.data());
+      INFO("transA=" << ta << " transB=" << tb);
+      for (size_t i = 0; i < got.size(); ++i) {
+        REQUIRE(std::fabs(got[i] - want[i]) <= 1e-4f);
+        REQUIRE(std::fabs(got_ref[i] - want[i]) <= 1e-4f);
+      }
+    }
+}

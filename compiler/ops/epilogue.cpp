@@ -1,0 +1,72 @@
+#include "ops/epilogue.h"
+
+#include <fmt/format.h>
+
+namespace onnxc {
+namespace {
+
+struct ActivationName {
+  const char* name;
+  const char* cpp;
+  int kind;
+};
+constexpr ActivationName kActivations[] = {
+    {"None", "onnxc::kActNone", kActNone},
+    {"Relu", "onnxc::kActRelu", kActRelu},
+    {"Clip", "onnxc::kActClip", kActClip},
+    {"LeakyRelu", "onnxc::kActLeakyRelu", kActLeakyRelu},
+    {"Sigmoid", "onnxc::kActSigmoid", kActSigmoid},
+    {"HardSigmoid", "onnxc::kActHardSigmoid", kActHardSigmoid},
+    {"HardSwish", "onnxc::kActHardSwish", kActHardSwish},
+    {"Tanh", "onnxc::kActTanh", kActTanh},
+    {"Gelu", "onnxc::kActGeluErf", kActGeluErf},
+    {"GeluTanh", "onnxc::kActGeluTanh", kActGeluTanh},
+};
+
+}  // namespace
+
+int epilogue_activation_kind(const std::string& name) {
+  for (const auto& a : kActivations)
+    if (name == a.name) return a.kind;
+  return -1;
+}
+
+const char* epilogue_activation_name(int kind) {
+  for (const auto& a : kActivations)
+    if (kind == a.kind) return a.name;
+  return "?";
+}
+
+bool infer_epilogue(InferContext& ctx, const Shape& out_shape, Epilogue& e) {
+  e = Epilogue{};
+  const Value* x = ctx.input(0);
+  if (ctx.has_attr(kFusedActivation)) {
+    const std::string name = ctx.attr_string(kFusedActivation, "");
+    e.activation = epilogue_activation_kind(name);
+    if (e.activation < 0) return ctx.fail("fused activation '{}' is not one onnxc fuses", name);
+    e.alpha = ctx.attr_float(kFusedAlpha, 0.0f);
+    e.beta = ctx.attr_float(kFusedBeta, 0.0f);
+  }
+  const Value* r = ctx.input(kResidualInput);
+  if (r) {
+    if (r->dtype != x->dtype || r->shape != out_shape)
+      return ctx.fail("fused residual '{}' is {}[{}]; it must match the output, {}[{}]", r->name,
+                      dtype_name(r->dtype), shape_str(r->shape), dtype_name(x->dtype),
+                      shape_str(out_shape));
+    e.residual = 1;
+  }
+  if (has_epilogue(e) && x->dtype != DataType::kFloat)
+    return ctx.fail("a fused epilogue needs float tensors, the node computes {}",
+                    dtype_name(x->dtype));
+  return true;
+}
+
+std::string epilogue_literal(const Epilogue& e) {
+  const char* act = "onnxc::kActNone";
+  for (const auto& a : kActivations)
+    if (e.activation == a.kind) act = a.cpp;
+  return fmt::format("{{/*activation=*/{}, /*alpha=*/{}, /*beta=*/{}, /*residual=*/{}}}", act,
+                     cpp_float(e.alpha), cpp_float(e.beta), e.residual);
+}
+
+}  // namespace onnxc

@@ -1,0 +1,53 @@
+// Graph queries and edits shared by the fusion passes (fuse_*.cpp, fold_batchnorm.cpp).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "support/diagnostics.h"
+
+namespace onnxc::fusion {
+
+// Uses of v: node inputs (including nodes of subgraphs, by name, since bodies capture outer
+// values by name) plus one if v is a graph output.
+int count_uses(const Graph& g, const Value* v);
+
+// The only node reading v, when v has exactly one use and is not a graph output; else null.
+Node* sole_user(const Graph& g, const Value* v);
+
+// Index of n in g.nodes (g.nodes.size() if absent).
+size_t position(const Graph& g, const Node* n);
+
+// Re-runs n's handler infer() after a rewrite; reports (as an onnxc bug) and returns false if
+// the handler rejects the rewritten node.
+bool reinfer(Node& n, Diagnostics& diag, const char* pass);
+
+// A new constant value named after `base` (made unique in g).
+Value* add_constant(Graph& g, const std::string& base, Tensor t);
+
+// Makes `from`'s producer write `to` instead: `to` takes over the producer, and `from` is left
+// without a producer (unused). Used when node B(A(x)) collapses into A writing B's output.
+void take_output(Node& producer, Value* from, Value* to);
+
+// Removes the given nodes from g (their outputs must be unused by then; they lose their producer).
+void erase_nodes(Graph& g, const std::vector<const Node*>& dead);
+
+// Float data of a float constant (null if v is not a float constant).
+const float* float_data(const Value* v);
+
+}  // namespace onnxc::fusion
+
+namespace onnxc::fusion {
+
+// When constant c, broadcast against a value of shape `out`, varies at most along `axis` (its
+// right-aligned dims are all 1 except possibly out[axis]) and does not grow `out`, fills
+// `per_channel` with its out[axis] values (a size-1 dim repeated) and returns true.
+bool per_channel_constant(const Value* c, const Shape& out, size_t axis,
+                          std::vector<double>& per_channel);
+
+// The other operand of a binary node `n` reading `v` (input 0 or 1), or null if n reads v twice.
+Value* other_operand(const Node& n, const Value* v);
+
+}  // namespace onnxc::fusion
