@@ -67,6 +67,7 @@ class Emitter {
   bool run(GeneratedCode& out) {
     in_names_ = member_names(g_.inputs);
     out_names_ = member_names(g_.outputs);
+    number_subgraph_values(g_, 0);
     if (!read_memory_plan()) return false;
     std::string body = emit_nodes();
     if (!diag_.ok()) return false;
@@ -87,20 +88,38 @@ class Emitter {
       diag_.error("internal: no memory plan (the plan-memory pass did not run)");
       return false;
     }
-    for (const auto& v : g_.values) {
-      const Value* root = storage_root(v.get());
+    for (const Value* v : all_values(g_)) {  // control-flow subgraphs' values too
+      const Value* root = storage_root(v);
       size_t off = 0;
-      for (const Value* a = v.get(); a != root; a = a->storage.alias_of)
+      for (const Value* a = v; a != root; a = a->storage.alias_of)
         off += a->storage.kind == Storage::Kind::kView ? a->storage.offset : 0;
       if (root->storage.kind == Storage::Kind::kArena && !v->is_constant() && !v->is_graph_input &&
           !v->is_graph_output)
-        arena_offset_[v.get()] = root->storage.offset + off;
-      else if (root != v.get() && root->storage.kind == Storage::Kind::kGraphInput)
-        input_view_[v.get()] = {root, off};
+        arena_offset_[v] = root->storage.offset + off;
+      else if (root != v && root->storage.kind == Storage::Kind::kGraphInput)
+        input_view_[v] = {root, off};
     }
     for (const auto& n : g_.nodes)
       if (n->scratch_bytes) scratch_offset_[n.get()] = n->scratch_offset;
+    for (const Node* n : nested_nodes(g_))
+      if (n->scratch_bytes) scratch_offset_[n] = n->scratch_offset;
     return true;
+  }
+
+  // Control flow: values of the k-th subgraph (depth-first) are named "g<k>_t<id>"/"g<k>_c<id>"
+  // (ids are per graph); the main graph's keep "t<id>"/"c<id>".
+  int number_subgraph_values(const Graph& g, int next) {
+    for (const auto& n : g.nodes)
+      for (const Graph* sub : subgraphs_of(*n)) {
+        int k = ++next;
+        for (const auto& v : sub->values) value_prefix_[v.get()] = fmt::format("g{}_", k);
+        next = number_subgraph_values(*sub, next);
+      }
+    return next;
+  }
+  std::string prefix(const Value* v) const {
+    auto it = value_prefix_.find(v);
+    return it == value_prefix_.end() ? "" : it->second;
   }
 
   // A node whose outputs are all views of its input runs no code.
@@ -248,7 +267,7 @@ class Emitter {
     if (it != names_.end()) return it->second;
     std::string name;
     if (v->is_constant()) {
-      name = fmt::format("c{}", v->id);
+      name = fmt::format("{}c{}", prefix(v), v->id);
       used_constants_.push_back(v);
       decls_.push_back(v);
     } else if (v->is_graph_output && !v->is_graph_input) {
@@ -259,7 +278,7 @@ class Emitter {
       name = "inputs." + in_names_[static_cast<size_t>(pos)];
     } else {
       if (input_view_.count(v)) ref(input_view_.at(v).first);  // names the input first
-      name = fmt::format("t{}", v->id);
+      name = fmt::format("{}t{}", prefix(v), v->id);
       decls_.push_back(v);
     }
     names_[v] = name;
@@ -268,7 +287,23 @@ class Emitter {
 
   std::string emit_nodes() {
     std::string body;
-    for (const auto& n : g_.nodes) {
+    emit_graph_nodes(g_, body);
+    // Graph outputs no node writes directly: inputs, constants, or a value listed twice.
+    std::set<const Value*> written;
+    for (size_t i = 0; i < g_.outputs.size(); ++i) {
+      const Value* v = g_.outputs[i];
+      bool direct = v->producer && !v->is_constant() && written.insert(v).second;
+      if (direct) continue;
+      includes_.insert("onnxc/base.h");
+      body += fmt::format("  onnxc::copy_bytes(outputs.{}, {}, {});\n", out_names_[i], ref(v), v->bytes());
+    }
+    return body;
+  }
+
+  // The statements of `g`'s nodes (the main graph, or a control-flow subgraph emitted by its
+  // node's handler through EmitContext::emit_subgraph).
+  void emit_graph_nodes(const Graph& g, std::string& body) {
+    for (const auto& n : g.nodes) {
       std::vector<std::string> in_names, out_names;
       for (const Value* v : n->inputs) in_names.push_back(v ? v->name : "-");
       for (const Value* v : n->outputs) {
@@ -283,20 +318,11 @@ class Emitter {
       if (n->scratch_bytes) scratch = fmt::format("(arena + {})", scratch_offset_.at(n.get()));
       body += fmt::format("  // {} '{}': ({}) -> ({})\n  {{\n", n->op_type, n->name, fmt::join(in_names, ", "),
                           fmt::join(out_names, ", "));
-      EmitContext ctx(*n, [this](const Value* v) { return ref(v); }, scratch, &body, &includes_);
+      EmitContext ctx(*n, [this](const Value* v) { return ref(v); }, scratch, &body, &includes_,
+                      [this](const Graph& sub, std::string* out) { emit_graph_nodes(sub, *out); });
       n->handler->emit(ctx);
       body += "  }\n";
     }
-    // Graph outputs no node writes directly: inputs, constants, or a value listed twice.
-    std::set<const Value*> written;
-    for (size_t i = 0; i < g_.outputs.size(); ++i) {
-      const Value* v = g_.outputs[i];
-      bool direct = v->producer && !v->is_constant() && written.insert(v).second;
-      if (direct) continue;
-      includes_.insert("onnxc/base.h");
-      body += fmt::format("  onnxc::copy_bytes(outputs.{}, {}, {});\n", out_names_[i], ref(v), v->bytes());
-    }
-    return body;
   }
 
   const Module& m_;
@@ -308,6 +334,7 @@ class Emitter {
   std::map<const Value*, std::pair<const Value*, size_t>> input_view_;  // root input, byte offset
   std::map<const Node*, size_t> scratch_offset_;
   std::map<const Value*, std::string> names_;
+  std::map<const Value*, std::string> value_prefix_;  // subgraph values: "g<k>_"
   std::vector<const Value*> decls_;
   std::vector<const Value*> used_constants_;
   std::set<std::string> includes_;

@@ -9,7 +9,8 @@
 //     the arena (not a graph input, output or constant, nor a view of one), and that no other
 //     input of the node shares.
 // It only sets Value::storage (kView, kInPlace); plan-memory gives the offsets and
-// check_storage() proves them. It does not change nodes.
+// check_storage() proves them. It does not change nodes. Control-flow subgraphs keep plain buffers
+// (no views or in-place writes inside them); the values they read count as read by their node.
 #include <map>
 #include <set>
 
@@ -50,9 +51,12 @@ class AssignStoragePass final : public Pass {
     }
     // Last reader of each root buffer (over all its views), as node indices.
     std::map<const Value*, int> last_read;
-    for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
       for (const Value* in : g.nodes[i]->inputs)
         if (in) last_read[storage_root(in)] = static_cast<int>(i);
+      // Control flow: values its subgraphs read are read by the node itself.
+      for (const Value* in : implicit_inputs(*g.nodes[i])) last_read[storage_root(in)] = static_cast<int>(i);
+    }
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       Node& n = *g.nodes[i];
       AliasInfo a = n.handler ? n.handler->alias(n) : AliasInfo{};

@@ -85,9 +85,38 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = *graph.nodes[n];
     int at = static_cast<int>(n);
-    for (const Value* in : node.inputs) {
+    // Control flow: enclosing values its subgraphs read are read by the node itself.
+    std::vector<const Value*> reads(node.inputs.begin(), node.inputs.end());
+    for (const Value* in : implicit_inputs(node)) reads.push_back(in);
+    for (const Value* in : reads) {
       auto it = index.find(storage_root(in));
       if (in && it != index.end()) req[it->second].last_use = std::max(req[it->second].last_use, at);
+    }
+    // Control flow: every value of its subgraphs (bodies' inputs and outputs included) and every
+    // nested node's scratch gets its own buffer, live over the whole node (simple and sound: a
+    // loop body's values survive across iterations, as loop-carried state needs).
+    for (const Graph* sub : subgraphs_of(node)) {
+      for (const Value* v : all_values(*sub)) {
+        if (v->is_constant()) continue;
+        BufferRequest r;
+        r.name = v->name;
+        r.size = std::max<size_t>(v->bytes(), 1);
+        r.first_use = r.last_use = at;
+        r.value = v;
+        req.push_back(r);
+      }
+      std::vector<Node*> inner;
+      for (const auto& m : sub->nodes) inner.push_back(m.get());
+      for (Node* m : nested_nodes(*sub)) inner.push_back(m);
+      for (const Node* m : inner)
+        if (m->scratch_bytes) {
+          BufferRequest r;
+          r.name = "scratch:" + m->name;
+          r.size = m->scratch_bytes;
+          r.first_use = r.last_use = at;
+          r.scratch_of = m;
+          req.push_back(r);
+        }
     }
     for (const Value* out : node.outputs) {
       if (!out || out->is_constant() || out->is_graph_output) continue;
@@ -134,7 +163,9 @@ std::map<const Value*, Span> value_spans(const Graph& g) {
   std::map<const Value*, Span> spans;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     int at = static_cast<int>(n);
-    for (const Value* in : g.nodes[n]->inputs)
+    std::vector<const Value*> reads(g.nodes[n]->inputs.begin(), g.nodes[n]->inputs.end());
+    for (const Value* in : implicit_inputs(*g.nodes[n])) reads.push_back(in);  // control flow
+    for (const Value* in : reads)
       if (in && spans.count(in)) spans[in].last = std::max(spans[in].last, at);
     for (const Value* out : g.nodes[n]->outputs)
       if (out) spans[out] = Span{at, at};
@@ -220,6 +251,19 @@ std::vector<std::string> check_storage(const Module& module) {
     blocks.push_back({"scratch:" + node.name, nullptr, node.scratch_offset,
                       node.scratch_offset + node.scratch_bytes, Span{at, at}});
   }
+  // Control flow: every non-constant value of a node's subgraphs lives over that node.
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    for (const Graph* sub : subgraphs_of(*g.nodes[n]))
+      for (const Value* v : all_values(*sub)) {
+        if (v->is_constant()) continue;
+        int at = static_cast<int>(n);
+        if (v->storage.kind != K::kArena) {
+          errors.push_back(fmt::format("subgraph value '{}' has no arena buffer", v->name));
+          continue;
+        }
+        blocks.push_back({v->name, v, v->storage.offset,
+                          v->storage.offset + std::max<size_t>(v->bytes(), 1), Span{at, at}});
+      }
   for (const auto& b : blocks) {
     if (b.end > module.memory.arena_bytes)
       errors.push_back(fmt::format("'{}' [{}, {}) ends past the arena ({} bytes)", b.name, b.begin,

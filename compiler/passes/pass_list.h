@@ -6,6 +6,7 @@
 #define ONNXC_PASS_LIST(X)    \
   X(make_bind_handlers_pass)  \
   X(make_infer_shapes_pass)   \
+  X(make_inline_if_pass)      \
   X(make_fold_constants_pass) \
   X(make_dead_code_pass)      \
   X(make_assign_storage_pass) \

@@ -22,7 +22,7 @@ class PlanMemoryPass final : public Pass {
   bool run(Module& module, PassContext& ctx) override {
     using K = Storage::Kind;
     Graph& g = *module.graph;
-    for (auto& v : g.values) {
+    for (Value* v : all_values(g)) {  // subgraph values too (see collect_buffers)
       Storage& st = v->storage;
       if (v->is_constant())
         st = Storage{K::kConstant, nullptr, 0};
