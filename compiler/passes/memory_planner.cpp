@@ -79,6 +79,36 @@ const Value* storage_root(const Value* v) {
   return v;
 }
 
+size_t layout_subgraphs(const Node& node, size_t base, bool assign) {
+  // Each subgraph's buffers end to end (no reuse inside a body). If: the branches start at the
+  // same offset, since only one runs; the region is the larger branch.
+  const bool exclusive = node.op_type == "If" && node.domain.empty();
+  size_t region = 0, at = 0;
+  for (const Graph* sub : subgraphs_of(node)) {
+    if (exclusive) at = 0;
+    auto place = [&](size_t bytes) {
+      size_t offset = at;
+      at += align_up(std::max<size_t>(bytes, 1));
+      region = std::max(region, at);
+      return base + offset;
+    };
+    for (Value* v : all_values(*sub)) {
+      if (v->is_constant()) continue;
+      size_t offset = place(v->bytes());
+      if (assign) v->storage = Storage{Storage::Kind::kArena, nullptr, offset};
+    }
+    std::vector<Node*> inner;
+    for (const auto& m : sub->nodes) inner.push_back(m.get());
+    for (Node* m : nested_nodes(*sub)) inner.push_back(m);
+    for (Node* m : inner)
+      if (m->scratch_bytes) {
+        size_t offset = place(m->scratch_bytes);
+        if (assign) m->scratch_offset = offset;
+      }
+  }
+  return region;
+}
+
 std::vector<BufferRequest> collect_buffers(const Graph& graph) {
   std::map<const Value*, size_t> index;  // root value -> its request
   std::vector<BufferRequest> req;
@@ -92,31 +122,16 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
       auto it = index.find(storage_root(in));
       if (in && it != index.end()) req[it->second].last_use = std::max(req[it->second].last_use, at);
     }
-    // Control flow: every value of its subgraphs (bodies' inputs and outputs included) and every
-    // nested node's scratch gets its own buffer, live over the whole node (simple and sound: a
-    // loop body's values survive across iterations, as loop-carried state needs).
-    for (const Graph* sub : subgraphs_of(node)) {
-      for (const Value* v : all_values(*sub)) {
-        if (v->is_constant()) continue;
-        BufferRequest r;
-        r.name = v->name;
-        r.size = std::max<size_t>(v->bytes(), 1);
-        r.first_use = r.last_use = at;
-        r.value = v;
-        req.push_back(r);
-      }
-      std::vector<Node*> inner;
-      for (const auto& m : sub->nodes) inner.push_back(m.get());
-      for (Node* m : nested_nodes(*sub)) inner.push_back(m);
-      for (const Node* m : inner)
-        if (m->scratch_bytes) {
-          BufferRequest r;
-          r.name = "scratch:" + m->name;
-          r.size = m->scratch_bytes;
-          r.first_use = r.last_use = at;
-          r.scratch_of = m;
-          req.push_back(r);
-        }
+    // Control flow: the values of its subgraphs (bodies' inputs and outputs included) and their
+    // nodes' scratch live in one region of the arena, live over the whole node (a loop body's
+    // values survive across iterations, as loop-carried state needs); see layout_subgraphs().
+    if (size_t region = layout_subgraphs(node, 0, /*assign=*/false)) {
+      BufferRequest r;
+      r.name = "subgraphs:" + node.name;
+      r.size = region;
+      r.first_use = r.last_use = at;
+      r.region_of = &node;
+      req.push_back(r);
     }
     for (const Value* out : node.outputs) {
       if (!out || out->is_constant() || out->is_graph_output) continue;
@@ -205,6 +220,7 @@ std::vector<std::string> check_storage(const Module& module) {
     const Value* value;
     size_t begin, end;
     Span span;
+    const Graph* branch = nullptr;  // control flow: the If branch the value belongs to
   };
   std::vector<Block> blocks;
   for (const auto& [v, span] : spans) {
@@ -255,6 +271,7 @@ std::vector<std::string> check_storage(const Module& module) {
   for (size_t n = 0; n < g.nodes.size(); ++n)
     for (const Graph* sub : subgraphs_of(*g.nodes[n]))
       for (const Value* v : all_values(*sub)) {
+        const bool exclusive = g.nodes[n]->op_type == "If" && g.nodes[n]->domain.empty();
         if (v->is_constant()) continue;
         int at = static_cast<int>(n);
         if (v->storage.kind != K::kArena) {
@@ -262,7 +279,8 @@ std::vector<std::string> check_storage(const Module& module) {
           continue;
         }
         blocks.push_back({v->name, v, v->storage.offset,
-                          v->storage.offset + std::max<size_t>(v->bytes(), 1), Span{at, at}});
+                          v->storage.offset + std::max<size_t>(v->bytes(), 1), Span{at, at},
+                          exclusive ? sub : nullptr});
       }
   for (const auto& b : blocks) {
     if (b.end > module.memory.arena_bytes)
@@ -277,6 +295,8 @@ std::vector<std::string> check_storage(const Module& module) {
       const Block &a = blocks[i], &b = blocks[j];
       if (a.begin >= b.end || b.begin >= a.end) continue;
       if (a.span.last < b.span.def || b.span.last < a.span.def) continue;
+      if (a.branch && b.branch && a.branch != b.branch && a.span.def == b.span.def)
+        continue;  // two branches of one If: only one runs
       if (a.value && b.value) {
         if (is_view_of(a.value, b.value) || is_view_of(b.value, a.value)) continue;
         // In place: the output's node is the last reader of the value it overwrites.

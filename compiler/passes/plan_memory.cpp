@@ -44,6 +44,8 @@ class PlanMemoryPass final : public Pass {
       }
       if (buffers[i].scratch_of)
         const_cast<Node*>(buffers[i].scratch_of)->scratch_offset = plan.offsets[i];
+      if (buffers[i].region_of)  // control flow: its subgraphs' values inside the region
+        layout_subgraphs(*buffers[i].region_of, plan.offsets[i], /*assign=*/true);
     }
     module.memory.planned = true;
     module.memory.arena_bytes = plan.arena_size;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "passes/memory_planner.h"
+#include "passes/memory_report.h"
 #include "passes/pass_harness.h"
 #include "support/filecheck.h"
 
@@ -120,6 +121,10 @@ TEST_CASE("If: a run-time condition infers both branches and plans their values"
   // Branch values have arena buffers of their own.
   const Graph& then_g = *r.module->graph->nodes[0]->attr("then_branch")->g;
   CHECK(then_g.outputs[0]->storage.kind == Storage::Kind::kArena);
+  // Only one branch runs: both start at the same offset of one region, as big as the larger.
+  const Graph& else_g = *r.module->graph->nodes[0]->attr("else_branch")->g;
+  CHECK(else_g.outputs[0]->storage.offset == then_g.outputs[0]->storage.offset);
+  CHECK(r.module->memory.arena_bytes == 64);
 }
 
 TEST_CASE("If: branches of different shapes need a compile-time condition", "[passes]") {
@@ -230,4 +235,18 @@ TEST_CASE("Loop: a run-time trip count works without scan outputs, is refused wi
   CHECK(g.diag.str().find("node 'loop' (Loop)") != std::string::npos);
   CHECK(g.diag.str().find("must be a constant") != std::string::npos);
   CHECK(g.diag.str().find("--max-trip-count loop=N") != std::string::npos);
+}
+
+TEST_CASE("memory report: subgraph values appear with their region, the plan has no overlap",
+          "[passes]") {
+  ModelBuilder mb = loop_model(true, true);
+  auto r = run_passes(mb);
+  INFO(r.diag.str());
+  REQUIRE(r.ok);
+  CHECK(check_storage(*r.module).empty());
+  std::string report = memory_report(*r.module, false);
+  CHECK(filecheck(report, {"CHECK: tensors:", "CHECK: c_in float[2]  in subgraph loop/loop_body",
+                           "CHECK: c_out float[2]  in subgraph loop/loop_body"}) == "");
+  CHECK(memory_report(*r.module, true).find("\"subgraph\": \"loop/loop_body\"") !=
+        std::string::npos);
 }
