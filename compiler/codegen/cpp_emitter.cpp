@@ -90,9 +90,7 @@ class Emitter {
     }
     for (const Value* v : all_values(g_)) {  // control-flow subgraphs' values too
       const Value* root = storage_root(v);
-      size_t off = 0;
-      for (const Value* a = v; a != root; a = a->storage.alias_of)
-        off += a->storage.kind == Storage::Kind::kView ? a->storage.offset : 0;
+      size_t off = offset_in_root(v);
       if (root->storage.kind == Storage::Kind::kArena && !v->is_constant() && !v->is_graph_input &&
           !v->is_graph_output)
         arena_offset_[v] = root->storage.offset + off;
@@ -120,13 +118,6 @@ class Emitter {
   std::string prefix(const Value* v) const {
     auto it = value_prefix_.find(v);
     return it == value_prefix_.end() ? "" : it->second;
-  }
-
-  // A node whose outputs are all views of its input runs no code.
-  static bool is_view_node(const Node& n) {
-    for (const Value* v : n.outputs)
-      if (v && v->storage.kind != Storage::Kind::kView) return false;
-    return !n.outputs.empty();
   }
 
   std::string banner() const {
@@ -309,9 +300,11 @@ class Emitter {
       for (const Value* v : n->outputs) {
         out_names.push_back(v ? fmt::format("{} {}[{}]", v->name, dtype_name(v->dtype), shape_str(v->shape)) : "-");
       }
-      if (is_view_node(*n)) {
-        body += fmt::format("  // {} '{}': {} is a view of {}: no code\n", n->op_type, n->name,
-                            n->output(0)->name, n->input(0)->name);
+      if (n->elided) {  // assign-storage: its output already holds its value
+        body += fmt::format("  // {} '{}': {} {}: no code\n", n->op_type, n->name, n->output(0)->name,
+                            n->output(0)->storage.kind == Storage::Kind::kView
+                                ? "is a view of " + n->input(0)->name
+                                : "was written in place by its inputs' producers");
         continue;
       }
       std::string scratch = "nullptr";

@@ -69,8 +69,8 @@ const char* attribute_kind_name(Attribute::Kind k) {
 }
 
 const char* storage_kind_name(Storage::Kind k) {
-  static const char* const kNames[] = {"unplanned", "arena", "view", "in-place", "input", "output",
-                                       "constant"};
+  static const char* const kNames[] = {"unplanned", "arena", "view",    "in-place",
+                                       "slice",     "input", "output", "constant"};
   return kNames[static_cast<int>(k)];
 }
 

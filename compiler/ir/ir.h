@@ -51,13 +51,17 @@ struct Storage {
     kArena,        // its own buffer in the arena at `offset`
     kView,         // the bytes of `alias_of` starting `offset` bytes in; its node emits no code
     kInPlace,      // its node writes it over `alias_of` (offset 0), which dies at that node
+    kSlice,        // its node writes it into `alias_of` at `offset` (a Concat's output that then
+                   // runs no code); it dies at that Concat
     kGraphInput,   // the caller's input buffer
     kGraphOutput,  // the caller's output buffer
     kConstant,     // the weights blob
   };
   Kind kind = Kind::kUnplanned;
-  const Value* alias_of = nullptr;  // kView, kInPlace
-  size_t offset = 0;                // kArena: arena offset; kView: byte offset into alias_of
+  const Value* alias_of = nullptr;  // kView, kInPlace, kSlice
+  size_t offset = 0;                // kArena: arena offset; kView, kSlice: byte offset into alias_of
+
+  bool shares() const { return kind == Kind::kView || kind == Kind::kInPlace || kind == Kind::kSlice; }
 };
 const char* storage_kind_name(Storage::Kind k);
 
@@ -119,6 +123,8 @@ struct Node {
   std::unique_ptr<OpState> state;        // set by the handler's infer()
   size_t scratch_bytes = 0;              // temporary workspace the kernel needs while it runs
   size_t scratch_offset = 0;             // its arena offset, set by plan-memory
+  bool elided = false;                   // assign-storage: its outputs already hold their values
+                                         // (views, or a Concat whose inputs were written in place)
 
   const Attribute* attr(const std::string& n) const {
     auto it = attributes.find(n);

@@ -39,6 +39,7 @@ std::string storage_str(const Value& v) {
     case K::kArena: return fmt::format("arena+{}", st.offset);
     case K::kView: return fmt::format("view of {}+{}", ref(st.alias_of), st.offset);
     case K::kInPlace: return fmt::format("in place over {}", ref(st.alias_of));
+    case K::kSlice: return fmt::format("slice of {}+{}", ref(st.alias_of), st.offset);
     default: return storage_kind_name(st.kind);
   }
 }
@@ -71,6 +72,7 @@ std::string print_graph(const Graph& g, int indent) {
     std::vector<std::string> placed;
     for (const Value* v : n->outputs)
       if (v && !storage_str(*v).empty()) placed.push_back(fmt::format("%{}: {}", v->name, storage_str(*v)));
+    if (n->elided) placed.push_back("no code");
     if (n->scratch_bytes && !placed.empty())
       placed.push_back(fmt::format("scratch: arena+{} ({} bytes)", n->scratch_offset, n->scratch_bytes));
     s += fmt::format("{}  {} = {}{}@{}({}){}  # {}{}\n", pad, fmt::join(results, ", "),

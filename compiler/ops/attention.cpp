@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "ops/dispatch.h"
 #include "ops/half_compute.h"
 #include "ops/registry.h"
 
@@ -184,10 +185,36 @@ class AttentionOp final : public OpHandler {
     return true;
   }
 
+  // Folds float and double attention (half types are not folded).
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const AttentionParams& p = n.state_as<AttentionState>().p;
+    auto ptr = [](auto tag, const Tensor* t) { return t ? t->as<decltype(tag)>() : nullptr; };
+    auto out_ptr = [&](auto tag, size_t i) {
+      return i < out.size() && n.output(i) ? out[i].as<decltype(tag)>() : nullptr;
+    };
+    return visit_dtype<kFloatTypes>(in[0]->dtype, [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<T> scores(static_cast<size_t>(p.past_len + p.kv_len) + 1);
+      const int64_t* nonpad = in.size() > 6 && in[6] ? in[6]->as<int64_t>() : nullptr;
+      const Tensor* mask = in.size() > 3 ? in[3] : nullptr;
+      const Tensor* pk = in.size() > 4 ? in[4] : nullptr;
+      const Tensor* pv = in.size() > 5 ? in[5] : nullptr;
+      if (p.mask_kind == 1)
+        attention_ref<T, bool>(p, ptr(tag, in[0]), ptr(tag, in[1]), ptr(tag, in[2]),
+                               mask->as<bool>(), ptr(tag, pk), ptr(tag, pv), nonpad,
+                               out_ptr(tag, 0), out_ptr(tag, 1), out_ptr(tag, 2), out_ptr(tag, 3),
+                               scores.data());
+      else
+        attention_ref<T, T>(p, ptr(tag, in[0]), ptr(tag, in[1]), ptr(tag, in[2]), ptr(tag, mask),
+                            ptr(tag, pk), ptr(tag, pv), nonpad, out_ptr(tag, 0), out_ptr(tag, 1),
+                            out_ptr(tag, 2), out_ptr(tag, 3), scores.data());
+    });
+  }
   void emit(EmitContext& ctx) const override { emit_attention(ctx); }
 };
 
-// The kernel call of Attention and FlexAttention (absent inputs and outputs are null).
+// The kernel call of Attention (absent inputs and outputs are null).
 void emit_attention(EmitContext& ctx) {
   const auto& s = ctx.node().state_as<AttentionState>();
   const AttentionParams& p = s.p;
@@ -218,77 +245,19 @@ void emit_attention(EmitContext& ctx) {
   emit_narrow(ctx, s.half, n);
 }
 
-// ai.onnx.preview FlexAttention (1): 4-D Q/K/V, GQA, scale. The score_mod / prob_mod subgraphs
-// are refused (the compiler emits no subgraphs). Runs attention_ref without a mask.
-class FlexAttentionOp final : public OpHandler {
- public:
-  bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(3, 3, 1, 1)) return false;
-    for (const char* g : {"score_mod", "prob_mod"})
-      if (ctx.has_attr(g)) return ctx.fail("the {} subgraph is not supported", g);
-    const Value *q = ctx.input(0), *k = ctx.input(1), *v = ctx.input(2);
-    const DataType t = q->dtype;
-    if (!is_attention_float(t))
-      return ctx.fail("Q must be float, double, float16 or bfloat16, is {}", dtype_name(t));
-    if (k->dtype != t || v->dtype != t)
-      return ctx.fail("Q, K and V must have one type, are {}, {}, {}", dtype_name(t),
-                      dtype_name(k->dtype), dtype_name(v->dtype));
-    if (q->shape.size() != 4 || k->shape.size() != 4 || v->shape.size() != 4)
-      return ctx.fail("Q, K and V must be 4-D, have shapes {}, {}, {}", shape_str(q->shape),
-                      shape_str(k->shape), shape_str(v->shape));
-    if (ctx.has_attr("softmax_precision")) {
-      const int64_t sp = ctx.attr_int("softmax_precision", 1);
-      if (sp != 1 && !(sp == 11 && t == DataType::kDouble))
-        return ctx.fail("softmax_precision {} is not supported (float; double for double inputs)",
-                        sp);
-    }
-    auto& s = ctx.make_state<AttentionState>();
-    AttentionParams& p = s.p;
-    p.batch = q->shape[0];
-    p.q_heads = q->shape[1];
-    p.q_len = q->shape[2];
-    p.head_size = q->shape[3];
-    p.kv_heads = k->shape[1];
-    p.kv_len = k->shape[2];
-    p.v_head_size = v->shape[3];
-    if (k->shape[0] != p.batch || v->shape[0] != p.batch || k->shape[3] != p.head_size ||
-        v->shape[1] != p.kv_heads || v->shape[2] != p.kv_len)
-      return ctx.fail("Q, K, V shapes {}, {}, {} do not agree in batch, heads, lengths, head size",
-                      shape_str(q->shape), shape_str(k->shape), shape_str(v->shape));
-    if (p.kv_heads <= 0 || p.q_heads % p.kv_heads != 0)
-      return ctx.fail("q heads {} must be a multiple of kv heads {}", p.q_heads, p.kv_heads);
-    layout_strides(true, p.q_heads, p.q_len, p.head_size, p.q_strides);
-    layout_strides(true, p.kv_heads, p.kv_len, p.head_size, p.k_strides);
-    layout_strides(true, p.kv_heads, p.kv_len, p.v_head_size, p.v_strides);
-    layout_strides(true, p.q_heads, p.q_len, p.v_head_size, p.y_strides);
-    p.left_window = p.right_window = -1;
-    const double scale = ctx.has_attr("scale") ? static_cast<double>(ctx.attr_float("scale", 1.0f))
-                                               : 1.0 / std::sqrt(static_cast<double>(p.head_size));
-    if (!(scale >= 0)) return ctx.fail("scale must be >= 0, is {}", scale);
-    p.sqrt_scale = std::sqrt(scale);
-    ctx.set_output(0, t, {p.batch, p.q_heads, p.q_len, p.v_head_size});
-    s.half = plan_half(ctx, {0, 1, 2}, {0});
-    const size_t elem = t == DataType::kDouble ? sizeof(double) : sizeof(float);
-    s.scores_offset = s.half.bytes;
-    ctx.request_scratch(s.half.bytes + static_cast<size_t>(p.kv_len > 0 ? p.kv_len : 1) * elem);
-    return true;
-  }
-  void emit(EmitContext& ctx) const override { emit_attention(ctx); }
-};
-
 const AttentionOp kAttention;
-const FlexAttentionOp kFlexAttention;
 
 }  // namespace
 
 std::vector<OpRegistration> rotary_ops();  // ops/rotary.cpp: RotaryEmbedding, SwiGLU, TensorScatter
 std::vector<OpRegistration> linear_attention_ops();  // ops/linear_attention.cpp
+std::vector<OpRegistration> flex_attention_ops();    // ops/flex_attention.cpp
 
 std::vector<OpRegistration> attention_ops() {
-  std::vector<OpRegistration> rows = {{"", "Attention", 23, kMaxOpset, &kAttention},
-                                      {"ai.onnx.preview", "FlexAttention", 1, 1, &kFlexAttention}};
+  std::vector<OpRegistration> rows = {{"", "Attention", 23, kMaxOpset, &kAttention}};
   for (const auto& r : rotary_ops()) rows.push_back(r);
   for (const auto& r : linear_attention_ops()) rows.push_back(r);
+  for (const auto& r : flex_attention_ops()) rows.push_back(r);
   return rows;
 }
 

@@ -449,6 +449,11 @@ class ConcatOp final : public BlockCopyOp {
     ctx.set_output(0, first->dtype, out);
     return true;
   }
+  // One run per input (no outer axis): input k is the output's bytes after inputs 0..k-1.
+  AliasInfo alias(const Node& n) const override {
+    if (!n.state || n.state_as<BlocksState>().outer != 1) return {};
+    return {AliasKind::kConcat, 0};
+  }
 };
 
 class SplitOp final : public BlockCopyOp {

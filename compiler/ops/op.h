@@ -145,6 +145,8 @@ enum class AliasKind {
   kView,     // output 0 is input 0's bytes from AliasInfo::byte_offset on (Reshape, contiguous Slice)
   kInPlace,  // output 0 may overwrite any input of its dtype and shape: element i of each input
              // is read before element i of the output is written (elementwise ops)
+  kConcat,   // output 0 is the inputs end to end (Concat of outer size 1): when each input's
+             // producer writes straight into its slice, the node has nothing left to do
 };
 struct AliasInfo {
   AliasKind kind = AliasKind::kNone;

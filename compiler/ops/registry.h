@@ -42,6 +42,8 @@ std::vector<OpRegistration> quantize_ops();       // ops/quantize.cpp
 std::vector<OpRegistration> qlinear_ops();        // ops/qlinear.cpp
 std::vector<OpRegistration> recurrent_ops();      // ops/recurrent.cpp
 std::vector<OpRegistration> signal_ops();         // ops/signal.cpp
+std::vector<OpRegistration> einsum_ops();          // ops/einsum.cpp
+std::vector<OpRegistration> detection_ops();      // ops/detection.cpp
 std::vector<OpRegistration> control_flow_ops();   // ops/control_flow.cpp
 
 class OpRegistry {

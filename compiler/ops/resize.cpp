@@ -5,9 +5,9 @@
 //
 // Per axis, with x the output coordinate, the source coordinate x_ori follows
 // coordinate_transformation_mode (half_pixel by default from opset 11; asymmetric for Upsample
-// and Resize-10); the taps are the 2m input positions around x_ori (m = 1 for nearest and
-// linear, 2 for cubic, more for antialiased downsampling), clamped to the edge, optionally with
-// outside taps excluded and the weights renormalized (exclude_outside).
+// and Resize-10; tf_half_pixel_for_nn only at 11-12); the taps are the 2m input positions around
+// x_ori (m = 1 for nearest and linear, 2 for cubic, more for antialiased downsampling), clamped to
+// the edge, optionally with outside taps excluded and the weights renormalized (exclude_outside).
 #include "onnxc/resize.h"
 
 #include <algorithm>
@@ -27,7 +27,8 @@ enum class Coord {
   kPytorchHalfPixel,
   kAlignCorners,
   kAsymmetric,
-  kTfCrop
+  kTfCrop,
+  kTfHalfPixelForNn  // opsets 11-12 only
 };
 enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
 
@@ -73,6 +74,8 @@ double source_coord(const Config& c, const AxisSpec& a, int64_t x) {
       return out_width == 1 ? -0.5 : (xd + 0.5) / a.scale - 0.5;
     case Coord::kHalfPixel:
       return (xd + 0.5) / a.scale - 0.5;
+    case Coord::kTfHalfPixelForNn:
+      return (xd + 0.5) / a.scale;
     case Coord::kHalfPixelSymmetric: {
       const double adjustment = static_cast<double>(a.out) / out_width;
       const double offset = in / 2 * (1 - adjustment);
@@ -269,6 +272,8 @@ class ResizeOp final : public OpHandler {
         c.coord = Coord::kAsymmetric;
       else if (coord == "tf_crop_and_resize")
         c.coord = Coord::kTfCrop;
+      else if (coord == "tf_half_pixel_for_nn" && opset < 13)
+        c.coord = Coord::kTfHalfPixelForNn;
       else
         return ctx.fail("coordinate_transformation_mode '{}' is not supported at opset {}", coord,
                         opset);

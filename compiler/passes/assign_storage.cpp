@@ -8,7 +8,11 @@
 //     the same dtype and shape whose buffer (with every view of it) dies at that node, lives in
 //     the arena (not a graph input, output or constant, nor a view of one), and that no other
 //     input of the node shares.
-// It only sets Value::storage (kView, kInPlace); plan-memory gives the offsets and
+//   - Concat slices: a Concat of one run per input (outer size 1) whose inputs each have their
+//     own arena buffer dying at the Concat has each producer write straight into its slice of the
+//     output (kSlice); the Concat then runs no code.
+// It only sets Value::storage (kView, kInPlace, kSlice) and Node::elided (views, such Concats);
+// plan-memory gives the offsets and
 // check_storage() proves them. It does not change nodes. Control-flow subgraphs keep plain buffers
 // (no views or in-place writes inside them); the values they read count as read by their node.
 #include <map>
@@ -27,13 +31,14 @@ class AssignStoragePass final : public Pass {
  public:
   const char* name() const override { return "assign-storage"; }
   const char* description() const override {
-    return "views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Slice) and in-place elementwise "
-           "ops";
+    return "views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Slice), in-place elementwise "
+           "ops, Concat inputs written into place";
   }
   bool run(Module& module, PassContext& ctx) override {
     Graph& g = *module.graph;
     for (auto& v : g.values)
-      if (v->storage.kind == K::kView || v->storage.kind == K::kInPlace) v->storage = Storage{};
+      if (v->storage.shares()) v->storage = Storage{};
+    for (auto& n : g.nodes) n->elided = false;
     // Views first: they never end a buffer's life, and in-place decisions need every reader.
     int64_t views = 0, in_place = 0;
     for (auto& n : g.nodes) {
@@ -47,6 +52,7 @@ class AssignStoragePass final : public Pass {
       const Value* root = storage_root(in);
       if (root->is_graph_output && !root->is_graph_input) continue;  // the caller's buffer
       out->storage = Storage{K::kView, in, a.byte_offset};
+      n->elided = n->outputs.size() == 1;
       ++views;
     }
     // Last reader of each root buffer (over all its views), as node indices.
@@ -83,9 +89,57 @@ class AssignStoragePass final : public Pass {
         break;
       }
     }
+    int64_t slices = concat_slices(g);
     if (views) ctx.count("tensors aliased (views)", views);
     if (in_place) ctx.count("tensors written in place", in_place);
-    return views + in_place > 0;
+    if (slices) ctx.count("tensors written into a Concat", slices);
+    return views + in_place + slices > 0;
+  }
+
+ private:
+  // Concat (one run per input): when every input's buffer is its own arena buffer that dies at the
+  // Concat, each input's producer writes straight into its slice of the output and the Concat
+  // runs no code. All or nothing, so the Concat never copies a part of its output onto itself.
+  static int64_t concat_slices(Graph& g) {
+    std::map<const Value*, int> last_read;  // per root buffer, after views and in-place
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      for (const Value* in : g.nodes[i]->inputs)
+        if (in) last_read[storage_root(in)] = static_cast<int>(i);
+      // Control flow: values its subgraphs read are read by the node itself.
+      for (const Value* in : implicit_inputs(*g.nodes[i])) last_read[storage_root(in)] = static_cast<int>(i);
+    }
+    int64_t count = 0;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      Node& n = *g.nodes[i];
+      AliasInfo a = n.handler ? n.handler->alias(n) : AliasInfo{};
+      Value* out = n.output(0);
+      if (a.kind != AliasKind::kConcat || !out || out->is_graph_output || out->is_constant() ||
+          out->storage.kind != K::kUnplanned || n.inputs.empty())
+        continue;
+      std::vector<Value*> roots;
+      bool ok = true;
+      for (const Value* in : n.inputs) {
+        const Value* root = in ? storage_root(in) : nullptr;
+        ok = ok && root && root->producer && !root->is_constant() && !root->is_graph_input &&
+             !root->is_graph_output && root->storage.kind == K::kUnplanned &&
+             root->bytes() == in->bytes() && offset_in_root(in) == 0 && root->dtype == out->dtype &&
+             last_read[root] == static_cast<int>(i);
+        for (const Value* r : roots) ok = ok && r != root;  // each input its own buffer
+        if (!ok) break;
+        roots.push_back(const_cast<Value*>(root));
+      }
+      if (!ok) continue;
+      size_t offset = 0;
+      for (Value* root : roots) {
+        root->storage = Storage{K::kSlice, out, offset};
+        offset += root->bytes();
+        ++count;
+      }
+      n.elided = true;
+      // The output's buffer now also holds the inputs' values before the Concat.
+      last_read[out] = std::max(last_read.count(out) ? last_read[out] : 0, static_cast<int>(i));
+    }
+    return count;
   }
 };
 

@@ -72,8 +72,7 @@ std::unique_ptr<MemoryPlanner> make_sequential_planner() {
 
 const Value* storage_root(const Value* v) {
   for (int guard = 0; v && guard < 1 << 20; ++guard) {
-    bool aliased = v->storage.kind == Storage::Kind::kView || v->storage.kind == Storage::Kind::kInPlace;
-    if (!aliased || !v->storage.alias_of) return v;
+    if (!v->storage.shares() || !v->storage.alias_of) return v;
     v = v->storage.alias_of;
   }
   return v;
@@ -109,6 +108,12 @@ size_t layout_subgraphs(const Node& node, size_t base, bool assign) {
   return region;
 }
 
+// A root buffer of the arena: produced by a node, not a constant or a graph output.
+static bool in_arena(const Value* root) {
+  return root && root->producer && !root->is_constant() && !root->is_graph_output &&
+         !root->is_graph_input;
+}
+
 std::vector<BufferRequest> collect_buffers(const Graph& graph) {
   std::map<const Value*, size_t> index;  // root value -> its request
   std::vector<BufferRequest> req;
@@ -136,17 +141,19 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
     for (const Value* out : node.outputs) {
       if (!out || out->is_constant() || out->is_graph_output) continue;
       const Value* root = storage_root(out);
-      if (root != out) {
-        auto it = index.find(root);
-        if (it != index.end()) req[it->second].last_use = std::max(req[it->second].last_use, at);
-        continue;  // shares its root's buffer (or a graph input's, read-only)
+      if (!in_arena(root)) continue;  // a view of a graph input: read-only, no arena bytes
+      auto it = index.find(root);
+      if (it != index.end()) {  // shares its root's buffer (a view, in place, a Concat slice)
+        req[it->second].last_use = std::max(req[it->second].last_use, at);
+        continue;
       }
-      index[out] = req.size();
+      // The first value of this buffer: the root itself, or a slice its producer writes into.
+      index[root] = req.size();
       BufferRequest r;
-      r.name = out->name;
-      r.size = std::max<size_t>(out->bytes(), 1);
+      r.name = root->name;
+      r.size = std::max<size_t>(root->bytes(), 1);
       r.first_use = r.last_use = at;
-      r.value = out;
+      r.value = root;
       req.push_back(r);
     }
     if (node.scratch_bytes) {
@@ -193,8 +200,10 @@ std::map<const Value*, Span> value_spans(const Graph& g) {
 
 namespace {
 
+// True when `ancestor` is on v's alias chain (v views it, is written over it or into it). The
+// in-place links on the chain are checked on their own (the overwritten value dies there).
 bool is_view_of(const Value* v, const Value* ancestor) {
-  for (; v && v->storage.kind == Storage::Kind::kView; v = v->storage.alias_of)
+  for (; v && v->storage.shares(); v = v->storage.alias_of)
     if (v->storage.alias_of == ancestor) return true;
   return false;
 }
@@ -203,9 +212,8 @@ bool is_view_of(const Value* v, const Value* ancestor) {
 
 size_t offset_in_root(const Value* v) {
   size_t off = 0;
-  for (; v && (v->storage.kind == Storage::Kind::kView || v->storage.kind == Storage::Kind::kInPlace);
-       v = v->storage.alias_of)
-    off += v->storage.kind == Storage::Kind::kView ? v->storage.offset : 0;
+  for (; v && v->storage.shares(); v = v->storage.alias_of)
+    off += v->storage.kind == Storage::Kind::kInPlace ? 0 : v->storage.offset;
   return off;
 }
 
@@ -233,7 +241,7 @@ std::vector<std::string> check_storage(const Module& module) {
     }
     if (v->is_graph_output && !v->is_graph_input && st.kind != K::kGraphOutput)
       errors.push_back(fmt::format("graph output '{}' is not in the caller's buffer", v->name));
-    if (st.kind == K::kView || st.kind == K::kInPlace) {
+    if (st.shares()) {
       const Value* a = st.alias_of;
       if (!a) {
         errors.push_back(fmt::format("'{}' aliases nothing", v->name));
@@ -242,6 +250,14 @@ std::vector<std::string> check_storage(const Module& module) {
       if (st.offset + v->bytes() > a->bytes())
         errors.push_back(fmt::format("view '{}' [{}, {}) runs past '{}' ({} bytes)", v->name,
                                      st.offset, st.offset + v->bytes(), a->name, a->bytes()));
+      if (st.kind == K::kSlice) {
+        // Written into a later Concat's output, which then runs no code. (Whether the slice is
+        // overwritten while still read is the overlap check's below.)
+        auto sa = spans.find(a);
+        if (!a->producer || !a->producer->elided || sa == spans.end() || sa->second.def <= span.def)
+          errors.push_back(fmt::format("'{}' is written into '{}', which is not a later elided "
+                                       "Concat", v->name, a->name));
+      }
       if (st.kind == K::kInPlace) {
         if (root->storage.kind != K::kArena)
           errors.push_back(fmt::format("'{}' is written in place over '{}', which is not an arena "
@@ -331,6 +347,7 @@ std::string print_memory_plan(const Module& module) {
       std::string how = storage_kind_name(st.kind);
       if (st.kind == K::kView) how = fmt::format("view of {} +{}", st.alias_of->name, st.offset);
       if (st.kind == K::kInPlace) how = fmt::format("in place over {}", st.alias_of->name);
+      if (st.kind == K::kSlice) how = fmt::format("slice of {} +{}", st.alias_of->name, st.offset);
       Span sp = spans[v];
       s += fmt::format("{} {:>10}  nodes {:>4}..{:<4} {} ({})\n", where, v->bytes(), sp.def,
                        sp.last, v->name, how);

@@ -74,19 +74,21 @@ std::string memory_report(const Module& m, bool json) {
                                    static_cast<double>(bound)
                              : 0.0;
   const size_t weights = weight_bytes(g);
-  int views = 0, in_place = 0;
+  int views = 0, in_place = 0, slices = 0;
   for (const auto& r : rows) {
     views += r.v->storage.kind == K::kView;
     in_place += r.v->storage.kind == K::kInPlace;
+    slices += r.v->storage.kind == K::kSlice;
   }
   std::string s;
   if (json) {
     s += fmt::format(
         "{{\n  \"model\": {},\n  \"arena_bytes\": {},\n  \"live_bytes_lower_bound\": {},\n"
         "  \"arena_above_bound_percent\": {:.2f},\n  \"weight_bytes\": {},\n"
-        "  \"planner\": {},\n  \"views\": {},\n  \"in_place\": {},\n  \"scratch\": [",
+        "  \"planner\": {},\n  \"views\": {},\n  \"in_place\": {},\n  \"concat_slices\": {},\n"
+        "  \"scratch\": [",
         json_string(m.source_path), arena, bound, above, weights, json_string(m.memory.planner),
-        views, in_place);
+        views, in_place, slices);
     bool first = true;
     for (const auto& n : g.nodes) {
       if (!n->scratch_bytes) continue;
@@ -113,8 +115,8 @@ std::string memory_report(const Module& m, bool json) {
   }
   s += fmt::format(
       "model {}\narena_bytes {}\nlive_bytes_lower_bound {} (arena {:+.2f}%)\n"
-      "weight_bytes {}\nplanner {}\nviews {}\nin_place {}\n",
-      m.source_path, arena, bound, above, weights, m.memory.planner, views, in_place);
+      "weight_bytes {}\nplanner {}\nviews {}\nin_place {}\nconcat_slices {}\n",
+      m.source_path, arena, bound, above, weights, m.memory.planner, views, in_place, slices);
   s += "scratch:\n";
   for (const auto& n : g.nodes)
     if (n->scratch_bytes)
@@ -127,6 +129,8 @@ std::string memory_report(const Module& m, bool json) {
       how = fmt::format("  view of {} +{}", r.alias_of, r.v->storage.offset);
     else if (r.v->storage.kind == K::kInPlace)
       how = fmt::format("  in place over {}", r.alias_of);
+    else if (r.v->storage.kind == K::kSlice)
+      how = fmt::format("  slice of {} +{}", r.alias_of, r.v->storage.offset);
     else if (r.v->storage.kind != K::kArena)
       how = fmt::format("  ({})", r.storage);
     if (!r.subgraph.empty()) how += fmt::format("  in subgraph {}", r.subgraph);

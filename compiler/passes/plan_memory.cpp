@@ -30,7 +30,7 @@ class PlanMemoryPass final : public Pass {
         st = Storage{K::kGraphInput, nullptr, 0};
       else if (v->is_graph_output)
         st = Storage{K::kGraphOutput, nullptr, 0};
-      else if (st.kind != K::kView && st.kind != K::kInPlace)
+      else if (!st.shares())
         st = Storage{};
     }
     auto buffers = collect_buffers(g);

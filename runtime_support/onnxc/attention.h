@@ -1,6 +1,7 @@
 // The attention family of ai.onnx: scaled dot-product attention (Attention 23+), rotary position
 // embeddings (RotaryEmbedding 23), the SwiGLU gate (28) and KV-cache updates (TensorScatter 24).
 //   attention_ref<T, M>         float/double; M is the mask element type (bool or T)
+//   flex_attention_ref<T>       float/double, with ModProgram score/prob modifiers
 //   rotary_embedding_ref<T>     float/double
 //   swiglu_ref<T>               float/double
 //   tensor_scatter_ref          any element type, copied as bytes
@@ -120,13 +121,152 @@ inline void attention_ref(const AttentionParams& p, const T* q, const T* k, cons
         T* yi = y + b * p.y_strides[0] + h * p.y_strides[1] + i * p.y_strides[2];
         for (index_t d = 0; d < p.v_head_size; ++d) yi[d] = T(0);
         for (index_t j = 0; j < total; ++j) {
-          if (s[j] == T(0)) continue;
+          if (s[j] == T(0)) continue;  // masked-out values (even NaN or inf) never reach Y
           const T* vj = value_row(b, kvh, j);
           for (index_t d = 0; d < p.v_head_size; ++d) yi[d] += s[j] * vj[d];
         }
       }
     }
   }
+}
+
+// ---- FlexAttention -----------------------------------------------------------------------------
+
+// An elementwise modifier (FlexAttention's score_mod / prob_mod subgraph after the compiler folded
+// everything not depending on the scores): a straight-line program over slots
+//   0: the element, 1..n_consts: the constants (one value, or one per element), then one slot
+//   per instruction result; `result` is the output slot.
+constexpr int kMaxModConsts = 8, kMaxModInstrs = 16;
+enum ModOp : int {
+  kModAdd,
+  kModSub,
+  kModMul,
+  kModDiv,
+  kModNeg,
+  kModTanh,
+  kModExp,
+  kModWhere,
+  kModIdentity,
+  kModAbs,
+  kModMax,
+  kModMin,
+  kModSqrt,
+  kModRelu
+};
+struct ModInstr {
+  int op, a, b, c;  // operand slots (b, c unused by unary ops; Where: a ? b : c)
+};
+struct ModProgram {
+  int n_consts, n_instrs;
+  int const_full[kMaxModConsts];  // 1: the constant has one value per element, 0: a scalar
+  ModInstr instrs[kMaxModInstrs];
+  int result;
+};
+
+// The program on element `e` (its flat index in the [batch, q_heads, q_len, keys] tensor) of
+// value x; consts[k] points at constant k.
+template <typename T>
+inline T run_mod_program(const ModProgram& p, const T* const* consts, index_t e, T x) {
+  T slot[1 + kMaxModConsts + kMaxModInstrs];
+  slot[0] = x;
+  for (int c = 0; c < p.n_consts; ++c) slot[1 + c] = consts[c][p.const_full[c] ? e : 0];
+  for (int i = 0; i < p.n_instrs; ++i) {
+    const ModInstr& in = p.instrs[i];
+    const T a = slot[in.a], b = slot[in.b];
+    T r = a;
+    switch (in.op) {
+      case kModAdd:
+        r = a + b;
+        break;
+      case kModSub:
+        r = a - b;
+        break;
+      case kModMul:
+        r = a * b;
+        break;
+      case kModDiv:
+        r = a / b;
+        break;
+      case kModNeg:
+        r = -a;
+        break;
+      case kModTanh:
+        r = std::tanh(a);
+        break;
+      case kModExp:
+        r = std::exp(a);
+        break;
+      case kModWhere:
+        r = a != T(0) ? b : slot[in.c];
+        break;
+      case kModAbs:
+        r = std::fabs(a);
+        break;
+      case kModMax:
+        r = a > b ? a : b;
+        break;
+      case kModMin:
+        r = a < b ? a : b;
+        break;
+      case kModSqrt:
+        r = std::sqrt(a);
+        break;
+      case kModRelu:
+        r = a > T(0) ? a : T(0);
+        break;
+      default:
+        break;  // kModIdentity
+    }
+    slot[1 + p.n_consts + i] = r;
+  }
+  return slot[p.result];
+}
+
+// softmax(score_mod(Q K^T * scale)), then prob_mod, times V; 4-D contiguous Q/K/V/Y (only the
+// shape fields and strides of `p` are used). Modifiers may be null. scratch: one row of keys.
+template <typename T>
+inline void flex_attention_ref(const AttentionParams& p, const T* q, const T* k, const T* v,
+                               const ModProgram* score_mod, const T* const* score_consts,
+                               const ModProgram* prob_mod, const T* const* prob_consts, T* y,
+                               T* scratch) {
+  const index_t group = p.q_heads / p.kv_heads, S = p.kv_len;
+  const T ss = static_cast<T>(p.sqrt_scale), neg_inf = -std::numeric_limits<T>::infinity();
+  T* s = scratch;
+  for (index_t b = 0; b < p.batch; ++b)
+    for (index_t h = 0; h < p.q_heads; ++h) {
+      const index_t kvh = h / group;
+      for (index_t i = 0; i < p.q_len; ++i) {
+        const index_t row = ((b * p.q_heads + h) * p.q_len + i) * S;  // flat index of key 0
+        const T* qi = q + b * p.q_strides[0] + h * p.q_strides[1] + i * p.q_strides[2];
+        for (index_t j = 0; j < S; ++j) {
+          const T* kj = k + b * p.k_strides[0] + kvh * p.k_strides[1] + j * p.k_strides[2];
+          T dot = T(0);
+          for (index_t d = 0; d < p.head_size; ++d) dot += (qi[d] * ss) * (kj[d] * ss);
+          s[j] = score_mod ? run_mod_program(*score_mod, score_consts, row + j, dot) : dot;
+        }
+        T mx = neg_inf;
+        for (index_t j = 0; j < S; ++j) mx = s[j] > mx ? s[j] : mx;
+        if (mx == neg_inf) {
+          for (index_t j = 0; j < S; ++j) s[j] = T(0);
+        } else {
+          T sum = T(0);
+          for (index_t j = 0; j < S; ++j) {
+            s[j] = std::exp(s[j] - mx);
+            sum += s[j];
+          }
+          for (index_t j = 0; j < S; ++j) s[j] /= sum;
+        }
+        if (prob_mod)
+          for (index_t j = 0; j < S; ++j)
+            s[j] = run_mod_program(*prob_mod, prob_consts, row + j, s[j]);
+        T* yi = y + b * p.y_strides[0] + h * p.y_strides[1] + i * p.y_strides[2];
+        for (index_t d = 0; d < p.v_head_size; ++d) yi[d] = T(0);
+        for (index_t j = 0; j < S; ++j) {
+          const T* vj = v + b * p.v_strides[0] + kvh * p.v_strides[1] + j * p.v_strides[2];
+          for (index_t d = 0; d < p.v_head_size; ++d) yi[d] += s[j] * vj[d];
+        }
+      }
+    }
 }
 
 // ---- RotaryEmbedding ---------------------------------------------------------------------------

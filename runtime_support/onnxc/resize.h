@@ -6,7 +6,7 @@
 // builds these per-axis tables (taps[d] entries per output position) from the shapes and
 // attributes, so the kernels only walk them:
 //   resize_nearest_ref   one tap per position (weights unused): a gather, any element type
-//   resize_ref           weighted taps; accumulates in W (float for float tensors)
+//   resize_ref           weighted taps, float or double (half tensors run it on float copies)
 // An offset of -1 in a position's first tap marks a tf_crop_and_resize coordinate outside the
 // input: every output that uses it is the extrapolation value.
 #ifndef ONNXC_RESIZE_H
@@ -72,37 +72,53 @@ inline void resize_nearest_ref(const ResizeParams& p, const index_t* off, const 
   } while (resize_detail::next(o, p.out_dims, last));
 }
 
-// The weighted sum over the taps of every axis, accumulated in W.
-template <typename T, typename W>
-inline void resize_ref(const ResizeParams& p, const index_t* off, const W* w, const T* x, T* y) {
+// The weighted sum over the taps of every axis, accumulated in T (float or double). Rows along the
+// innermost axis are built one tap combination of the outer axes at a time, so the inner loop is a
+// plain weighted gather.
+template <typename T>
+inline void resize_ref(const ResizeParams& p, const index_t* off, const T* w, const T* x, T* y) {
   index_t total = 1;
   for (int d = 0; d < p.rank; ++d) total *= p.out_dims[d];
   if (total == 0) return;
   const T fill = resize_detail::fill_value<T>(p.extrapolation_value);
-  const index_t* taps = p.taps;
+  const int last = p.rank - 1;
+  const index_t inner = p.out_dims[last], kl = p.taps[last];
+  const index_t* off_last = off + p.table[last];
+  const T* w_last = w + p.table[last];
   index_t o[kMaxRank] = {0};
   do {
-    // First entry of this output position in each axis's table.
-    bool outside = false;
-    for (int d = 0; d < p.rank; ++d) outside = outside || off[p.table[d] + o[d] * taps[d]] < 0;
+    bool outside = false;  // an outer axis's position lies outside a tf_crop_and_resize roi
+    for (int d = 0; d < last; ++d) outside = outside || off[p.table[d] + o[d] * p.taps[d]] < 0;
     if (outside) {
-      *y++ = fill;
+      for (index_t j = 0; j < inner; ++j) y[j] = fill;
+      y += inner;
       continue;
     }
+    T* row = y;
+    for (index_t j = 0; j < inner; ++j) row[j] = T(0);
     index_t t[kMaxRank] = {0};
-    W acc = W(0);
     do {
-      index_t at = 0;
-      W weight = W(1);
-      for (int d = 0; d < p.rank; ++d) {
-        const index_t e = p.table[d] + o[d] * taps[d] + t[d];
-        at += off[e];
+      index_t base = 0;
+      T weight = T(1);
+      for (int d = 0; d < last; ++d) {
+        const index_t e = p.table[d] + o[d] * p.taps[d] + t[d];
+        base += off[e];
         weight *= w[e];
       }
-      acc += weight * static_cast<W>(x[at]);
-    } while (resize_detail::next(t, taps, p.rank));
-    *y++ = static_cast<T>(acc);
-  } while (resize_detail::next(o, p.out_dims, p.rank));
+      const T* xb = x + base;
+      for (index_t j = 0; j < inner; ++j) {
+        const index_t* oj = off_last + j * kl;
+        if (oj[0] < 0) continue;
+        const T* wj = w_last + j * kl;
+        T acc = T(0);
+        for (index_t k = 0; k < kl; ++k) acc += wj[k] * xb[oj[k]];
+        row[j] += weight * acc;
+      }
+    } while (resize_detail::next(t, p.taps, last));
+    for (index_t j = 0; j < inner; ++j)
+      if (off_last[j * kl] < 0) row[j] = fill;
+    y += inner;
+  } while (resize_detail::next(o, p.out_dims, last));
 }
 
 }  // namespace onnxc

@@ -173,3 +173,93 @@ TEST_CASE("LinearAttention and CausalConvWithState: shapes, scratch state, error
   CHECK_FALSE(cb.infer());
   CHECK(has(cb.error(), "weight must be (3, 1, k)"));
 }
+
+namespace {
+// FlexAttention lives in ai.onnx.preview, which InferHarness::infer() does not look up.
+bool infer_flex(InferHarness& h) {
+  h.node().domain = "ai.onnx.preview";
+  if (h.node().outputs.empty()) h.outputs(1);
+  h.node().handler = OpRegistry::instance().find("ai.onnx.preview", "FlexAttention", 1);
+  if (!h.node().handler) return false;
+  Diagnostics diag;
+  InferContext ctx(h.node(), diag);
+  const bool ok = h.node().handler->infer(ctx) && diag.ok();
+  if (!diag.ok()) FAIL_CHECK(diag.errors()[0]);
+  return ok;
+}
+
+// A modifier graph x -> op(x, c) with a constant c, as the importer builds subgraphs.
+std::shared_ptr<Graph> binary_modifier(const std::string& op, Tensor c) {
+  auto g = std::make_shared<Graph>();
+  Value* x = g->add_value("x");
+  g->inputs.push_back(x);
+  Value* cv = g->add_value("c");
+  cv->dtype = c.dtype;
+  cv->shape = c.shape;
+  cv->has_shape = true;
+  cv->constant = std::make_shared<const Tensor>(std::move(c));
+  auto n = std::make_unique<Node>();
+  n->name = "m";
+  n->op_type = op;
+  n->opset = 21;
+  n->inputs = {x, cv};
+  Value* y = g->add_value("y");
+  y->producer = n.get();
+  n->outputs = {y};
+  g->add_node(std::move(n));
+  g->outputs.push_back(y);
+  return g;
+}
+}  // namespace
+
+TEST_CASE("FlexAttention compiles a modifier subgraph into a ModProgram", "[attention]") {
+  InferHarness h("FlexAttention", 1);
+  h.input(F, {1, 2, 3, 4});
+  h.input(F, {1, 1, 5, 4});
+  h.input(F, {1, 1, 5, 4});
+  Tensor bias = Tensor::zeros(F, {3, 1});  // broadcast over heads and keys: per element
+  for (int i = 0; i < 3; ++i) bias.as<float>()[i] = static_cast<float>(i);
+  Attribute& a = h.node().attributes["score_mod"];
+  a.kind = Attribute::Kind::kGraph;
+  a.g = binary_modifier("Add", bias);
+  REQUIRE(infer_flex(h));
+  CHECK(h.out().shape == Shape{1, 2, 3, 4});
+  const std::string code = h.emit();
+  CHECK(has(code,
+            "/*n_consts*/ 1, /*n_instrs*/ 1, /*const_full*/ {1}, "
+            "/*instrs {op, a, b, c}*/ {{0, 0, 1, 0}}, /*result*/ 2"));
+  CHECK(has(code,
+            "static const float score_c0[30] = {0x0p+0f, 0x0p+0f, 0x0p+0f, 0x0p+0f, "
+            "0x0p+0f, 0x1p+0f,"));  // row i of each head holds i, for its 5 keys
+  CHECK(has(code,
+            "onnxc::flex_attention_ref<float>(p, x0, x1, x2, &score_mod, score_consts, "
+            "nullptr, nullptr, y0, scores);"));
+}
+
+TEST_CASE("FlexAttention refuses modifiers it cannot compile", "[attention]") {
+  InferHarness h("FlexAttention", 1);
+  for (int i = 0; i < 3; ++i) h.input(F, {1, 1, 2, 4});
+  Attribute& a = h.node().attributes["prob_mod"];
+  a.kind = Attribute::Kind::kGraph;
+  a.g = binary_modifier("Pow", Tensor::zeros(F, {}));
+  h.node().domain = "ai.onnx.preview";
+  h.outputs(1);
+  h.node().handler = OpRegistry::instance().find("ai.onnx.preview", "FlexAttention", 1);
+  Diagnostics diag;
+  InferContext ctx(h.node(), diag);
+  CHECK_FALSE(h.node().handler->infer(ctx));
+  REQUIRE_FALSE(diag.ok());
+  CHECK(has(diag.errors()[0], "prob_mod: op Pow on the scores is not supported"));
+}
+
+TEST_CASE("Attention folds constant inputs", "[attention]") {
+  // One query, two keys with scores 0 and log(3) (scale 1): weights 1/4 and 3/4.
+  InferHarness h("Attention", 23);
+  h.constant<double>(DataType::kDouble, {1, 1, 1, 1}, {1.0});
+  h.constant<double>(DataType::kDouble, {1, 1, 2, 1}, {0.0, std::log(3.0)});
+  h.constant<double>(DataType::kDouble, {1, 1, 2, 1}, {4.0, 8.0});
+  h.attr_float("scale", 1.0f);
+  REQUIRE(h.infer());
+  REQUIRE(h.fold());
+  CHECK(h.folded().as<double>()[0] == Approx(4.0 * 0.25 + 8.0 * 0.75));
+}

@@ -48,15 +48,16 @@ TEST_CASE("assign-storage: reshapes are views, elementwise ops write over dying 
   // never in place over it. Neg writes over the reshape of Relu's output, which dies there.
   CHECK(filecheck(r.ir_after["assign-storage"],
                   {"CHECK: Relu@13(%x)  # relu", "CHECK-NOT: in place",
-                   "CHECK: Reshape@13(%r, %shape)  # reshape  [%rs: view of %r+0]",
+                   "CHECK: Reshape@13(%r, %shape)  # reshape  [%rs: view of %r+0; no code]",
                    "CHECK: Neg@13(%rs)  # neg  [%n: in place over %rs]",
-                   "CHECK: Flatten@13(%n)  # flatten  [%f: view of %n+0]",
+                   "CHECK: Flatten@13(%n)  # flatten  [%f: view of %n+0; no code]",
                    "CHECK: Sigmoid@13(%f)  # sigmoid", "CHECK-NOT: in place", "CHECK: }"}) == "");
-  CHECK(filecheck(r.ir_after["plan-memory"],
-                  {"CHECK: Relu@13(%x)  # relu  [%r: arena+0]", "CHECK: [%rs: view of %r+0]",
-                   "CHECK: [%n: in place over %rs]", "CHECK: [%f: view of %n+0]",
-                   "CHECK: Sigmoid@13(%f)  # sigmoid  [%y: output]",
-                   "CHECK: memory: arena 128 bytes, live-bytes lower bound 96 bytes"}) == "");
+  CHECK(
+      filecheck(r.ir_after["plan-memory"],
+                {"CHECK: Relu@13(%x)  # relu  [%r: arena+0]", "CHECK: [%rs: view of %r+0; no code]",
+                 "CHECK: [%n: in place over %rs]", "CHECK: [%f: view of %n+0; no code]",
+                 "CHECK: Sigmoid@13(%f)  # sigmoid  [%y: output]",
+                 "CHECK: memory: arena 128 bytes, live-bytes lower bound 96 bytes"}) == "");
   CHECK(r.stats.find("2 tensors aliased (views), 1 tensors written in place") != std::string::npos);
   CHECK(check_storage(*r.module).empty());
 
@@ -115,8 +116,8 @@ TEST_CASE("assign-storage: a Slice of whole outer rows is a view at a byte offse
   auto r = run_passes(mb);
   INFO(r.diag.str());
   REQUIRE(r.ok);
-  CHECK(filecheck(r.ir_after["plan-memory"],
-                  {"CHECK: # rows  [%rows: view of %n+12]", "CHECK: # col  [%col: arena+"}) == "");
+  CHECK(filecheck(r.ir_after["plan-memory"], {"CHECK: # rows  [%rows: view of %n+12; no code]",
+                                              "CHECK: # col  [%col: arena+"}) == "");
   CHECK(check_storage(*r.module).empty());
 }
 
@@ -148,4 +149,41 @@ TEST_CASE("check_storage rejects in place over a value still read, and overlappi
   // In place over a graph input.
   b->storage = Storage{Storage::Kind::kInPlace, g.find_value("x"), 0};
   CHECK(check_storage(*r.module).at(0).find("not an arena buffer") != std::string::npos);
+}
+
+TEST_CASE("assign-storage: Concat inputs are written straight into the output", "[passes]") {
+  auto model = [](bool reuse_a) {
+    ModelBuilder mb(13);
+    mb.input("x", onnx::TensorProto::FLOAT, {1, 4, 2})
+        .output("y", onnx::TensorProto::FLOAT, {1, 8, 2});
+    mb.node("Relu", {"x"}, {"a"}, "relu");
+    mb.node("Neg", {"x"}, {"b"}, "neg");
+    mb.node("Sigmoid", {"b"}, {"s"}, "sigmoid");  // in place over b: b's buffer is the slice
+    auto& concat = mb.node("Concat", {"a", "s"}, {"c"}, "concat");
+    ModelBuilder::int_attr(concat, "axis", 1);
+    mb.node("Tanh", {"c"}, {"y"}, "tanh");
+    if (reuse_a) {  // a is read after the Concat: no slices
+      mb.output("z", onnx::TensorProto::FLOAT, {1, 4, 2});
+      mb.node("Neg", {"a"}, {"z"}, "neg_a");
+    }
+    return mb;
+  };
+  ModelBuilder mb = model(false);
+  auto r = run_passes(mb);
+  INFO(r.diag.str());
+  REQUIRE(r.ok);
+  CHECK(filecheck(r.ir_after["plan-memory"],
+                  {"CHECK: # relu  [%a: slice of %c+0]", "CHECK: # neg  [%b: slice of %c+32]",
+                   "CHECK: # sigmoid  [%s: in place over %b]",
+                   "CHECK: # concat  [%c: arena+0; no code]", "CHECK: memory: arena 64 bytes"}) ==
+        "");
+  CHECK(check_storage(*r.module).empty());
+  CHECK(r.stats.find("2 tensors written into a Concat") != std::string::npos);
+
+  ModelBuilder mb2 = model(true);
+  auto r2 = run_passes(mb2);
+  REQUIRE(r2.ok);
+  CHECK(r2.ir_after["plan-memory"].find("slice of") == std::string::npos);
+  CHECK(r2.ir_after["plan-memory"].find("no code") == std::string::npos);
+  CHECK(check_storage(*r2.module).empty());
 }

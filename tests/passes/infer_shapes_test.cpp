@@ -149,7 +149,7 @@ TEST_CASE("inference errors name the node and stop at the first broken node", "[
   CHECK(r.diag.errors()[0].find("node 'bad_add' (Add): ") == 0);
 }
 
-TEST_CASE("--print-after works for every pass of the list", "[passes]") {
+TEST_CASE("print-after works for every pass of the list", "[passes]") {
   for (const auto& pass : make_pipeline_passes()) {
     ModelBuilder mb = constant_arith_model();
     PassOptions o;

@@ -292,3 +292,53 @@ TEST_CASE("linear_attention_ref delta rule: one step by hand", "[attention-kerne
   CHECK(state[0] == Approx(3.5f));
   CHECK(y[0] == Approx(7.0f));
 }
+
+TEST_CASE("run_mod_program: softcap and a per-element Where", "[attention-kernels]") {
+  // cap * tanh(x / cap) with cap = 2 (constant 0, scalar), then Where(mask, y, -5) with the mask
+  // (constant 1) given per element.
+  ModProgram p{};
+  p.n_consts = 3;
+  p.const_full[0] = 0;
+  p.const_full[1] = 1;
+  p.const_full[2] = 0;
+  p.n_instrs = 4;
+  p.instrs[0] = {kModDiv, 0, 1, 0};    // slot 4 = x / cap
+  p.instrs[1] = {kModTanh, 4, 0, 0};   // slot 5
+  p.instrs[2] = {kModMul, 5, 1, 0};    // slot 6 = tanh * cap
+  p.instrs[3] = {kModWhere, 2, 6, 3};  // slot 7 = mask ? slot 6 : -5
+  p.result = 7;
+  const double cap[] = {2.0}, mask[] = {1.0, 0.0}, fill[] = {-5.0};
+  const double* consts[] = {cap, mask, fill};
+  CHECK(run_mod_program(p, consts, 0, 3.0) == Approx(2 * std::tanh(1.5)));
+  CHECK(run_mod_program(p, consts, 1, 3.0) == -5.0);
+}
+
+TEST_CASE("flex_attention_ref: a causal score_mod and a scaling prob_mod", "[attention-kernels]") {
+  // score_mod: Where(j <= i, x, -inf) from a per-element constant; prob_mod: x * 2. Against
+  // the causal brute force, doubled.
+  const AttentionParams p = params_4d(1, 2, 1, 3, 3, 4, 2);
+  const auto q = random_vec(2 * 3 * 4, 16), k = random_vec(3 * 4, 17), v = random_vec(3 * 2, 18);
+  std::vector<float> causal(2 * 3 * 3);
+  for (index_t h = 0; h < 2; ++h)
+    for (index_t i = 0; i < 3; ++i)
+      for (index_t j = 0; j < 3; ++j) causal[(h * 3 + i) * 3 + j] = j <= i ? 1.0f : 0.0f;
+  const float neg_inf[] = {-INFINITY}, two[] = {2.0f};
+  ModProgram score{}, prob{};
+  score.n_consts = 2;
+  score.const_full[0] = 1;
+  score.n_instrs = 1;
+  score.instrs[0] = {kModWhere, 1, 0, 2};
+  score.result = 3;
+  prob.n_consts = 1;
+  prob.n_instrs = 1;
+  prob.instrs[0] = {kModMul, 0, 1, 0};
+  prob.result = 2;
+  const float* score_consts[] = {causal.data(), neg_inf};
+  const float* prob_consts[] = {two};
+  std::vector<float> y(2 * 3 * 2), scratch(3);
+  flex_attention_ref<float>(p, q.data(), k.data(), v.data(), &score, score_consts, &prob,
+                            prob_consts, y.data(), scratch.data());
+  const auto want =
+      brute_attention(p, q, k, v, [](index_t, index_t, index_t i, index_t j) { return j <= i; });
+  for (size_t i = 0; i < y.size(); ++i) REQUIRE(y[i] == Approx(2 * want[i]).margin(1e-5));
+}

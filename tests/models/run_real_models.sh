@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# CTest `real_models`: exports the real models of issue 13 (make_models.py), runs them under
+# onnxruntime-node (bench/ort_reference.js) for the expected outputs, then checks onnxc against
+# them with `onnxc test`. Exits 77 (CTest SKIP_RETURN_CODE) only when /usr/bin/python3 lacks torch
+# or node/onnxruntime-node is missing; .ci/setup installs both.
+# Usage: run_real_models.sh ONNXC WORK_DIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bench=$(cd "$here/../../bench" && pwd)
+onnxc=$1
+work=$2
+skip() {
+  echo "real_models: SKIPPED: $*"
+  exit 77
+}
+/usr/bin/python3 -c 'import torch, onnx, numpy' 2>/dev/null ||
+  skip "/usr/bin/python3 cannot import torch/onnx/numpy (apt install python3-torch python3-onnx)"
+command -v node >/dev/null || skip "node not found (apt install nodejs)"
+(cd "$bench" && node -e "require('onnxruntime-node')" 2>/dev/null) ||
+  skip "onnxruntime-node not installed (cd bench && npm ci --ignore-scripts)"
+
+rm -rf "$work" && mkdir -p "$work"
+cases=$work/cases
+if ! /usr/bin/python3 "$here/make_models.py" "$cases" >"$work/export.log" 2>&1; then
+  cat "$work/export.log"
+  exit 1
+fi
+(cd "$bench" && node ort_reference.js "$cases")
+/usr/bin/python3 "$bench/make_cases.py" expect "$cases"
+
+status=0
+echo "== float models vs onnxruntime (rtol 1e-3, atol 1e-5)"
+float_cases=()
+for c in "$cases"/*/; do
+  [[ $(basename "$c") == qdq_* ]] || float_cases+=("${c%/}")
+done
+"$onnxc" test -j 2 --rtol 1e-3 --atol 1e-5 "${float_cases[@]}" || status=1
+# The QDQ model's output is requantized (uint8, scale 2^-9 = QDQ_OUTPUT_SCALE in make_models.py):
+# onnxc and ORT may round one value to a neighbouring level, so the bound is one quantization step.
+echo "== QDQ model vs onnxruntime (one output quantization step: atol 2^-9, rtol 1e-3)"
+"$onnxc" test -j 2 --rtol 1e-3 --atol 0.001953125 "$cases"/qdq_* || status=1
+exit $status
