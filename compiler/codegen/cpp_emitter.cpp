@@ -102,17 +102,19 @@ class Emitter {
       diag_.error("internal: no memory plan (the plan-memory pass did not run)");
       return false;
     }
-    for (const auto& v : g_.values) {
-      const Value* root = storage_root(v.get());
-      size_t off = offset_in_root(v.get());
+    for (const Value* v : all_values(g_)) {  // control-flow subgraphs' values too
+      const Value* root = storage_root(v);
+      size_t off = offset_in_root(v);
       if (root->storage.kind == Storage::Kind::kArena && !v->is_constant() && !v->is_graph_input &&
           !v->is_graph_output)
-        arena_offset_[v.get()] = root->storage.offset + off;
-      else if (root != v.get() && root->storage.kind == Storage::Kind::kGraphInput)
-        input_view_[v.get()] = {root, off};
+        arena_offset_[v] = root->storage.offset + off;
+      else if (root != v && root->storage.kind == Storage::Kind::kGraphInput)
+        input_view_[v] = {root, off};
     }
     for (const auto& n : g_.nodes)
       if (n->scratch_bytes) scratch_offset_[n.get()] = n->scratch_offset;
+    for (const Node* n : nested_nodes(g_))
+      if (n->scratch_bytes) scratch_offset_[n] = n->scratch_offset;
     return true;
   }
 
@@ -242,6 +244,46 @@ class Emitter {
     return s;
   }
 
+  // The values a control-flow node and its bodies (at any depth) read or write; empty for other
+  // nodes.
+  static std::vector<const Value*> control_flow_values(const Node& n) {
+    std::vector<const Value*> vs;
+    if (subgraphs_of(n).empty()) return vs;
+    auto add_node = [&](const Node& m) {
+      for (const Value* v : m.inputs)
+        if (v) vs.push_back(v);
+      for (const Value* v : m.outputs)
+        if (v) vs.push_back(v);
+    };
+    add_node(n);
+    for (const Graph* sub : subgraphs_of(n)) {
+      vs.insert(vs.end(), sub->inputs.begin(), sub->inputs.end());
+      vs.insert(vs.end(), sub->outputs.begin(), sub->outputs.end());
+      for (const auto& m : sub->nodes) add_node(*m);
+      for (const Node* m : nested_nodes(*sub)) add_node(*m);
+    }
+    return vs;
+  }
+
+  // The dry run of emit() over `g` (and the bodies its control-flow nodes emit): notes the
+  // constants it references and the locals it declares.
+  void dry_run(const Graph& g, std::set<std::string>& declared) {
+    auto note = [this](const Value* v) {
+      if (v && v->is_constant()) dry_run_constants_.push_back(v);
+      return std::string(v ? "VALUE" : "nullptr");
+    };
+    for (const auto& n : g.nodes) {
+      if (n->elided) continue;  // prints no code (see emit_graph_nodes)
+      for (const Value* v : control_flow_values(*n)) note(v);
+      std::string text;
+      std::set<std::string> includes;
+      EmitContext ctx(*n, note, "SCRATCH", &text, &includes,
+                      [this, &declared](const Graph& sub, std::string*) { dry_run(sub, declared); });
+      n->handler->emit(ctx);
+      collect_declared_names(text, declared);
+    }
+  }
+
   // Reserves the names generated code declares: the emitter's own, the model's namespace, and the
   // locals each node's emit() declares in its block (found by a dry run), so that no value's
   // identifier is shadowed by one of them.
@@ -249,25 +291,14 @@ class Emitter {
     for (const char* n : kEmitterNames) locals_.reserve(n);
     locals_.reserve(o_.name);
     std::set<std::string> declared;
-    for (const auto& n : g_.nodes) {
-      if (n->elided) continue;  // prints no code (see emit_nodes)
-      std::string text;
-      std::set<std::string> includes;
-      auto note = [this](const Value* v) {
-        if (v && v->is_constant()) dry_run_constants_.push_back(v);
-        return std::string(v ? "VALUE" : "nullptr");
-      };
-      EmitContext ctx(*n, note, "SCRATCH", &text, &includes);
-      n->handler->emit(ctx);
-      collect_declared_names(text, declared);
-    }
+    dry_run(g_, declared);
     for (const Value* v : g_.outputs)
       if (v->is_constant()) dry_run_constants_.push_back(v);
     for (const auto& d : declared) locals_.reserve(d);
     // Identifiers in value order, so they do not depend on the order emit() asks for them.
-    for (const auto& v : g_.values)
+    for (const Value* v : all_values(g_))
       if (v->is_constant() || !(v->is_graph_input || v->is_graph_output))
-        identifier_[v.get()] = locals_.unique(v->name);
+        identifier_[v] = locals_.unique(v->name);
   }
 
   // The C++ expression naming value v. On its first use, a constant or arena value gets an
@@ -337,7 +368,26 @@ class Emitter {
 
   std::string emit_nodes() {
     std::string body;
-    for (const auto& n : g_.nodes) {
+    emit_graph_nodes(g_, body);
+    // Graph outputs no node writes directly: inputs, constants, or a value listed twice.
+    std::set<const Value*> written;
+    for (size_t i = 0; i < g_.outputs.size(); ++i) {
+      const Value* v = g_.outputs[i];
+      bool direct = v->producer && !v->is_constant() && written.insert(v).second;
+      if (direct) continue;
+      includes_.insert("onnxc/base.h");
+      const std::string src = ref(v);
+      body += flush_pending();
+      body += fmt::format("  onnxc::copy_bytes(outputs.{}, {}, /*bytes=*/{});\n", out_names_[i],
+                          src, v->bytes());
+    }
+    return body;
+  }
+
+  // The statements of `g`'s nodes (the main graph, or a control-flow subgraph emitted by its
+  // node's handler through EmitContext::emit_subgraph).
+  void emit_graph_nodes(const Graph& g, std::string& body) {
+    for (const auto& n : g.nodes) {
       std::vector<std::string> in_names, out_names;
       for (const Value* v : n->inputs) in_names.push_back(v ? escape_model_text(v->name) : "-");
       for (const Value* v : n->outputs) {
@@ -355,28 +405,19 @@ class Emitter {
       }
       std::string scratch = "nullptr";
       if (n->scratch_bytes) scratch = fmt::format("(arena + {})", scratch_offset_.at(n.get()));
+      // A control-flow node's statements nest its bodies' statements: every pointer they use is
+      // declared before the node's block, so that each is in scope wherever it is used.
+      for (const Value* v : control_flow_values(*n)) ref(v);
       std::string block;
       EmitContext ctx(
-          *n, [this](const Value* v) { return ref(v); }, scratch, &block, &includes_);
+          *n, [this](const Value* v) { return ref(v); }, scratch, &block, &includes_,
+          [this](const Graph& sub, std::string* text) { emit_graph_nodes(sub, *text); });
       n->handler->emit(ctx);
       body += fmt::format("  // {}{}: ({}) -> ({})\n", escape_model_text(n->op_type),
                           n->name.empty() ? "" : fmt::format(" '{}'", escape_model_text(n->name)),
                           fmt::join(in_names, ", "), fmt::join(out_names, ", "));
       body += flush_pending(n.get()) + "  {\n" + block + "  }\n";
     }
-    // Graph outputs no node writes directly: inputs, constants, or a value listed twice.
-    std::set<const Value*> written;
-    for (size_t i = 0; i < g_.outputs.size(); ++i) {
-      const Value* v = g_.outputs[i];
-      bool direct = v->producer && !v->is_constant() && written.insert(v).second;
-      if (direct) continue;
-      includes_.insert("onnxc/base.h");
-      const std::string src = ref(v);
-      body += flush_pending();
-      body += fmt::format("  onnxc::copy_bytes(outputs.{}, {}, /*bytes=*/{});\n", out_names_[i],
-                          src, v->bytes());
-    }
-    return body;
   }
 
   const Module& m_;

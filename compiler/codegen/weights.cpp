@@ -6,10 +6,10 @@ namespace onnxc {
 
 WeightBlob layout_weights(const Graph& graph, const std::vector<const Value*>& used) {
   WeightBlob blob;
-  for (const auto& v : graph.values) {
-    if (!v->is_constant() || std::find(used.begin(), used.end(), v.get()) == used.end()) continue;
+  for (const Value* v : all_values(graph)) {  // control-flow subgraphs' constants too
+    if (!v->is_constant() || std::find(used.begin(), used.end(), v) == used.end()) continue;
     blob.bytes.resize((blob.bytes.size() + 63) / 64 * 64, 0);
-    blob.offsets[v.get()] = blob.bytes.size();
+    blob.offsets[v] = blob.bytes.size();
     blob.bytes.insert(blob.bytes.end(), v->constant->data.begin(), v->constant->data.end());
   }
   return blob;

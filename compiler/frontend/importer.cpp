@@ -133,7 +133,7 @@ class Importer {
         continue;
       }
       Value* v = graph->add_value(in.name());
-      v->is_graph_input = true;
+      v->is_graph_input = is_main;  // a subgraph's inputs are fed by its control-flow node
       import_value_info(in, *v, is_main, position++);
       check_input_size(*v);
       graph->inputs.push_back(v);
@@ -150,7 +150,7 @@ class Importer {
         diag_.error("graph output '{}' is never produced", out.name());
         continue;
       }
-      v->is_graph_output = true;
+      if (is_main) v->is_graph_output = true;  // a subgraph's outputs are read by its node
       if (v->dtype == DataType::kUndefined && out.type().has_tensor_type())
         v->dtype = static_cast<DataType>(out.type().tensor_type().elem_type());
       graph->outputs.push_back(v);
@@ -159,23 +159,18 @@ class Importer {
   }
 
  private:
-  // A name a subgraph uses from an enclosing graph: a placeholder carrying the outer type.
-  Value* capture(Graph& graph, std::map<std::string, Value*>& scope,
+  // A name a subgraph uses from an enclosing graph resolves to that graph's Value itself (the
+  // innermost enclosing definition), so passes see the real producer, type and shape.
+  Value* capture(Graph& /*graph*/, std::map<std::string, Value*>& scope,
                  const std::vector<const std::map<std::string, Value*>*>& outer,
                  const std::string& name) {
-    const Value* o = nullptr;
+    Value* o = nullptr;
     for (auto it = outer.rbegin(); it != outer.rend() && !o; ++it) {
       auto found = (*it)->find(name);
       if (found != (*it)->end()) o = found->second;
     }
-    if (!o) return nullptr;
-    Value* v = graph.add_value(name);
-    v->dtype = o->dtype;
-    v->shape = o->shape;
-    v->has_shape = o->has_shape;
-    v->constant = o->constant;
-    scope[name] = v;
-    return v;
+    if (o) scope[name] = o;
+    return o;
   }
 
   // A graph input's dims come from the model or the command line: refuse a size that overflows

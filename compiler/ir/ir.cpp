@@ -101,6 +101,72 @@ Value* Graph::find_value(const std::string& n) const {
   return nullptr;
 }
 
+std::vector<Graph*> subgraphs_of(const Node& node) {
+  std::vector<Graph*> gs;
+  for (const auto& [name, a] : node.attributes) {
+    if (a.g) gs.push_back(a.g.get());
+    for (const auto& g : a.graphs)
+      if (g) gs.push_back(g.get());
+  }
+  return gs;
+}
+
+namespace {
+void collect_owned(const Graph& g, std::set<const Value*>& owned) {
+  for (const auto& v : g.values) owned.insert(v.get());
+  for (const auto& n : g.nodes)
+    for (const Graph* sub : subgraphs_of(*n)) collect_owned(*sub, owned);
+}
+void collect_reads(const Graph& g, std::vector<Value*>& reads) {
+  for (const auto& n : g.nodes) {
+    for (Value* in : n->inputs)
+      if (in) reads.push_back(in);
+    for (const Graph* sub : subgraphs_of(*n)) collect_reads(*sub, reads);
+  }
+  for (Value* o : g.outputs) reads.push_back(o);
+}
+void collect_values(const Graph& g, std::vector<Value*>& out, bool self) {
+  if (self)
+    for (const auto& v : g.values) out.push_back(v.get());
+  for (const auto& n : g.nodes)
+    for (const Graph* sub : subgraphs_of(*n)) collect_values(*sub, out, true);
+}
+void collect_nodes(const Graph& g, std::vector<Node*>& out) {
+  for (const auto& n : g.nodes)
+    for (const Graph* sub : subgraphs_of(*n)) {
+      for (const auto& m : sub->nodes) out.push_back(m.get());
+      collect_nodes(*sub, out);
+    }
+}
+}  // namespace
+
+std::vector<Value*> implicit_inputs(const Node& node) {
+  std::vector<Value*> result;
+  auto subs = subgraphs_of(node);
+  if (subs.empty()) return result;
+  std::set<const Value*> owned, seen;
+  std::vector<Value*> reads;
+  for (const Graph* g : subs) {
+    collect_owned(*g, owned);
+    collect_reads(*g, reads);
+  }
+  for (Value* v : reads)
+    if (!owned.count(v) && seen.insert(v).second) result.push_back(v);
+  return result;
+}
+
+std::vector<Value*> all_values(const Graph& graph) {
+  std::vector<Value*> out;
+  collect_values(graph, out, true);
+  return out;
+}
+
+std::vector<Node*> nested_nodes(const Graph& graph) {
+  std::vector<Node*> out;
+  collect_nodes(graph, out);
+  return out;
+}
+
 void Graph::remove_dead_nodes() {
   std::set<const Value*> live(outputs.begin(), outputs.end());
   std::vector<std::unique_ptr<Node>> kept;
@@ -110,6 +176,7 @@ void Graph::remove_dead_nodes() {
     if (!used) continue;
     for (Value* i : (*it)->inputs)
       if (i) live.insert(i);
+    for (Value* i : implicit_inputs(**it)) live.insert(i);  // read by its subgraphs
     kept.push_back(std::move(*it));
   }
   nodes.assign(std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend()));

@@ -138,6 +138,9 @@ struct Node {
 
 struct Graph {
   std::string name;
+  // Subgraphs (If/Loop/Scan bodies) read enclosing graphs' values directly: a name a body does not
+  // define resolves, at import, to the enclosing graph's Value (owned there). A subgraph's inputs
+  // and outputs are not flagged is_graph_input/is_graph_output (those mean the caller's buffers).
   std::vector<std::unique_ptr<Value>> values;  // owns every value of this graph
   std::vector<std::unique_ptr<Node>> nodes;    // in topological order
   std::vector<Value*> inputs;
@@ -149,6 +152,18 @@ struct Graph {
   // Removes nodes whose outputs are unused and are not graph outputs; drops unreferenced values.
   void remove_dead_nodes();
 };
+
+// ---- Nested graphs (control flow) ----------------------------------------------------------
+// The graphs held by a node's graph-valued attributes (If branches, Loop/Scan bodies).
+std::vector<Graph*> subgraphs_of(const Node& node);
+// Values a node's subgraphs (at any depth) read but do not own: enclosing graphs' values (its
+// "implicit inputs"). Passes treat them as extra inputs of the node: live until it runs.
+std::vector<Value*> implicit_inputs(const Node& node);
+// Every value of `graph` and, after them, of its subgraphs at any depth (depth-first, in node
+// order): deterministic, for codegen and planning.
+std::vector<Value*> all_values(const Graph& graph);
+// Every node of the subgraphs of `graph`'s nodes, at any depth (not the graph's own nodes).
+std::vector<Node*> nested_nodes(const Graph& graph);
 
 // The arena plan of the main graph (plan-memory); per-value placement is in Value::storage.
 struct MemorySummary {

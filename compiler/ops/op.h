@@ -22,6 +22,11 @@
 
 namespace onnxc {
 
+// Binds every node of a control-flow subgraph to its handler and runs inference over it, in
+// order, folding on demand as for the main graph; the subgraph's inputs must already carry their
+// types and shapes. Values of enclosing graphs it reads are already inferred. Defined by the
+// infer-shapes pass (passes/infer_shapes.cpp).
+bool infer_subgraph(Graph& g, Diagnostics& diag);
 
 class InferContext {
  public:
@@ -70,6 +75,9 @@ class InferContext {
   // Sets an output whose value is known at compile time (it is folded: no code is emitted for it).
   void set_output_constant(size_t i, Tensor value);
   void request_scratch(size_t bytes) { node_.scratch_bytes = bytes; }
+  // Control flow: binds handlers in and infers a subgraph of this node whose inputs' types and
+  // shapes the caller has set (see infer_subgraph). Errors name the subgraph's nodes.
+  bool infer_subgraph(Graph& g) { return onnxc::infer_subgraph(g, diag_); }
   template <typename S>
   S& make_state() {
     node_.state = std::make_unique<S>();
@@ -89,9 +97,16 @@ class EmitContext {
  public:
   // `ref` names a value's typed pointer, declaring it the first time it is asked for.
   using ValueRef = std::function<std::string(const Value*)>;
+  // Emits the statements of a control-flow node's subgraph (its nodes, in order) into `body`.
+  using SubgraphEmitter = std::function<void(const Graph&, std::string* body)>;
   EmitContext(const Node& node, ValueRef ref, std::string scratch, std::string* body,
-              std::set<std::string>* includes)
-      : node_(node), ref_(std::move(ref)), scratch_(std::move(scratch)), body_(body), includes_(includes) {}
+              std::set<std::string>* includes, SubgraphEmitter subgraph = nullptr)
+      : node_(node), ref_(std::move(ref)), scratch_(std::move(scratch)), body_(body), includes_(includes),
+        subgraph_(std::move(subgraph)) {}
+  // Control flow: the statements of subgraph `g` of this node, inline at this point.
+  void emit_subgraph(const Graph& g) { subgraph_(g, body_); }
+  // `T*` (or `const T*`) expression for any value: a subgraph's inputs and outputs, outer values.
+  std::string ref(const Value* v) const { return ref_(v); }
 
   const Node& node() const { return node_; }
   const Value* input(size_t i) const { return node_.input(i); }
@@ -118,6 +133,7 @@ class EmitContext {
   std::string scratch_;
   std::string* body_;
   std::set<std::string>* includes_;
+  SubgraphEmitter subgraph_;
 };
 
 // C++ literal helpers for emit(): "{1, 3, 224, 224}", "1.5f", etc.

@@ -13,7 +13,8 @@
 //     output (kSlice); the Concat then runs no code.
 // It only sets Value::storage (kView, kInPlace, kSlice) and Node::elided (views, such Concats);
 // plan-memory gives the offsets and
-// check_storage() proves them. It does not change nodes.
+// check_storage() proves them. It does not change nodes. Control-flow subgraphs keep plain buffers
+// (no views or in-place writes inside them); the values they read count as read by their node.
 #include <map>
 #include <set>
 
@@ -56,9 +57,12 @@ class AssignStoragePass final : public Pass {
     }
     // Last reader of each root buffer (over all its views), as node indices.
     std::map<const Value*, int> last_read;
-    for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
       for (const Value* in : g.nodes[i]->inputs)
         if (in) last_read[storage_root(in)] = static_cast<int>(i);
+      // Control flow: values its subgraphs read are read by the node itself.
+      for (const Value* in : implicit_inputs(*g.nodes[i])) last_read[storage_root(in)] = static_cast<int>(i);
+    }
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       Node& n = *g.nodes[i];
       AliasInfo a = n.handler ? n.handler->alias(n) : AliasInfo{};
@@ -98,9 +102,12 @@ class AssignStoragePass final : public Pass {
   // runs no code. All or nothing, so the Concat never copies a part of its output onto itself.
   static int64_t concat_slices(Graph& g) {
     std::map<const Value*, int> last_read;  // per root buffer, after views and in-place
-    for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
       for (const Value* in : g.nodes[i]->inputs)
         if (in) last_read[storage_root(in)] = static_cast<int>(i);
+      // Control flow: values its subgraphs read are read by the node itself.
+      for (const Value* in : implicit_inputs(*g.nodes[i])) last_read[storage_root(in)] = static_cast<int>(i);
+    }
     int64_t count = 0;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       Node& n = *g.nodes[i];

@@ -1,6 +1,7 @@
 // dead-code: removes nodes that no longer need to run: those whose outputs were all folded to
 // constants and those no graph output depends on; values whose producer is gone become plain
-// constants. It does not fold anything itself and does not touch subgraphs. Required: codegen
+// constants. It cleans control-flow subgraphs the same way (their outputs are the roots), and keeps
+// enclosing-graph values a subgraph reads. It does not fold anything itself. Required: codegen
 // cannot run a node whose outputs are constants (infer-shapes folds some on demand).
 #include <set>
 
@@ -10,6 +11,9 @@
 namespace onnxc {
 
 int64_t eliminate_dead_code(Graph& graph) {
+  int64_t nested = 0;
+  for (auto& n : graph.nodes)
+    for (Graph* sub : subgraphs_of(*n)) nested += eliminate_dead_code(*sub);
   size_t before = graph.nodes.size();
   std::vector<std::unique_ptr<Node>> kept;
   for (auto& n : graph.nodes) {
@@ -24,7 +28,7 @@ int64_t eliminate_dead_code(Graph& graph) {
   for (const auto& n : graph.nodes) alive.insert(n.get());
   for (auto& v : graph.values)
     if (v->producer && !alive.count(v->producer)) v->producer = nullptr;
-  return static_cast<int64_t>(before - graph.nodes.size());
+  return nested + static_cast<int64_t>(before - graph.nodes.size());
 }
 
 namespace {

@@ -3,7 +3,7 @@
 // shape subgraphs and weight transforms become constants. It leaves nodes alone whose handler
 // cannot evaluate and never folds results larger than kMaxFoldBytes (large splats such as
 // ConstantOfShape then fill the arena at run time instead of bloating the binary). It does not
-// remove the folded nodes: dead-code does.
+// remove the folded nodes: dead-code does. Nodes of control-flow subgraphs are folded too.
 #include "ops/op.h"
 #include "passes/pass_manager.h"
 #include "passes/passes.h"
@@ -39,6 +39,12 @@ int64_t fold_constants(Graph& graph) {
     bool was_constant = true;
     for (const Value* o : n->outputs) was_constant &= !o || o->is_constant();
     if (!was_constant && fold_node(*n)) ++folded;
+  }
+  // Control-flow subgraphs: their nodes too (a node reading a loop-carried value never folds).
+  for (Node* n : nested_nodes(graph)) {
+    bool was_constant = true;
+    for (const Value* o : n->outputs) was_constant &= !o || o->is_constant();
+    if (n->handler && !was_constant && fold_node(*n)) ++folded;
   }
   return folded;
 }

@@ -4,8 +4,11 @@
 // limits) and that input's producer has all-constant inputs, the producer (and, recursively, its
 // own producers) are evaluated then. General constant folding is the fold-constants pass; removing
 // folded nodes is dead-code's. It does not reorder, fuse or remove nodes. Stops at the first node
-// that fails, since later shapes would be meaningless. Required: codegen needs every shape.
+// that fails, since later shapes would be meaningless. Control-flow handlers (If, Loop, Scan) run
+// it over their subgraphs through infer_subgraph(), binding the subgraph's handlers there (so an
+// If branch never taken needs none). Required: codegen needs every shape.
 #include "ops/op.h"
+#include "ops/registry.h"
 #include "passes/pass_manager.h"
 #include "passes/passes.h"
 
@@ -32,12 +35,20 @@ void fold_on_demand(const Value* v, int64_t& folded) {
 
 }  // namespace
 
-bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand) {
-  Graph& graph = *module.graph;
-  for (Value* in : graph.inputs)
-    if (!in->has_shape) return false;  // the importer already reported the unresolved dims
-  int64_t folded = 0;
+namespace {
+
+// Infers `graph`'s nodes in order. `bind` also binds handlers first (subgraphs: bind-handlers only
+// binds the main graph, so an If branch that is never taken needs no supported ops).
+bool infer_nodes(Graph& graph, Diagnostics& diag, int64_t& folded, bool bind) {
   for (auto& n : graph.nodes) {
+    if (bind && !n->handler) {
+      n->handler = OpRegistry::instance().find(n->domain, n->op_type, n->opset);
+      if (!n->handler) {
+        diag.node_error(n->name, n->op_type, "{}",
+                        OpRegistry::instance().unsupported_reason(n->domain, n->op_type, n->opset));
+        return false;
+      }
+    }
     if (!n->handler) return false;  // bind-handlers reported it
     InferContext ctx(*n, diag);
     ctx.set_constant_demand([&folded](const Value* v) { fold_on_demand(v, folded); });
@@ -48,6 +59,40 @@ bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand) 
     }
     if (!check_outputs_typed(*n, diag)) return false;
   }
+  return true;
+}
+
+}  // namespace
+
+bool infer_subgraph(Graph& g, Diagnostics& diag) {
+  int64_t folded = 0;
+  // Errors inside a body name the body. A body node needing a compile-time value the body only
+  // computes at run time (a Slice start from the iteration number) is a limit of static shapes.
+  Diagnostics inner;
+  bool ok = infer_nodes(g, inner, folded, /*bind=*/true);
+  for (const auto& e : inner.errors())
+    diag.error("in subgraph '{}': {}{}", g.name, e,
+               e.find("must be a constant") != std::string::npos
+                   ? " (a value computed at run time inside a control-flow body: not supported)"
+                   : "");
+  if (!ok) return false;
+  // Fold what the body computes from constants alone, so an If with a constant condition can
+  // hand constant results to later shape computations (fold-constants would do it later anyway).
+  fold_constants(g);
+  for (const Value* v : g.outputs)
+    if (!v->has_shape || v->dtype == DataType::kUndefined) {
+      diag.error("subgraph '{}': output '{}' has no inferred type and shape", g.name, v->name);
+      return false;
+    }
+  return true;
+}
+
+bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand) {
+  Graph& graph = *module.graph;
+  for (Value* in : graph.inputs)
+    if (!in->has_shape) return false;  // the importer already reported the unresolved dims
+  int64_t folded = 0;
+  if (!infer_nodes(graph, diag, folded, /*bind=*/false)) return false;
   for (const Value* v : graph.outputs)
     if (!v->has_shape) {
       diag.error("graph output '{}' has no inferred shape", v->name);

@@ -78,6 +78,36 @@ const Value* storage_root(const Value* v) {
   return v;
 }
 
+size_t layout_subgraphs(const Node& node, size_t base, bool assign) {
+  // Each subgraph's buffers end to end (no reuse inside a body). If: the branches start at the
+  // same offset, since only one runs; the region is the larger branch.
+  const bool exclusive = node.op_type == "If" && node.domain.empty();
+  size_t region = 0, at = 0;
+  for (const Graph* sub : subgraphs_of(node)) {
+    if (exclusive) at = 0;
+    auto place = [&](size_t bytes) {
+      size_t offset = at;
+      at += align_up(std::max<size_t>(bytes, 1));
+      region = std::max(region, at);
+      return base + offset;
+    };
+    for (Value* v : all_values(*sub)) {
+      if (v->is_constant()) continue;
+      size_t offset = place(v->bytes());
+      if (assign) v->storage = Storage{Storage::Kind::kArena, nullptr, offset};
+    }
+    std::vector<Node*> inner;
+    for (const auto& m : sub->nodes) inner.push_back(m.get());
+    for (Node* m : nested_nodes(*sub)) inner.push_back(m);
+    for (Node* m : inner)
+      if (m->scratch_bytes) {
+        size_t offset = place(m->scratch_bytes);
+        if (assign) m->scratch_offset = offset;
+      }
+  }
+  return region;
+}
+
 // A root buffer of the arena: produced by a node, not a constant or a graph output.
 static bool in_arena(const Value* root) {
   return root && root->producer && !root->is_constant() && !root->is_graph_output &&
@@ -90,9 +120,23 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = *graph.nodes[n];
     int at = static_cast<int>(n);
-    for (const Value* in : node.inputs) {
+    // Control flow: enclosing values its subgraphs read are read by the node itself.
+    std::vector<const Value*> reads(node.inputs.begin(), node.inputs.end());
+    for (const Value* in : implicit_inputs(node)) reads.push_back(in);
+    for (const Value* in : reads) {
       auto it = index.find(storage_root(in));
       if (in && it != index.end()) req[it->second].last_use = std::max(req[it->second].last_use, at);
+    }
+    // Control flow: the values of its subgraphs (bodies' inputs and outputs included) and their
+    // nodes' scratch live in one region of the arena, live over the whole node (a loop body's
+    // values survive across iterations, as loop-carried state needs); see layout_subgraphs().
+    if (size_t region = layout_subgraphs(node, 0, /*assign=*/false)) {
+      BufferRequest r;
+      r.name = "subgraphs:" + node.name;
+      r.size = region;
+      r.first_use = r.last_use = at;
+      r.region_of = &node;
+      req.push_back(r);
     }
     for (const Value* out : node.outputs) {
       if (!out || out->is_constant() || out->is_graph_output) continue;
@@ -141,7 +185,9 @@ std::map<const Value*, Span> value_spans(const Graph& g) {
   std::map<const Value*, Span> spans;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     int at = static_cast<int>(n);
-    for (const Value* in : g.nodes[n]->inputs)
+    std::vector<const Value*> reads(g.nodes[n]->inputs.begin(), g.nodes[n]->inputs.end());
+    for (const Value* in : implicit_inputs(*g.nodes[n])) reads.push_back(in);  // control flow
+    for (const Value* in : reads)
       if (in && spans.count(in)) spans[in].last = std::max(spans[in].last, at);
     for (const Value* out : g.nodes[n]->outputs)
       if (out) spans[out] = Span{at, at};
@@ -182,6 +228,7 @@ std::vector<std::string> check_storage(const Module& module) {
     const Value* value;
     size_t begin, end;
     Span span;
+    const Graph* branch = nullptr;  // control flow: the If branch the value belongs to
   };
   std::vector<Block> blocks;
   for (const auto& [v, span] : spans) {
@@ -236,6 +283,21 @@ std::vector<std::string> check_storage(const Module& module) {
     blocks.push_back({"scratch:" + node.name, nullptr, node.scratch_offset,
                       node.scratch_offset + node.scratch_bytes, Span{at, at}});
   }
+  // Control flow: every non-constant value of a node's subgraphs lives over that node.
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    for (const Graph* sub : subgraphs_of(*g.nodes[n]))
+      for (const Value* v : all_values(*sub)) {
+        const bool exclusive = g.nodes[n]->op_type == "If" && g.nodes[n]->domain.empty();
+        if (v->is_constant()) continue;
+        int at = static_cast<int>(n);
+        if (v->storage.kind != K::kArena) {
+          errors.push_back(fmt::format("subgraph value '{}' has no arena buffer", v->name));
+          continue;
+        }
+        blocks.push_back({v->name, v, v->storage.offset,
+                          v->storage.offset + std::max<size_t>(v->bytes(), 1), Span{at, at},
+                          exclusive ? sub : nullptr});
+      }
   for (const auto& b : blocks) {
     if (b.end > module.memory.arena_bytes)
       errors.push_back(fmt::format("'{}' [{}, {}) ends past the arena ({} bytes)", b.name, b.begin,
@@ -249,6 +311,8 @@ std::vector<std::string> check_storage(const Module& module) {
       const Block &a = blocks[i], &b = blocks[j];
       if (a.begin >= b.end || b.begin >= a.end) continue;
       if (a.span.last < b.span.def || b.span.last < a.span.def) continue;
+      if (a.branch && b.branch && a.branch != b.branch && a.span.def == b.span.def)
+        continue;  // two branches of one If: only one runs
       if (a.value && b.value) {
         if (is_view_of(a.value, b.value) || is_view_of(b.value, a.value)) continue;
         // In place: the output's node is the last reader of the value it overwrites.

@@ -21,6 +21,7 @@ struct BufferRequest {
   int last_use = 0;    // index of the last node that reads it (inclusive)
   const Value* value = nullptr;  // null for scratch buffers
   const Node* scratch_of = nullptr;
+  const Node* region_of = nullptr;  // control flow: the region of this node's subgraphs
 };
 
 struct MemoryPlan {
@@ -43,7 +44,13 @@ std::unique_ptr<MemoryPlanner> make_sequential_planner();
 // The arena buffers of a graph: values nodes produce (not constants, not graph outputs) and
 // node scratch, with lifetimes in node indices. A value whose storage is a view of, or in place
 // over, another shares its root's buffer, which then lives until the last use of any of them.
+// A control-flow node (If, Loop, Scan) gets one request for its subgraphs' values and scratch.
 std::vector<BufferRequest> collect_buffers(const Graph& graph);
+
+// Control flow: lays out `node`'s subgraph values and nested scratch from arena offset `base`,
+// each subgraph's end to end, the branches of an If at the same offset (only one runs); stores
+// the offsets when `assign`. Returns the region's size (0 without subgraphs).
+size_t layout_subgraphs(const Node& node, size_t base, bool assign);
 
 // Lifetime of one value on its own, in node indices: the node that defines it to the last node
 // that reads it (graph outputs: one past the last node, the caller reads them).

@@ -28,6 +28,7 @@ struct TensorRow {
   std::string storage, alias_of;
   long long offset;  // -1 when not in the arena
   Span span;
+  std::string subgraph = {};  // control flow: "NODE/GRAPH" for a value of a node's subgraph
 };
 
 }  // namespace
@@ -35,6 +36,7 @@ struct TensorRow {
 size_t weight_bytes(const Graph& g) {
   std::set<const Value*> used(g.outputs.begin(), g.outputs.end());
   for (const auto& n : g.nodes) used.insert(n->inputs.begin(), n->inputs.end());
+  for (const Node* n : nested_nodes(g)) used.insert(n->inputs.begin(), n->inputs.end());
   size_t bytes = 0;
   for (const Value* v : used)
     if (v && v->is_constant()) bytes += v->bytes();
@@ -56,6 +58,17 @@ std::string memory_report(const Module& m, bool json) {
         r.offset = static_cast<long long>(root->storage.offset + offset_in_root(v));
       rows.push_back(r);
     }
+  // Control flow: subgraph values, live over their node (see layout_subgraphs()).
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const Graph* sub : subgraphs_of(*g.nodes[i]))
+      for (const Value* v : all_values(*sub)) {
+        if (v->is_constant()) continue;
+        int at = static_cast<int>(i);
+        TensorRow r{v, storage_kind_name(v->storage.kind), "",
+                    v->storage.kind == K::kArena ? static_cast<long long>(v->storage.offset) : -1,
+                    Span{at, at}, g.nodes[i]->name + "/" + sub->name};
+        rows.push_back(r);
+      }
   const size_t arena = m.memory.arena_bytes, bound = m.memory.live_bytes_lower_bound;
   const double above = bound ? 100.0 * (static_cast<double>(arena) - static_cast<double>(bound)) /
                                    static_cast<double>(bound)
@@ -89,11 +102,12 @@ std::string memory_report(const Module& m, bool json) {
     for (const auto& r : rows) {
       s += fmt::format(
           "{}\n    {{\"name\": {}, \"type\": {}, \"bytes\": {}, \"offset\": {}, "
-          "\"first\": {}, \"last\": {}, \"storage\": {}{}}}",
+          "\"first\": {}, \"last\": {}, \"storage\": {}{}{}}}",
           first ? "" : ",", json_string(r.v->name), json_string(value_type_str(*r.v)), r.v->bytes(),
           r.offset < 0 ? "null" : std::to_string(r.offset), r.span.def, r.span.last,
           json_string(r.storage),
-          r.alias_of.empty() ? "" : ", \"alias_of\": " + json_string(r.alias_of));
+          r.alias_of.empty() ? "" : ", \"alias_of\": " + json_string(r.alias_of),
+          r.subgraph.empty() ? "" : ", \"subgraph\": " + json_string(r.subgraph));
       first = false;
     }
     s += first ? "]\n}\n" : "\n  ]\n}\n";
@@ -119,6 +133,7 @@ std::string memory_report(const Module& m, bool json) {
       how = fmt::format("  slice of {} +{}", r.alias_of, r.v->storage.offset);
     else if (r.v->storage.kind != K::kArena)
       how = fmt::format("  ({})", r.storage);
+    if (!r.subgraph.empty()) how += fmt::format("  in subgraph {}", r.subgraph);
     s += fmt::format("  {:>10} {:>10}  {:>4}..{:<4} {} {}{}\n",
                      r.offset < 0 ? "-" : std::to_string(r.offset), r.v->bytes(), r.span.def,
                      r.span.last, r.v->name, value_type_str(*r.v), how);

@@ -22,7 +22,7 @@ class PlanMemoryPass final : public Pass {
   bool run(Module& module, PassContext& ctx) override {
     using K = Storage::Kind;
     Graph& g = *module.graph;
-    for (auto& v : g.values) {
+    for (Value* v : all_values(g)) {  // subgraph values too (see collect_buffers)
       Storage& st = v->storage;
       if (v->is_constant())
         st = Storage{K::kConstant, nullptr, 0};
@@ -44,6 +44,8 @@ class PlanMemoryPass final : public Pass {
       }
       if (buffers[i].scratch_of)
         const_cast<Node*>(buffers[i].scratch_of)->scratch_offset = plan.offsets[i];
+      if (buffers[i].region_of)  // control flow: its subgraphs' values inside the region
+        layout_subgraphs(*buffers[i].region_of, plan.offsets[i], /*assign=*/true);
     }
     module.memory.planned = true;
     module.memory.arena_bytes = plan.arena_size;
