@@ -244,27 +244,6 @@ class Emitter {
     return s;
   }
 
-  // The values a control-flow node and its bodies (at any depth) read or write; empty for other
-  // nodes.
-  static std::vector<const Value*> control_flow_values(const Node& n) {
-    std::vector<const Value*> vs;
-    if (subgraphs_of(n).empty()) return vs;
-    auto add_node = [&](const Node& m) {
-      for (const Value* v : m.inputs)
-        if (v) vs.push_back(v);
-      for (const Value* v : m.outputs)
-        if (v) vs.push_back(v);
-    };
-    add_node(n);
-    for (const Graph* sub : subgraphs_of(n)) {
-      vs.insert(vs.end(), sub->inputs.begin(), sub->inputs.end());
-      vs.insert(vs.end(), sub->outputs.begin(), sub->outputs.end());
-      for (const auto& m : sub->nodes) add_node(*m);
-      for (const Node* m : nested_nodes(*sub)) add_node(*m);
-    }
-    return vs;
-  }
-
   // The dry run of emit() over `g` (and the bodies its control-flow nodes emit): notes the
   // constants it references and the locals it declares.
   void dry_run(const Graph& g, std::set<std::string>& declared) {
@@ -274,7 +253,6 @@ class Emitter {
     };
     for (const auto& n : g.nodes) {
       if (n->elided) continue;  // prints no code (see emit_graph_nodes)
-      for (const Value* v : control_flow_values(*n)) note(v);
       std::string text;
       std::set<std::string> includes;
       EmitContext ctx(*n, note, "SCRATCH", &text, &includes,
@@ -405,18 +383,22 @@ class Emitter {
       }
       std::string scratch = "nullptr";
       if (n->scratch_bytes) scratch = fmt::format("(arena + {})", scratch_offset_.at(n.get()));
-      // A control-flow node's statements nest its bodies' statements: every pointer they use is
-      // declared before the node's block, so that each is in scope wherever it is used.
-      for (const Value* v : control_flow_values(*n)) ref(v);
       std::string block;
       EmitContext ctx(
           *n, [this](const Value* v) { return ref(v); }, scratch, &block, &includes_,
-          [this](const Graph& sub, std::string* text) { emit_graph_nodes(sub, *text); });
+          [this](const Graph& sub, std::string* text) {
+            ++nesting_;
+            emit_graph_nodes(sub, *text);
+            --nesting_;
+          });
       n->handler->emit(ctx);
       body += fmt::format("  // {}{}: ({}) -> ({})\n", escape_model_text(n->op_type),
                           n->name.empty() ? "" : fmt::format(" '{}'", escape_model_text(n->name)),
                           fmt::join(in_names, ", "), fmt::join(out_names, ", "));
-      body += flush_pending(n.get()) + "  {\n" + block + "  }\n";
+      // Inside a control-flow body, pointers stay queued: they are declared before the outermost
+      // control-flow node's block, so each is in scope wherever that node's code uses it.
+      if (nesting_ == 0) body += flush_pending(n.get());
+      body += "  {\n" + block + "  }\n";
     }
   }
 
@@ -434,6 +416,7 @@ class Emitter {
   std::vector<const Value*> dry_run_constants_;
   WeightBlob planned_weights_;         // laid out from the dry run, before emission
   std::vector<const Value*> pending_;  // pointers to declare before the next node block
+  int nesting_ = 0;                    // depth of control-flow bodies being emitted
   IdentifierTable locals_;             // identifiers in run()'s scope
   std::map<const Value*, std::string> identifier_;
   std::set<std::string> includes_;
