@@ -16,10 +16,10 @@ namespace onnxc {
 namespace {
 
 using indexing::array_literal;
-using indexing::check_addressable;
+using indexing::check_movable;
 using indexing::product;
 using indexing::strides_of;
-using indexing::visit_bytes;
+using indexing::visit_element_size;
 
 // ---- EyeLike ------------------------------------------------------------------------------------
 
@@ -96,7 +96,7 @@ struct ReverseSequenceState : OpState {
 class ReverseSequenceOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 2, 1, 1) || !check_addressable(ctx, 0) ||
+    if (!ctx.check_arity(2, 2, 1, 1) || !check_movable(ctx, 0) ||
         !ctx.check_dtype(1, {DataType::kInt64}))
       return false;
     const Value *x = ctx.input(0), *lens = ctx.input(1);
@@ -129,7 +129,7 @@ class ReverseSequenceOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& p = n.state_as<ReverseSequenceState>().p;
-    return visit_bytes(in[0]->dtype, [&](auto tag) {
+    return visit_element_size(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       reverse_sequence_ref(p, in[0]->as<T>(), in[1]->as<int64_t>(), out[0].as<T>());
     });

@@ -18,9 +18,9 @@
 namespace onnxc {
 namespace {
 
-using indexing::check_addressable;
+using indexing::check_movable;
 using indexing::product;
-using indexing::visit_bytes;
+using indexing::visit_element_size;
 
 // The axis input (CumSum, CumProd) or attribute, normalized.
 bool constant_axis(InferContext& ctx, size_t input, int64_t rank, int64_t& axis) {
@@ -184,7 +184,7 @@ struct CompressState : OpState {
 class CompressOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 2, 1, 1) || !check_addressable(ctx, 0) ||
+    if (!ctx.check_arity(2, 2, 1, 1) || !check_movable(ctx, 0) ||
         !ctx.check_dtype(1, {DataType::kBool}))
       return false;
     const Value *x = ctx.input(0), *cond = ctx.input(1);
@@ -224,7 +224,7 @@ class CompressOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<CompressState>();
-    return visit_bytes(in[0]->dtype, [&](auto tag) {
+    return visit_element_size(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       compress_ref(in[0]->as<T>(), out[0].as<T>(), s.outer, s.n, s.inner, s.selected.data(),
                    static_cast<index_t>(s.selected.size()));

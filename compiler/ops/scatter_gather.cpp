@@ -18,10 +18,10 @@ namespace onnxc {
 namespace {
 
 using indexing::array_literal;
-using indexing::check_addressable;
+using indexing::check_movable;
 using indexing::product;
 using indexing::strides_of;
-using indexing::visit_bytes;
+using indexing::visit_element_size;
 
 // Reads the `reduction` attribute (opset 16 on; max/min from 18). Reductions need arithmetic
 // element types.
@@ -54,7 +54,7 @@ bool visit_data_index(const std::vector<const Tensor*>& in, bool arithmetic, F&&
     in[1]->dtype == DataType::kInt32 ? f(t, int32_t{}) : f(t, int64_t{});
   };
   return arithmetic ? visit_dtype<kAllPlain>(in[0]->dtype, with_index)
-                    : visit_bytes(in[0]->dtype, with_index);
+                    : visit_element_size(in[0]->dtype, with_index);
 }
 
 // Constant indices are checked at compile time; run-time ones are clamped by the kernels.
@@ -73,7 +73,7 @@ struct ScatterNDState : OpState {
 class ScatterNDOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(3, 3, 1, 1) || !check_addressable(ctx, 0) ||
+    if (!ctx.check_arity(3, 3, 1, 1) || !check_movable(ctx, 0) ||
         !ctx.check_dtype(1, {DataType::kInt64}))
       return false;
     const Value *x = ctx.input(0), *idx = ctx.input(1), *upd = ctx.input(2);
@@ -141,7 +141,7 @@ struct ScatterElementsState : OpState {
 class ScatterElementsOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(3, 3, 1, 1) || !check_addressable(ctx, 0) ||
+    if (!ctx.check_arity(3, 3, 1, 1) || !check_movable(ctx, 0) ||
         !ctx.check_dtype(1, {DataType::kInt64, DataType::kInt32}))
       return false;
     const Value *x = ctx.input(0), *idx = ctx.input(1), *upd = ctx.input(2);
@@ -213,7 +213,7 @@ struct GatherNDState : OpState {
 class GatherNDOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(2, 2, 1, 1) || !check_addressable(ctx, 0) ||
+    if (!ctx.check_arity(2, 2, 1, 1) || !check_movable(ctx, 0) ||
         !ctx.check_dtype(1, {DataType::kInt64}))
       return false;
     const Value *x = ctx.input(0), *idx = ctx.input(1);
