@@ -31,7 +31,9 @@ int main(int argc, char** argv) {
     out_ptrs.push_back(outputs[i].data());
   }
   void* workspace = std::aligned_alloc(64, (m::kWorkspaceSize + 64) / 64 * 64);
-  auto run = [&] { return ONNXC_CAT(ONNXC_BENCH_MODEL, _run)(in_ptrs.data(), out_ptrs.data(), workspace); };
+  auto run = [&] {
+    return ONNXC_CAT(ONNXC_BENCH_MODEL, _run)(in_ptrs.data(), out_ptrs.data(), workspace);
+  };
   for (int i = 0; i < std::max(1, iters / 10); ++i)
     if (run() != 0) return 4;
   std::vector<double> ms;

@@ -17,9 +17,9 @@ struct Model {
   std::size_t num_outputs;
 };
 
-#define X(name)                                                                      \
-  Model{&name##_run, name::kWorkspaceSize, name::kInputBytes, name::kNumInputs,      \
-        name::kOutputBytes, name::kNumOutputs},
+#define X(name)                                                    \
+  Model{&name##_run,      name::kWorkspaceSize, name::kInputBytes, \
+        name::kNumInputs, name::kOutputBytes,   name::kNumOutputs},
 const Model kModels[] = {ONNXC_HARNESS_MODELS};
 #undef X
 
@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < m.num_outputs; ++i) {
     std::string path = dir + "/output_" + std::to_string(i) + ".bin";
     std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f || std::fwrite(outputs[i].data(), 1, m.output_bytes[i], f) != m.output_bytes[i]) return 5;
+    if (!f || std::fwrite(outputs[i].data(), 1, m.output_bytes[i], f) != m.output_bytes[i])
+      return 5;
     std::fclose(f);
   }
   return 0;

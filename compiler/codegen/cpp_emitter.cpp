@@ -71,7 +71,8 @@ void inline_header(const std::string& path, std::set<std::string>& done, std::st
 
 class Emitter {
  public:
-  Emitter(const Module& m, const CodegenOptions& o, Diagnostics& d) : m_(m), g_(*m.graph), o_(o), diag_(d) {}
+  Emitter(const Module& m, const CodegenOptions& o, Diagnostics& d)
+      : m_(m), g_(*m.graph), o_(o), diag_(d) {}
 
   bool run(GeneratedCode& out) {
     in_names_ = member_names(g_.inputs);
@@ -135,8 +136,9 @@ class Emitter {
                        external() ? ", const void* weights" : "");
   }
   std::string c_signature() const {
-    return fmt::format("int {}_run(const void* const* inputs, void* const* outputs, void* workspace{})",
-                       o_.name, external() ? ", const void* weights" : "");
+    return fmt::format(
+        "int {}_run(const void* const* inputs, void* const* outputs, void* workspace{})", o_.name,
+        external() ? ", const void* weights" : "");
   }
 
   std::string header(size_t weight_bytes) const {
@@ -150,27 +152,33 @@ class Emitter {
       s += "\n";
     }
     s += fmt::format("namespace {} {{\n\n", o_.name);
-    s += fmt::format("// Bytes of scratch memory run() needs; pass a buffer aligned to kWorkspaceAlignment.\n"
-                     "constexpr std::size_t kWorkspaceSize = {};\n"
-                     "constexpr std::size_t kWorkspaceAlignment = {};\n", m_.memory.arena_bytes, kArenaAlignment);
-    s += fmt::format("// No arena for this schedule can be smaller: the most bytes live at once.\n"
-                     "constexpr std::size_t kLiveBytesLowerBound = {};\n",
-                     m_.memory.live_bytes_lower_bound);
+    s += fmt::format(
+        "// Bytes of scratch memory run() needs; pass a buffer aligned to kWorkspaceAlignment.\n"
+        "constexpr std::size_t kWorkspaceSize = {};\n"
+        "constexpr std::size_t kWorkspaceAlignment = {};\n",
+        m_.memory.arena_bytes, kArenaAlignment);
+    s += fmt::format(
+        "// No arena for this schedule can be smaller: the most bytes live at once.\n"
+        "constexpr std::size_t kLiveBytesLowerBound = {};\n",
+        m_.memory.live_bytes_lower_bound);
     s += fmt::format("// Bytes of constant data ({}).\nconstexpr std::size_t kWeightsSize = {};\n",
                      external() ? "the external .bin file; pass it to run() 64-byte aligned"
-                                : "embedded in the .cpp", weight_bytes);
-    s += fmt::format("constexpr std::size_t kNumInputs = {};\nconstexpr std::size_t kNumOutputs = {};\n",
-                     g_.inputs.size(), g_.outputs.size());
+                                : "embedded in the .cpp",
+                     weight_bytes);
+    s += fmt::format(
+        "constexpr std::size_t kNumInputs = {};\nconstexpr std::size_t kNumOutputs = {};\n",
+        g_.inputs.size(), g_.outputs.size());
     auto sizes = [](const std::vector<Value*>& vs) {
       std::vector<size_t> b;
       for (const Value* v : vs) b.push_back(v->bytes());
       b.push_back(0);  // keeps the array non-empty
       return fmt::format("{}", fmt::join(b, ", "));
     };
-    s += fmt::format("// Byte size of each input and output, in order (a trailing 0 ends the list).\n"
-                     "constexpr std::size_t kInputBytes[] = {{{}}};\n"
-                     "constexpr std::size_t kOutputBytes[] = {{{}}};\n\n",
-                     sizes(g_.inputs), sizes(g_.outputs));
+    s += fmt::format(
+        "// Byte size of each input and output, in order (a trailing 0 ends the list).\n"
+        "constexpr std::size_t kInputBytes[] = {{{}}};\n"
+        "constexpr std::size_t kOutputBytes[] = {{{}}};\n\n",
+        sizes(g_.inputs), sizes(g_.outputs));
     s += "struct Inputs {\n";
     for (size_t i = 0; i < g_.inputs.size(); ++i)
       s += fmt::format("  const {}* {};  // '{}' {}[{}]\n", dtype_cpp(g_.inputs[i]->dtype),
@@ -216,13 +224,15 @@ class Emitter {
     s += "extern \"C\" " + c_signature() + " {\n";
     std::vector<std::string> ins, outs;
     for (size_t i = 0; i < g_.inputs.size(); ++i)
-      ins.push_back(fmt::format("static_cast<const {}*>(inputs[{}])", dtype_cpp(g_.inputs[i]->dtype), i));
+      ins.push_back(
+          fmt::format("static_cast<const {}*>(inputs[{}])", dtype_cpp(g_.inputs[i]->dtype), i));
     for (size_t i = 0; i < g_.outputs.size(); ++i)
-      outs.push_back(fmt::format("static_cast<{}*>(outputs[{}])", dtype_cpp(g_.outputs[i]->dtype), i));
+      outs.push_back(
+          fmt::format("static_cast<{}*>(outputs[{}])", dtype_cpp(g_.outputs[i]->dtype), i));
     if (ins.empty()) s += "  (void)inputs;\n";
     if (outs.empty()) s += "  (void)outputs;\n";
-    s += fmt::format("  return {}::run({}::Inputs{{{}}}, {}::Outputs{{{}}}, workspace{});\n}}\n", o_.name,
-                     o_.name, fmt::join(ins, ", "), o_.name, fmt::join(outs, ", "),
+    s += fmt::format("  return {}::run({}::Inputs{{{}}}, {}::Outputs{{{}}}, workspace{});\n}}\n",
+                     o_.name, o_.name, fmt::join(ins, ", "), o_.name, fmt::join(outs, ", "),
                      external() ? ", weights" : "");
     return s;
   }
@@ -234,11 +244,14 @@ class Emitter {
     bool uses_arena = false, uses_weights = !used_constants_.empty();
     for (const Value* v : decls_) uses_arena |= arena_offset_.count(v) > 0;
     uses_arena |= !scratch_offset_.empty();
-    if (uses_arena) s += "  unsigned char* const arena = static_cast<unsigned char*>(workspace);\n";
-    else s += "  (void)workspace;\n";
+    if (uses_arena)
+      s += "  unsigned char* const arena = static_cast<unsigned char*>(workspace);\n";
+    else
+      s += "  (void)workspace;\n";
     if (uses_weights)
-      s += external() ? "  const unsigned char* const blob = static_cast<const unsigned char*>(weights);\n"
-                      : "  const unsigned char* const blob = kWeights;\n";
+      s += external()
+               ? "  const unsigned char* const blob = static_cast<const unsigned char*>(weights);\n"
+               : "  const unsigned char* const blob = kWeights;\n";
     else if (external())
       s += "  (void)weights;\n";
     return s;
@@ -255,8 +268,9 @@ class Emitter {
       if (n->elided) continue;  // prints no code (see emit_graph_nodes)
       std::string text;
       std::set<std::string> includes;
-      EmitContext ctx(*n, note, "SCRATCH", &text, &includes,
-                      [this, &declared](const Graph& sub, std::string*) { dry_run(sub, declared); });
+      EmitContext ctx(
+          *n, note, "SCRATCH", &text, &includes,
+          [this, &declared](const Graph& sub, std::string*) { dry_run(sub, declared); });
       n->handler->emit(ctx);
       collect_declared_names(text, declared);
     }

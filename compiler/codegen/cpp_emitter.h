@@ -19,8 +19,8 @@ enum class RuntimeMode {
 };
 
 struct CodegenOptions {
-  std::string name;          // C++ namespace and symbol prefix
-  std::string header_file;   // file name the .cpp includes ("model.h")
+  std::string name;         // C++ namespace and symbol prefix
+  std::string header_file;  // file name the .cpp includes ("model.h")
   WeightsMode weights = WeightsMode::kEmbedded;
   RuntimeMode runtime = RuntimeMode::kInline;
   // The flags that shape the output, recorded in the file banner ("--name m --dim batch=1").
@@ -34,7 +34,7 @@ struct GeneratedCode {
   std::string source;
   std::vector<uint8_t> weights;  // the blob; written to a .bin in external mode
   size_t arena_bytes = 0;
-  std::string memory_plan;       // print_plan() of the arena
+  std::string memory_plan;  // print_plan() of the arena
 };
 
 bool generate_cpp(const Module& module, const CodegenOptions& options, GeneratedCode& out,

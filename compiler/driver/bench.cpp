@@ -1,12 +1,12 @@
 // `onnxc bench`: compiles the model with -O3 -march=native, feeds deterministic inputs and reports
 // the latency of one inference as `median_ms=X min_ms=Y`.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "driver/commands.h"
 #include "driver/pipeline.h"
@@ -24,11 +24,20 @@ Tensor bench_input(const Value& v) {
   for (int64_t i = 0; i < n; ++i) {
     double x = static_cast<double>((i * 7919) % 1000) / 1000.0 - 0.5;
     switch (v.dtype) {
-      case DataType::kFloat: t.as<float>()[i] = static_cast<float>(x); break;
-      case DataType::kDouble: t.as<double>()[i] = x; break;
-      case DataType::kInt64: t.as<int64_t>()[i] = i % 4; break;
-      case DataType::kInt32: t.as<int32_t>()[i] = static_cast<int32_t>(i % 4); break;
-      default: break;  // zeros
+      case DataType::kFloat:
+        t.as<float>()[i] = static_cast<float>(x);
+        break;
+      case DataType::kDouble:
+        t.as<double>()[i] = x;
+        break;
+      case DataType::kInt64:
+        t.as<int64_t>()[i] = i % 4;
+        break;
+      case DataType::kInt32:
+        t.as<int32_t>()[i] = static_cast<int32_t>(i % 4);
+        break;
+      default:
+        break;  // zeros
     }
   }
   return t;
@@ -74,7 +83,8 @@ int run_bench(const BenchArgs& args) {
   for (size_t i = 0; i < module->graph->inputs.size(); ++i) {
     Tensor t = bench_input(*module->graph->inputs[i]);
     std::ofstream(dir / fmt::format("input_{}.bin", i), std::ios::binary)
-        .write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
+        .write(reinterpret_cast<const char*>(t.data.data()),
+               static_cast<std::streamsize>(t.data.size()));
   }
   {
     std::ofstream main(dir / "main.cpp");
@@ -83,12 +93,13 @@ int run_bench(const BenchArgs& args) {
   }
   const char* env_cxx = std::getenv("CXX");
   std::string cxx = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
-  std::string build = fmt::format("{} -std=c++17 -O3 -march=native -I{} -I{} -o {} {}", cxx,
-                                  dir.string(), ONNXC_TEMPLATES_DIR, (dir / "bench").string(),
-                                  (dir / "main.cpp").string());
+  std::string build =
+      fmt::format("{} -std=c++17 -O3 -march=native -I{} -I{} -o {} {}", cxx, dir.string(),
+                  ONNXC_TEMPLATES_DIR, (dir / "bench").string(), (dir / "main.cpp").string());
   int rc = std::system(build.c_str());
   if (rc == 0)
-    rc = std::system(fmt::format("{} {} {}", (dir / "bench").string(), dir.string(), args.iters).c_str());
+    rc = std::system(
+        fmt::format("{} {} {}", (dir / "bench").string(), dir.string(), args.iters).c_str());
   return rc == 0 ? kExitOk : kExitModelError;
 }
 

@@ -29,11 +29,14 @@ bool parse_int(const std::string& s, int64_t& out) {
   }
 }
 
-void print_errors(const Diagnostics& diag) { std::fputs(diag.str().c_str(), stderr); }
+void print_errors(const Diagnostics& diag) {
+  std::fputs(diag.str().c_str(), stderr);
+}
 
 // Shared by compile, inspect and bench: flags -> options -> lowered module. Prints the
 // --stats table after the passes ran.
-std::unique_ptr<Module> lower_with_flags(const std::string& model, const std::vector<std::string>& dims,
+std::unique_ptr<Module> lower_with_flags(const std::string& model,
+                                         const std::vector<std::string>& dims,
                                          const std::vector<std::string>& shapes, int* exit_code,
                                          const PassFlags& flags = {}) {
   ImportOptions options;
@@ -126,7 +129,8 @@ int run_compile(const CompileArgs& args) {
   options.flags = output_flags(args, options.name);
   Diagnostics diag(args.model);
   GeneratedCode code;
-  if (!generate_cpp(*module, options, code, diag) || !write_generated(args.output, code, options, diag)) {
+  if (!generate_cpp(*module, options, code, diag) ||
+      !write_generated(args.output, code, options, diag)) {
     print_errors(diag);
     return kExitModelError;
   }
@@ -157,10 +161,13 @@ int run_inspect(const InspectArgs& args) {
     std::fputs(memory_report(*module, args.json).c_str(), stdout);
     return kExitOk;
   }
-  std::string out = fmt::format("model {} (ir_version {}, producer '{}' {})\n", module->source_path,
-                                module->ir_version, module->producer_name, module->producer_version);
-  for (const Value* v : g.inputs) out += fmt::format("input  {}: {}\n", v->name, value_type_str(*v));
-  for (const Value* v : g.outputs) out += fmt::format("output {}: {}\n", v->name, value_type_str(*v));
+  std::string out =
+      fmt::format("model {} (ir_version {}, producer '{}' {})\n", module->source_path,
+                  module->ir_version, module->producer_name, module->producer_version);
+  for (const Value* v : g.inputs)
+    out += fmt::format("input  {}: {}\n", v->name, value_type_str(*v));
+  for (const Value* v : g.outputs)
+    out += fmt::format("output {}: {}\n", v->name, value_type_str(*v));
   std::map<std::string, int> histogram;
   for (const auto& n : g.nodes) histogram[n->op_type]++;
   out += "ops:";

@@ -7,29 +7,39 @@
 
 #include "onnxc/convert.h"
 
-
 namespace onnxc {
 namespace {
 
 // Element i as double, for the types compared with a tolerance.
 double element_as_double(const Tensor& t, int64_t i) {
   switch (t.dtype) {
-    case DataType::kFloat: return t.as<float>()[i];
-    case DataType::kDouble: return t.as<double>()[i];
-    case DataType::kFloat16: return to_float(t.as<float16>()[i]);
-    case DataType::kBFloat16: return to_float(t.as<bfloat16>()[i]);
-    case DataType::kFloat8E4M3FN: return to_float(t.as<float8e4m3fn>()[i]);
-    case DataType::kFloat8E4M3FNUZ: return to_float(t.as<float8e4m3fnuz>()[i]);
-    case DataType::kFloat8E5M2: return to_float(t.as<float8e5m2>()[i]);
-    case DataType::kFloat8E5M2FNUZ: return to_float(t.as<float8e5m2fnuz>()[i]);
-    case DataType::kFloat8E8M0: return to_float(t.as<float8e8m0>()[i]);
-    default: return t.int_at(i);
+    case DataType::kFloat:
+      return t.as<float>()[i];
+    case DataType::kDouble:
+      return t.as<double>()[i];
+    case DataType::kFloat16:
+      return to_float(t.as<float16>()[i]);
+    case DataType::kBFloat16:
+      return to_float(t.as<bfloat16>()[i]);
+    case DataType::kFloat8E4M3FN:
+      return to_float(t.as<float8e4m3fn>()[i]);
+    case DataType::kFloat8E4M3FNUZ:
+      return to_float(t.as<float8e4m3fnuz>()[i]);
+    case DataType::kFloat8E5M2:
+      return to_float(t.as<float8e5m2>()[i]);
+    case DataType::kFloat8E5M2FNUZ:
+      return to_float(t.as<float8e5m2fnuz>()[i]);
+    case DataType::kFloat8E8M0:
+      return to_float(t.as<float8e8m0>()[i]);
+    default:
+      return t.int_at(i);
   }
 }
 
 bool compared_with_tolerance(DataType t) {
   // Every float format one element per byte or wider; packed 4-bit floats compare bit for bit.
-  return is_float(t) && dtype_info(t).bits >= 8 && t != DataType::kComplex64 && t != DataType::kComplex128;
+  return is_float(t) && dtype_info(t).bits >= 8 && t != DataType::kComplex64 &&
+         t != DataType::kComplex128;
 }
 
 }  // namespace
@@ -38,18 +48,21 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
   Comparison c;
   if (actual.dtype != expected.dtype) {
     c.ok = false;
-    c.detail = fmt::format("type {} but expected {}", dtype_name(actual.dtype), dtype_name(expected.dtype));
+    c.detail = fmt::format("type {} but expected {}", dtype_name(actual.dtype),
+                           dtype_name(expected.dtype));
     return c;
   }
   if (actual.shape != expected.shape) {
     c.ok = false;
-    c.detail = fmt::format("shape {} but expected {}", shape_str(actual.shape), shape_str(expected.shape));
+    c.detail =
+        fmt::format("shape {} but expected {}", shape_str(actual.shape), shape_str(expected.shape));
     return c;
   }
   const int64_t n = expected.numel();
   if (!compared_with_tolerance(expected.dtype)) {
     // Exact: integers, bools and the 8/4/2-bit formats bit for bit.
-    if (expected.dtype == DataType::kBool || is_integer(expected.dtype) || dtype_info(expected.dtype).bits >= 8) {
+    if (expected.dtype == DataType::kBool || is_integer(expected.dtype) ||
+        dtype_info(expected.dtype).bits >= 8) {
       size_t elem = dtype_info(expected.dtype).bits / 8;
       for (int64_t i = 0; elem && i < n; ++i) {
         const uint8_t* a = actual.data.data() + i * elem;
@@ -58,8 +71,9 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
         if (expected.dtype == DataType::kBool) equal = (*a != 0) == (*e != 0);
         if (!equal) {
           c.ok = false;
-          c.detail = fmt::format("element {}: got {} expected {}", i,
-                                 elem <= 8 ? actual.int_at(i) : 0, elem <= 8 ? expected.int_at(i) : 0);
+          c.detail =
+              fmt::format("element {}: got {} expected {}", i, elem <= 8 ? actual.int_at(i) : 0,
+                          elem <= 8 ? expected.int_at(i) : 0);
           return c;
         }
       }
@@ -86,8 +100,9 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
       double excess = std::isnan(err) ? INFINITY : err - allowed;
       if (c.ok || excess > worst_excess) {
         worst_excess = excess;
-        c.detail = fmt::format("worst element {}: got {:.9g} expected {:.9g} (abs err {:.3g}, rel err {:.3g})",
-                               i, a, e, err, e != 0 ? err / std::fabs(e) : err);
+        c.detail = fmt::format(
+            "worst element {}: got {:.9g} expected {:.9g} (abs err {:.3g}, rel err {:.3g})", i, a,
+            e, err, e != 0 ? err / std::fabs(e) : err);
       }
       c.ok = false;
     }

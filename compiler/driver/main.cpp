@@ -1,7 +1,6 @@
 // onnxc command line: `onnxc MODEL.onnx -o model.cpp` plus the check, inspect, test, bench and
 // ops subcommands.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -15,7 +14,8 @@ namespace {
 int run_main(int argc, char** argv) {
   using namespace onnxc;
   CLI::App app{"onnxc: ahead-of-time compiler from ONNX models to C++"};
-  app.set_version_flag("--version", std::string("onnxc ") + kOnnxcVersion + " (build " + kOnnxcBuildId + ")");
+  app.set_version_flag("--version",
+                       std::string("onnxc ") + kOnnxcVersion + " (build " + kOnnxcBuildId + ")");
   app.require_subcommand(0, 1);
 
   CompileArgs compile;
@@ -32,7 +32,8 @@ int run_main(int argc, char** argv) {
   app.add_flag("--print-plan", compile.print_plan, "Print the arena memory plan");
   auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
     a->add_option("--disable-pass", f.disable, "Skip a pass of the pipeline (see --list-passes)");
-    a->add_option("--print-after", f.print_after, "Print the IR after PASS, or after every pass: all");
+    a->add_option("--print-after", f.print_after,
+                  "Print the IR after PASS, or after every pass: all");
     a->add_flag("--stats", f.stats, "Print what each pass did");
   };
   add_pass_flags(&app, compile.passes);
@@ -44,20 +45,23 @@ int run_main(int argc, char** argv) {
   check->add_option("model", check_model, "ONNX model")->required();
 
   InspectArgs inspect;
-  auto* insp = app.add_subcommand("inspect", "Print inputs, outputs, op histogram, weights and arena size");
+  auto* insp =
+      app.add_subcommand("inspect", "Print inputs, outputs, op histogram, weights and arena size");
   insp->add_option("model", inspect.model, "ONNX model")->required();
   insp->add_option("--dim", inspect.dims, "Pin a symbolic dim: NAME=VALUE");
   insp->add_option("--shape", inspect.shapes, "Pin an input's shape: INPUT=1x3x224x224");
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
-  insp->add_flag("--memory", inspect.memory,
-                 "Memory report: arena, live-bytes lower bound, weights, scratch, per-tensor storage");
+  insp->add_flag(
+      "--memory", inspect.memory,
+      "Memory report: arena, live-bytes lower bound, weights, scratch, per-tensor storage");
   insp->add_flag("--json", inspect.json, "With --memory: as JSON");
   add_pass_flags(insp, inspect.passes);
 
   TestArgs test;
   auto* tst = app.add_subcommand("test", "Compile, run and check ONNX backend-test cases");
-  tst->add_option("cases", test.cases, "Case folders (model.onnx + test_data_set_*), or folders of them")
+  tst->add_option("cases", test.cases,
+                  "Case folders (model.onnx + test_data_set_*), or folders of them")
       ->required();
   tst->add_option("-j,--jobs", test.jobs, "Parallel jobs")->check(CLI::Range(1, 256));
   tst->add_option("--rtol", test.rtol, "Relative tolerance");
@@ -71,7 +75,8 @@ int run_main(int argc, char** argv) {
   tst->add_option("--filter", test.filter, "Only cases whose name contains this");
   tst->add_flag("--keep", test.keep, "Keep the build folder");
   tst->add_flag("-v,--verbose", test.verbose, "Print compiler output of failed builds");
-  tst->add_option("--disable-pass", test.disable_passes, "Skip a pass of the pipeline (see --list-passes)");
+  tst->add_option("--disable-pass", test.disable_passes,
+                  "Skip a pass of the pipeline (see --list-passes)");
   tst->add_flag("--partial", test.partial,
                 "With --expect: a subset run; listed cases that were not run are not regressions");
 
@@ -84,7 +89,8 @@ int run_main(int argc, char** argv) {
   bch->add_option("--threads", bench.threads, "Threads (the generated code is single-threaded)")
       ->check(CLI::Range(1, 256));
   bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
-  bch->add_option("--disable-pass", bench.disable_passes, "Skip a pass of the pipeline (see --list-passes)");
+  bch->add_option("--disable-pass", bench.disable_passes,
+                  "Skip a pass of the pipeline (see --list-passes)");
 
   bool markdown = false;
   auto* ops = app.add_subcommand("ops", "List supported ops and opset ranges");

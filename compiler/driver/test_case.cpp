@@ -66,18 +66,22 @@ std::vector<TestCase> discover_test_cases(const std::vector<std::string>& paths,
       for (const auto& e : fs::directory_iterator(p)) entries.push_back(e.path());
       std::sort(entries.begin(), entries.end());
       for (const auto& e : entries) {
-        if (fs::exists(e / "model.onnx")) add_case_folder(e, cases);
-        else if (is_light_model(e)) add_light_model(e, cases);
+        if (fs::exists(e / "model.onnx"))
+          add_case_folder(e, cases);
+        else if (is_light_model(e))
+          add_light_model(e, cases);
       }
     } else {
-      *error = fmt::format("'{}' is not a test case folder, a folder of cases or a light_*.onnx file", arg);
+      *error = fmt::format(
+          "'{}' is not a test case folder, a folder of cases or a light_*.onnx file", arg);
       return {};
     }
   }
   if (!filter.empty())
-    cases.erase(std::remove_if(cases.begin(), cases.end(),
-                               [&](const TestCase& c) { return c.name.find(filter) == std::string::npos; }),
-                cases.end());
+    cases.erase(
+        std::remove_if(cases.begin(), cases.end(),
+                       [&](const TestCase& c) { return c.name.find(filter) == std::string::npos; }),
+        cases.end());
   std::stable_sort(cases.begin(), cases.end(),
                    [](const TestCase& a, const TestCase& b) { return a.name < b.name; });
   return cases;
@@ -120,7 +124,8 @@ void synthesize_light_inputs(TestCase& tc, const Graph& graph) {
     for (const Value* in : graph.inputs) {
       Tensor t = Tensor::zeros(DataType::kFloat, in->shape);
       int64_t n = t.numel();
-      for (int64_t i = 0; i < n; ++i) t.as<float>()[i] = static_cast<float>(i) / static_cast<float>(n);
+      for (int64_t i = 0; i < n; ++i)
+        t.as<float>()[i] = static_cast<float>(i) / static_cast<float>(n);
       d.inputs.push_back(std::move(t));
     }
   }

@@ -20,7 +20,7 @@ struct TestCase {
   std::string name;  // "node/test_abs", "light/light_resnet50"
   std::filesystem::path model;
   bool light = false;
-  double rtol = 0;   // per-case override (light densenet121 uses 2e-3); 0 means the default
+  double rtol = 0;  // per-case override (light densenet121 uses 2e-3); 0 means the default
   std::vector<TestData> datasets;
 };
 

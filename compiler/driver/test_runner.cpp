@@ -9,6 +9,8 @@
 // expectation (it keeps all that can be checked of it), and newly range-passing cases are counted
 // apart from the newly passing ones.
 #include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,9 +24,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "driver/commands.h"
 #include "driver/compare.h"
@@ -83,8 +82,8 @@ std::string first_line(const std::string& s) {
 struct Prepared {
   bool ok = false;
   std::vector<size_t> bound_inputs;  // data inputs compiled in as constants (see prepare())
-  std::string symbol;  // namespace of the generated code
-  fs::path cpp;        // generated source
+  std::string symbol;                // namespace of the generated code
+  fs::path cpp;                      // generated source
   std::vector<DataType> output_types;
   std::vector<Shape> output_shapes;
   std::vector<std::optional<ValueRange>> random_outputs;  // per output: drawn at random, its range
@@ -165,7 +164,8 @@ class TestRunner {
     ImportOptions options;
     options.default_dim = tc.light ? 1 : -1;
     if (!tc.datasets.empty())
-      for (const auto& t : tc.datasets[0].inputs) options.positional_input_shapes.push_back(t.shape);
+      for (const auto& t : tc.datasets[0].inputs)
+        options.positional_input_shapes.push_back(t.shape);
     Diagnostics diag;
     PassOptions pass_options;
     pass_options.disabled.insert(args_.disable_passes.begin(), args_.disable_passes.end());
@@ -252,7 +252,8 @@ class TestRunner {
     write_text(batch_src, src);
     fs::path tmp = bin;
     tmp += fmt::format(".tmp{}", getpid());
-    std::string cmd = fmt::format("{} {} -o {} {}", cxx_, compile_flags(), tmp.string(), batch_src.string());
+    std::string cmd =
+        fmt::format("{} {} -o {} {}", cxx_, compile_flags(), tmp.string(), batch_src.string());
     for (size_t k : members) cmd += " -I" + prepared_[k].cpp.parent_path().string();
     if (run_command(cmd, log) != 0) return {};
     fs::rename(tmp, bin);
@@ -265,8 +266,9 @@ class TestRunner {
       if (prepared_[i].ok) ready.push_back(i);
     std::vector<std::vector<size_t>> batches;
     for (size_t k = 0; k < ready.size(); k += static_cast<size_t>(args_.batch))
-      batches.emplace_back(ready.begin() + static_cast<long>(k),
-                           ready.begin() + static_cast<long>(std::min(ready.size(), k + args_.batch)));
+      batches.emplace_back(
+          ready.begin() + static_cast<long>(k),
+          ready.begin() + static_cast<long>(std::min(ready.size(), k + args_.batch)));
     parallel_for(batches.size(), args_.jobs, [&](size_t b) {
       std::string log;
       fs::path bin = build_batch(batches[b], &log);
@@ -307,10 +309,12 @@ class TestRunner {
         if (std::count(p.bound_inputs.begin(), p.bound_inputs.end(), k)) continue;
         const auto& t = data.inputs[k];
         std::ofstream(dir / fmt::format("input_{}.bin", written++), std::ios::binary)
-            .write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
+            .write(reinterpret_cast<const char*>(t.data.data()),
+                   static_cast<std::streamsize>(t.data.size()));
       }
       std::string out;
-      int rc = run_command(fmt::format("timeout 120 {} {} {}", bin.string(), index, dir.string()), &out);
+      int rc =
+          run_command(fmt::format("timeout 120 {} {} {}", bin.string(), index, dir.string()), &out);
       if (rc != 0) {
         results_[i] = {CaseStatus::kFail,
                        fmt::format("data set {}: generated code exited with {}{}", d, rc,
@@ -325,8 +329,8 @@ class TestRunner {
         Tensor actual = Tensor::zeros(p.output_types[k], p.output_shapes[k]);
         std::string bytes = read_text(dir / fmt::format("output_{}.bin", k));
         if (bytes.size() != actual.data.size()) {
-          results_[i] = {CaseStatus::kFail, fmt::format("output {}: {} bytes written, {} expected", k,
-                                                        bytes.size(), actual.data.size())};
+          results_[i] = {CaseStatus::kFail, fmt::format("output {}: {} bytes written, {} expected",
+                                                        k, bytes.size(), actual.data.size())};
           return;
         }
         std::copy(bytes.begin(), bytes.end(), actual.data.begin());
@@ -335,7 +339,8 @@ class TestRunner {
         Comparison c = range ? compare_random(actual, data.outputs[k], *range)
                              : compare_tensors(actual, data.outputs[k], tol);
         if (!c.ok) {
-          results_[i] = {CaseStatus::kFail, fmt::format("data set {} output {}: {}", d, k, c.detail)};
+          results_[i] = {CaseStatus::kFail,
+                         fmt::format("data set {} output {}: {}", d, k, c.detail)};
           return;
         }
       }
@@ -347,8 +352,11 @@ class TestRunner {
                      "random op: checked on type, shape and range only (onnxc's own generator)"};
       return;
     }
-    results_[i] = {CaseStatus::kPass, p.bound_inputs.empty() ? "" : fmt::format(
-        "specialized to the values of {} small input(s)", p.bound_inputs.size())};
+    results_[i] = {
+        CaseStatus::kPass,
+        p.bound_inputs.empty()
+            ? ""
+            : fmt::format("specialized to the values of {} small input(s)", p.bound_inputs.size())};
   }
 
   int report() {
@@ -403,7 +411,8 @@ class TestRunner {
     }
     for (const auto& e : expected)
       if (!seen.count(e) && !args_.partial) {
-        std::printf("MISSING      %s (listed in %s but not run)\n", e.c_str(), args_.expect.c_str());
+        std::printf("MISSING      %s (listed in %s but not run)\n", e.c_str(),
+                    args_.expect.c_str());
         ++regressions;
       }
     std::printf("ratchet: %zu expected, %d regressed, %d newly passing (add them to %s)\n",
@@ -424,6 +433,8 @@ class TestRunner {
 
 }  // namespace
 
-int run_test(const TestArgs& args) { return TestRunner(args).run(); }
+int run_test(const TestArgs& args) {
+  return TestRunner(args).run();
+}
 
 }  // namespace onnxc

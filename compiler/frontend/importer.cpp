@@ -19,14 +19,32 @@ void copy_cast(const google::protobuf::RepeatedField<Src>& src, Tensor& t) {
 bool decode_typed_fields(const onnx::TensorProto& p, Tensor& t, int64_t numel) {
   const int bits = dtype_info(t.dtype).bits;
   switch (t.dtype) {
-    case DataType::kFloat: copy_cast<float, float>(p.float_data(), t); break;
-    case DataType::kComplex64: copy_cast<float, float>(p.float_data(), t); numel *= 2; break;
-    case DataType::kDouble: copy_cast<double, double>(p.double_data(), t); break;
-    case DataType::kComplex128: copy_cast<double, double>(p.double_data(), t); numel *= 2; break;
-    case DataType::kInt64: copy_cast<int64_t, int64_t>(p.int64_data(), t); break;
-    case DataType::kUint32: copy_cast<uint64_t, uint32_t>(p.uint64_data(), t); break;
-    case DataType::kUint64: copy_cast<uint64_t, uint64_t>(p.uint64_data(), t); break;
-    case DataType::kInt32: copy_cast<int32_t, int32_t>(p.int32_data(), t); break;
+    case DataType::kFloat:
+      copy_cast<float, float>(p.float_data(), t);
+      break;
+    case DataType::kComplex64:
+      copy_cast<float, float>(p.float_data(), t);
+      numel *= 2;
+      break;
+    case DataType::kDouble:
+      copy_cast<double, double>(p.double_data(), t);
+      break;
+    case DataType::kComplex128:
+      copy_cast<double, double>(p.double_data(), t);
+      numel *= 2;
+      break;
+    case DataType::kInt64:
+      copy_cast<int64_t, int64_t>(p.int64_data(), t);
+      break;
+    case DataType::kUint32:
+      copy_cast<uint64_t, uint32_t>(p.uint64_data(), t);
+      break;
+    case DataType::kUint64:
+      copy_cast<uint64_t, uint64_t>(p.uint64_data(), t);
+      break;
+    case DataType::kInt32:
+      copy_cast<int32_t, int32_t>(p.int32_data(), t);
+      break;
     default:
       if (bits == 16) {
         copy_cast<int32_t, uint16_t>(p.int32_data(), t);
@@ -56,7 +74,8 @@ bool tensor_from_proto(const onnx::TensorProto& p, Tensor& t, std::string* error
       return false;
     }
   std::optional<int64_t> checked = checked_numel(t.shape);
-  std::optional<int64_t> bytes = checked ? checked_bytes(*checked, dtype_info(t.dtype).bits) : checked;
+  std::optional<int64_t> bytes =
+      checked ? checked_bytes(*checked, dtype_info(t.dtype).bits) : checked;
   if (!bytes || *bytes > kMaxTensorBytes) {
     *error = fmt::format("tensor '{}' of shape {} is larger than 2^40 bytes (1 TiB)", p.name(),
                          shape_str(t.shape));
@@ -98,7 +117,8 @@ namespace {
 
 class Importer {
  public:
-  Importer(const ImportOptions& options, Diagnostics& diag, const std::map<std::string, int>& opsets)
+  Importer(const ImportOptions& options, Diagnostics& diag,
+           const std::map<std::string, int>& opsets)
       : options_(options), diag_(diag), opsets_(opsets) {}
 
   // `outer` is the chain of enclosing graphs' scopes, innermost last (empty for the main graph).
@@ -121,7 +141,8 @@ class Importer {
     size_t position = 0;  // index among the graph inputs that are not initializers
     for (const auto& in : g.input()) {
       if (scope.count(in.name())) continue;  // IR < 4: initializers are also listed as inputs
-      auto bound = is_main ? options_.constant_inputs.find(in.name()) : options_.constant_inputs.end();
+      auto bound =
+          is_main ? options_.constant_inputs.find(in.name()) : options_.constant_inputs.end();
       if (bound != options_.constant_inputs.end()) {
         Value* v = graph->add_value(in.name());
         v->dtype = bound->second.dtype;
@@ -190,8 +211,10 @@ class Importer {
   void import_value_info(const onnx::ValueInfoProto& vi, Value& v, bool pin, size_t position) {
     if (!vi.type().has_tensor_type()) {
       if (!pin) return;  // a subgraph's sequence/optional input: the op that owns it decides
-      diag_.error("graph input '{}' is not a tensor (sequence/map/optional inputs are not "
-                  "supported)", vi.name());
+      diag_.error(
+          "graph input '{}' is not a tensor (sequence/map/optional inputs are not "
+          "supported)",
+          vi.name());
       return;
     }
     const auto& tt = vi.type().tensor_type();
@@ -208,8 +231,8 @@ class Importer {
       return;
     }
     if (!tt.has_shape()) {
-      if (pin) diag_.error("graph input '{}' has no shape; pin it with --shape {}=DIMS", v.name,
-                           v.name);
+      if (pin)
+        diag_.error("graph input '{}' has no shape; pin it with --shape {}=DIMS", v.name, v.name);
       return;
     }
     bool resolved = true;
@@ -232,9 +255,11 @@ class Importer {
       resolved = false;
       v.shape.push_back(-1);
       if (pin)
-        diag_.error("unresolved dim '{}' of graph input '{}' (axis {}); pin it with --dim {}=N or "
-                    "--shape {}=DIMS", dim.has_dim_param() ? dim.dim_param() : "?", v.name, d,
-                    dim.has_dim_param() ? dim.dim_param() : "NAME", v.name);
+        diag_.error(
+            "unresolved dim '{}' of graph input '{}' (axis {}); pin it with --dim {}=N or "
+            "--shape {}=DIMS",
+            dim.has_dim_param() ? dim.dim_param() : "?", v.name, d,
+            dim.has_dim_param() ? dim.dim_param() : "NAME", v.name);
     }
     v.has_shape = resolved;
   }
@@ -285,10 +310,22 @@ class Importer {
       return t;
     };
     switch (a.type()) {
-      case onnx::AttributeProto::FLOAT: attr.kind = K::kFloat; attr.f = a.f(); break;
-      case onnx::AttributeProto::INT: attr.kind = K::kInt; attr.i = a.i(); break;
-      case onnx::AttributeProto::STRING: attr.kind = K::kString; attr.s = a.s(); break;
-      case onnx::AttributeProto::TENSOR: attr.kind = K::kTensor; attr.t = tensor(a.t()); break;
+      case onnx::AttributeProto::FLOAT:
+        attr.kind = K::kFloat;
+        attr.f = a.f();
+        break;
+      case onnx::AttributeProto::INT:
+        attr.kind = K::kInt;
+        attr.i = a.i();
+        break;
+      case onnx::AttributeProto::STRING:
+        attr.kind = K::kString;
+        attr.s = a.s();
+        break;
+      case onnx::AttributeProto::TENSOR:
+        attr.kind = K::kTensor;
+        attr.t = tensor(a.t());
+        break;
       case onnx::AttributeProto::GRAPH:
         attr.kind = K::kGraph;
         attr.g = import_graph(a.g(), false, outer);
@@ -313,10 +350,18 @@ class Importer {
         attr.kind = K::kGraphs;
         for (const auto& g : a.graphs()) attr.graphs.push_back(import_graph(g, false, outer));
         break;
-      case onnx::AttributeProto::SPARSE_TENSOR: attr.kind = K::kSparseTensor; break;
-      case onnx::AttributeProto::SPARSE_TENSORS: attr.kind = K::kSparseTensors; break;
-      case onnx::AttributeProto::TYPE_PROTO: attr.kind = K::kTypeProto; break;
-      case onnx::AttributeProto::TYPE_PROTOS: attr.kind = K::kTypeProtos; break;
+      case onnx::AttributeProto::SPARSE_TENSOR:
+        attr.kind = K::kSparseTensor;
+        break;
+      case onnx::AttributeProto::SPARSE_TENSORS:
+        attr.kind = K::kSparseTensors;
+        break;
+      case onnx::AttributeProto::TYPE_PROTO:
+        attr.kind = K::kTypeProto;
+        break;
+      case onnx::AttributeProto::TYPE_PROTOS:
+        attr.kind = K::kTypeProtos;
+        break;
       default:
         diag_.node_error(n.name, n.op_type, "attribute '{}' has unknown type {}", a.name(),
                          static_cast<int>(a.type()));

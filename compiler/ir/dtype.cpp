@@ -42,7 +42,9 @@ static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == kMaxDataType + 1);
 
 }  // namespace
 
-bool is_valid_dtype(int raw) { return raw > 0 && raw <= kMaxDataType; }
+bool is_valid_dtype(int raw) {
+  return raw > 0 && raw <= kMaxDataType;
+}
 
 const DataTypeInfo& dtype_info(DataType t) {
   int i = static_cast<int>(t);

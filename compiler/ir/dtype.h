@@ -48,11 +48,18 @@ struct DataTypeInfo {
 
 bool is_valid_dtype(int raw);
 const DataTypeInfo& dtype_info(DataType t);
-inline const char* dtype_name(DataType t) { return dtype_info(t).name; }
-inline const char* dtype_cpp(DataType t) { return dtype_info(t).cpp_type; }
-inline bool is_float(DataType t) { return dtype_info(t).is_float; }
+inline const char* dtype_name(DataType t) {
+  return dtype_info(t).name;
+}
+inline const char* dtype_cpp(DataType t) {
+  return dtype_info(t).cpp_type;
+}
+inline bool is_float(DataType t) {
+  return dtype_info(t).is_float;
+}
 inline bool is_integer(DataType t) {
-  return !is_float(t) && t != DataType::kBool && t != DataType::kString && t != DataType::kUndefined;
+  return !is_float(t) && t != DataType::kBool && t != DataType::kString &&
+         t != DataType::kUndefined;
 }
 // Bytes needed to store `count` elements (sub-byte types round up).
 size_t dtype_bytes(DataType t, int64_t count);

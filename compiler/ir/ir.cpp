@@ -28,18 +28,30 @@ std::string shape_str(const Shape& s) {
 
 int64_t Tensor::int_at(int64_t i) const {
   switch (dtype) {
-    case DataType::kInt8: return as<int8_t>()[i];
-    case DataType::kUint8: return as<uint8_t>()[i];
-    case DataType::kBool: return as<uint8_t>()[i] != 0;
-    case DataType::kInt16: return as<int16_t>()[i];
-    case DataType::kUint16: return as<uint16_t>()[i];
-    case DataType::kInt32: return as<int32_t>()[i];
-    case DataType::kUint32: return as<uint32_t>()[i];
-    case DataType::kInt64: return as<int64_t>()[i];
-    case DataType::kUint64: return static_cast<int64_t>(as<uint64_t>()[i]);
-    case DataType::kFloat: return static_cast<int64_t>(as<float>()[i]);
-    case DataType::kDouble: return static_cast<int64_t>(as<double>()[i]);
-    default: return 0;
+    case DataType::kInt8:
+      return as<int8_t>()[i];
+    case DataType::kUint8:
+      return as<uint8_t>()[i];
+    case DataType::kBool:
+      return as<uint8_t>()[i] != 0;
+    case DataType::kInt16:
+      return as<int16_t>()[i];
+    case DataType::kUint16:
+      return as<uint16_t>()[i];
+    case DataType::kInt32:
+      return as<int32_t>()[i];
+    case DataType::kUint32:
+      return as<uint32_t>()[i];
+    case DataType::kInt64:
+      return as<int64_t>()[i];
+    case DataType::kUint64:
+      return static_cast<int64_t>(as<uint64_t>()[i]);
+    case DataType::kFloat:
+      return static_cast<int64_t>(as<float>()[i]);
+    case DataType::kDouble:
+      return static_cast<int64_t>(as<double>()[i]);
+    default:
+      return 0;
   }
 }
 
@@ -51,9 +63,12 @@ std::vector<int64_t> Tensor::to_ints() const {
 
 double Tensor::double_at(int64_t i) const {
   switch (dtype) {
-    case DataType::kFloat: return as<float>()[i];
-    case DataType::kDouble: return as<double>()[i];
-    default: return static_cast<double>(int_at(i));
+    case DataType::kFloat:
+      return as<float>()[i];
+    case DataType::kDouble:
+      return as<double>()[i];
+    default:
+      return static_cast<double>(int_at(i));
   }
 }
 
@@ -69,15 +84,15 @@ Tensor Tensor::zeros(DataType dtype, Shape shape) {
 }
 
 const char* attribute_kind_name(Attribute::Kind k) {
-  static const char* const kNames[] = {"undefined", "float",   "int",     "string",        "tensor",
-                                       "graph",     "floats",  "ints",    "strings",       "tensors",
-                                       "graphs",    "sparse_tensor", "type_proto", "sparse_tensors",
-                                       "type_protos"};
+  static const char* const kNames[] = {
+      "undefined", "float",         "int",        "string",         "tensor",
+      "graph",     "floats",        "ints",       "strings",        "tensors",
+      "graphs",    "sparse_tensor", "type_proto", "sparse_tensors", "type_protos"};
   return kNames[static_cast<int>(k)];
 }
 
 const char* storage_kind_name(Storage::Kind k) {
-  static const char* const kNames[] = {"unplanned", "arena", "view",    "in-place",
+  static const char* const kNames[] = {"unplanned", "arena", "view",   "in-place",
                                        "slice",     "input", "output", "constant"};
   return kNames[static_cast<int>(k)];
 }

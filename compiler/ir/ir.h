@@ -23,14 +23,18 @@ std::string shape_str(const Shape& s);  // "1x3x224x224", "scalar" for rank 0
 struct Tensor {
   DataType dtype = DataType::kUndefined;
   Shape shape;
-  std::vector<uint8_t> data;          // dtype_bytes(dtype, numel) bytes, unless dtype is string
-  std::vector<std::string> strings;   // only for DataType::kString
+  std::vector<uint8_t> data;         // dtype_bytes(dtype, numel) bytes, unless dtype is string
+  std::vector<std::string> strings;  // only for DataType::kString
 
   int64_t numel() const { return shape_numel(shape); }
   template <typename T>
-  const T* as() const { return reinterpret_cast<const T*>(data.data()); }
+  const T* as() const {
+    return reinterpret_cast<const T*>(data.data());
+  }
   template <typename T>
-  T* as() { return reinterpret_cast<T*>(data.data()); }
+  T* as() {
+    return reinterpret_cast<T*>(data.data());
+  }
   // Reads element i of an integer tensor (int8..int64, uint8..uint64, bool) as int64.
   int64_t int_at(int64_t i) const;
   std::vector<int64_t> to_ints() const;
@@ -59,9 +63,11 @@ struct Storage {
   };
   Kind kind = Kind::kUnplanned;
   const Value* alias_of = nullptr;  // kView, kInPlace, kSlice
-  size_t offset = 0;                // kArena: arena offset; kView, kSlice: byte offset into alias_of
+  size_t offset = 0;  // kArena: arena offset; kView, kSlice: byte offset into alias_of
 
-  bool shares() const { return kind == Kind::kView || kind == Kind::kInPlace || kind == Kind::kSlice; }
+  bool shares() const {
+    return kind == Kind::kView || kind == Kind::kInPlace || kind == Kind::kSlice;
+  }
 };
 const char* storage_kind_name(Storage::Kind k);
 
@@ -70,13 +76,13 @@ struct Value {
   std::string name;
   DataType dtype = DataType::kUndefined;
   Shape shape;
-  bool has_shape = false;                 // set by inference (or import) once static
-  std::vector<std::string> dim_params;    // as declared on graph inputs/outputs; "" where numeric
-  Node* producer = nullptr;               // null for graph inputs and constants
-  std::shared_ptr<const Tensor> constant; // initializers and folded values
+  bool has_shape = false;                  // set by inference (or import) once static
+  std::vector<std::string> dim_params;     // as declared on graph inputs/outputs; "" where numeric
+  Node* producer = nullptr;                // null for graph inputs and constants
+  std::shared_ptr<const Tensor> constant;  // initializers and folded values
   bool is_graph_input = false;
   bool is_graph_output = false;
-  Storage storage;                        // set by assign-storage and plan-memory
+  Storage storage;  // set by assign-storage and plan-memory
 
   bool is_constant() const { return constant != nullptr; }
   int64_t numel() const { return shape_numel(shape); }
@@ -85,8 +91,21 @@ struct Value {
 
 struct Attribute {
   enum class Kind {
-    kUndefined, kFloat, kInt, kString, kTensor, kGraph, kFloats, kInts, kStrings, kTensors, kGraphs,
-    kSparseTensor, kTypeProto, kSparseTensors, kTypeProtos
+    kUndefined,
+    kFloat,
+    kInt,
+    kString,
+    kTensor,
+    kGraph,
+    kFloats,
+    kInts,
+    kStrings,
+    kTensors,
+    kGraphs,
+    kSparseTensor,
+    kTypeProto,
+    kSparseTensors,
+    kTypeProtos
   };
   Kind kind = Kind::kUndefined;
   float f = 0;
@@ -111,20 +130,20 @@ struct OpState {
 };
 
 struct Node {
-  std::string name;     // never empty after import (a name is synthesized when the model has none)
+  std::string name;  // never empty after import (a name is synthesized when the model has none)
   std::string op_type;
-  std::string domain;   // "" for ai.onnx
-  int opset = 0;        // opset version imported for `domain`
+  std::string domain;           // "" for ai.onnx
+  int opset = 0;                // opset version imported for `domain`
   std::vector<Value*> inputs;   // nullptr for an omitted optional input
   std::vector<Value*> outputs;  // nullptr for an omitted optional output
   std::map<std::string, Attribute> attributes;
 
-  const OpHandler* handler = nullptr;   // bound by inference
-  std::unique_ptr<OpState> state;        // set by the handler's infer()
-  size_t scratch_bytes = 0;              // temporary workspace the kernel needs while it runs
-  size_t scratch_offset = 0;             // its arena offset, set by plan-memory
-  bool elided = false;                   // assign-storage: its outputs already hold their values
-                                         // (views, or a Concat whose inputs were written in place)
+  const OpHandler* handler = nullptr;  // bound by inference
+  std::unique_ptr<OpState> state;      // set by the handler's infer()
+  size_t scratch_bytes = 0;            // temporary workspace the kernel needs while it runs
+  size_t scratch_offset = 0;           // its arena offset, set by plan-memory
+  bool elided = false;                 // assign-storage: its outputs already hold their values
+                                       // (views, or a Concat whose inputs were written in place)
 
   const Attribute* attr(const std::string& n) const {
     auto it = attributes.find(n);
@@ -133,7 +152,9 @@ struct Node {
   Value* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
   Value* output(size_t i) const { return i < outputs.size() ? outputs[i] : nullptr; }
   template <typename S>
-  const S& state_as() const { return static_cast<const S&>(*state); }
+  const S& state_as() const {
+    return static_cast<const S&>(*state);
+  }
 };
 
 struct Graph {
@@ -168,15 +189,15 @@ std::vector<Node*> nested_nodes(const Graph& graph);
 // The arena plan of the main graph (plan-memory); per-value placement is in Value::storage.
 struct MemorySummary {
   bool planned = false;
-  size_t arena_bytes = 0;            // the workspace the generated run() needs
-  size_t live_bytes_lower_bound = 0; // max over nodes of the bytes live at once (views once)
-  std::string planner;               // name of the placement heuristic
+  size_t arena_bytes = 0;             // the workspace the generated run() needs
+  size_t live_bytes_lower_bound = 0;  // max over nodes of the bytes live at once (views once)
+  std::string planner;                // name of the placement heuristic
 };
 
 struct Module {
-  std::string model_name;          // file stem, for diagnostics and the default namespace
+  std::string model_name;  // file stem, for diagnostics and the default namespace
   std::string source_path;
-  std::string model_hash;          // sha256 of the model file bytes
+  std::string model_hash;  // sha256 of the model file bytes
   int64_t ir_version = 0;
   std::string producer_name, producer_version;
   std::map<std::string, int> opsets;  // domain -> version ("" is ai.onnx)

@@ -10,24 +10,35 @@ namespace {
 std::string attribute_str(const Attribute& a, int indent) {
   using K = Attribute::Kind;
   switch (a.kind) {
-    case K::kFloat: return fmt::format("{}", a.f);
-    case K::kInt: return fmt::format("{}", a.i);
-    case K::kString: return fmt::format("\"{}\"", a.s);
-    case K::kFloats: return fmt::format("[{}]", fmt::join(a.floats, ", "));
-    case K::kInts: return fmt::format("[{}]", fmt::join(a.ints, ", "));
-    case K::kStrings: return fmt::format("[\"{}\"]", fmt::join(a.strings, "\", \""));
-    case K::kTensor: return fmt::format("tensor<{}[{}]>", dtype_name(a.t->dtype), shape_str(a.t->shape));
-    case K::kGraph: return "\n" + print_graph(*a.g, indent + 4);
+    case K::kFloat:
+      return fmt::format("{}", a.f);
+    case K::kInt:
+      return fmt::format("{}", a.i);
+    case K::kString:
+      return fmt::format("\"{}\"", a.s);
+    case K::kFloats:
+      return fmt::format("[{}]", fmt::join(a.floats, ", "));
+    case K::kInts:
+      return fmt::format("[{}]", fmt::join(a.ints, ", "));
+    case K::kStrings:
+      return fmt::format("[\"{}\"]", fmt::join(a.strings, "\", \""));
+    case K::kTensor:
+      return fmt::format("tensor<{}[{}]>", dtype_name(a.t->dtype), shape_str(a.t->shape));
+    case K::kGraph:
+      return "\n" + print_graph(*a.g, indent + 4);
     case K::kGraphs: {
       std::string s;
       for (const auto& g : a.graphs) s += "\n" + print_graph(*g, indent + 4);
       return s;
     }
-    default: return fmt::format("<{}>", attribute_kind_name(a.kind));
+    default:
+      return fmt::format("<{}>", attribute_kind_name(a.kind));
   }
 }
 
-std::string ref(const Value* v) { return v ? "%" + v->name : "none"; }
+std::string ref(const Value* v) {
+  return v ? "%" + v->name : "none";
+}
 
 // Where a node's output lives once assign-storage / plan-memory ran: "arena+64", "view of %x+0",
 // "in place over %x", "output". Empty before.
@@ -35,12 +46,18 @@ std::string storage_str(const Value& v) {
   using K = Storage::Kind;
   const Storage& st = v.storage;
   switch (st.kind) {
-    case K::kUnplanned: return "";
-    case K::kArena: return fmt::format("arena+{}", st.offset);
-    case K::kView: return fmt::format("view of {}+{}", ref(st.alias_of), st.offset);
-    case K::kInPlace: return fmt::format("in place over {}", ref(st.alias_of));
-    case K::kSlice: return fmt::format("slice of {}+{}", ref(st.alias_of), st.offset);
-    default: return storage_kind_name(st.kind);
+    case K::kUnplanned:
+      return "";
+    case K::kArena:
+      return fmt::format("arena+{}", st.offset);
+    case K::kView:
+      return fmt::format("view of {}+{}", ref(st.alias_of), st.offset);
+    case K::kInPlace:
+      return fmt::format("in place over {}", ref(st.alias_of));
+    case K::kSlice:
+      return fmt::format("slice of {}+{}", ref(st.alias_of), st.offset);
+    default:
+      return storage_kind_name(st.kind);
   }
 }
 
@@ -53,7 +70,8 @@ std::string value_type_str(const Value& v) {
 std::string print_graph(const Graph& g, int indent) {
   std::string pad(static_cast<size_t>(indent), ' ');
   std::vector<std::string> ins, outs;
-  for (const Value* v : g.inputs) ins.push_back(fmt::format("%{}: {}", v->name, value_type_str(*v)));
+  for (const Value* v : g.inputs)
+    ins.push_back(fmt::format("%{}: {}", v->name, value_type_str(*v)));
   for (const Value* v : g.outputs) outs.push_back(ref(v));
   std::string s = fmt::format("{}graph {}({}) -> ({}) {{\n", pad, g.name.empty() ? "main" : g.name,
                               fmt::join(ins, ", "), fmt::join(outs, ", "));
@@ -71,10 +89,12 @@ std::string print_graph(const Graph& g, int indent) {
       attrs.push_back(fmt::format("{}={}", name, attribute_str(a, indent)));
     std::vector<std::string> placed;
     for (const Value* v : n->outputs)
-      if (v && !storage_str(*v).empty()) placed.push_back(fmt::format("%{}: {}", v->name, storage_str(*v)));
+      if (v && !storage_str(*v).empty())
+        placed.push_back(fmt::format("%{}: {}", v->name, storage_str(*v)));
     if (n->elided) placed.push_back("no code");
     if (n->scratch_bytes && !placed.empty())
-      placed.push_back(fmt::format("scratch: arena+{} ({} bytes)", n->scratch_offset, n->scratch_bytes));
+      placed.push_back(
+          fmt::format("scratch: arena+{} ({} bytes)", n->scratch_offset, n->scratch_bytes));
     s += fmt::format("{}  {} = {}{}@{}({}){}  # {}{}\n", pad, fmt::join(results, ", "),
                      n->domain.empty() ? "" : n->domain + ".", n->op_type, n->opset,
                      fmt::join(args, ", "),

@@ -49,10 +49,14 @@ BroadcastParams make_broadcast_params(const Shape& out, const Shape& a, const Sh
   if (c) fill_strides(out, *c, p.c_strides);
   p.numel = shape_numel(out);
   int64_t na = shape_numel(a), nb = shape_numel(b);
-  if (!c && na == p.numel && nb == p.numel) p.kind = 1;
-  else if (!c && nb == 1 && na == p.numel) p.kind = 2;
-  else if (!c && na == 1 && nb == p.numel) p.kind = 3;
-  else p.kind = 0;
+  if (!c && na == p.numel && nb == p.numel)
+    p.kind = 1;
+  else if (!c && nb == 1 && na == p.numel)
+    p.kind = 2;
+  else if (!c && na == 1 && nb == p.numel)
+    p.kind = 3;
+  else
+    p.kind = 0;
   return p;
 }
 

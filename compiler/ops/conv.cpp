@@ -29,14 +29,13 @@ using ConvEpilogueFn = void (*)(const ConvParams&, const float*, const float*, c
 // A kernel of onnxc/conv.h: its name and, for the float variants, its address (for evaluate).
 struct ConvKernel {
   const char* name;
-  ConvFn f32;  // null: the templated reference, instantiated for the node's type
+  ConvFn f32;                   // null: the templated reference, instantiated for the node's type
   ConvEpilogueFn f32_epilogue;  // null: the kernel takes no fused epilogue
 };
 
 const ConvKernel kConvRef = {"conv_ref", nullptr, nullptr};
 const ConvKernel kConvGemm = {"f32_conv_gemm_best", f32_conv_gemm_best, f32_conv_gemm_best};
-const ConvKernel kConvDepthwise = {"f32_dwconv__generic", f32_dwconv__generic,
-                                   f32_dwconv__generic};
+const ConvKernel kConvDepthwise = {"f32_dwconv__generic", f32_dwconv__generic, f32_dwconv__generic};
 const ConvKernel kConvTransposeRef = {"conv_transpose_ref", nullptr, nullptr};
 const ConvKernel kConvTransposeGemm = {"f32_conv_transpose__gemm", f32_conv_transpose__gemm,
                                        nullptr};
@@ -106,7 +105,9 @@ void to3(const std::vector<int64_t>& v, int64_t fill, index_t* out) {
   for (size_t i = 0; i < 3; ++i) out[i] = i < lead ? fill : v[i - lead];
 }
 
-std::string arr3(const index_t* v) { return fmt::format("{{{}, {}, {}}}", v[0], v[1], v[2]); }
+std::string arr3(const index_t* v) {
+  return fmt::format("{{{}, {}, {}}}", v[0], v[1], v[2]);
+}
 
 // One comment per field, in declaration order.
 std::string params_literal(const ConvParams& p) {
@@ -140,8 +141,8 @@ class ConvLikeOp : public OpHandler {
           const float* r = in.size() > kResidualInput && in[kResidualInput]
                                ? in[kResidualInput]->as<float>()
                                : nullptr;
-          s.kernel->f32_epilogue(s.p, in[0]->as<float>(), in[1]->as<float>(), b,
-                                 out[0].as<float>(), scratch.data(), s.epilogue, r);
+          s.kernel->f32_epilogue(s.p, in[0]->as<float>(), in[1]->as<float>(), b, out[0].as<float>(),
+                                 scratch.data(), s.epilogue, r);
           return;
         }
         if (s.kernel->f32) {
@@ -161,9 +162,9 @@ class ConvLikeOp : public OpHandler {
     const auto& s = ctx.node().state_as<ConvState>();
     ctx.include("onnxc/conv.h");
     ctx.line("static constexpr onnxc::ConvParams p = {};", params_literal(s.p));
-    const std::string fn = s.kernel->f32 ? s.kernel->name
-                                         : fmt::format("{}<{}>", s.kernel->name,
-                                                       dtype_cpp(ctx.input(0)->dtype));
+    const std::string fn =
+        s.kernel->f32 ? s.kernel->name
+                      : fmt::format("{}<{}>", s.kernel->name, dtype_cpp(ctx.input(0)->dtype));
     if (has_epilogue(s.epilogue)) {
       ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
       ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, e, {});", fn, ctx.in(0), ctx.in(1), ctx.in(2),
@@ -243,15 +244,17 @@ class ConvTransposeOp final : public ConvLikeOp {
     std::vector<int64_t> out_shape = ctx.attr_ints("output_shape");
     const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
     if (stride.size() != n || dilation.size() != n || pads.size() != 2 * n || out_pad.size() != n)
-      return ctx.fail("strides, dilations, pads and output_padding must have {}, {}, {} and {} values",
-                      n, n, 2 * n, n);
+      return ctx.fail(
+          "strides, dilations, pads and output_padding must have {}, {}, {} and {} values", n, n,
+          2 * n, n);
     if (out_shape.size() == n + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
     if (!out_shape.empty() && out_shape.size() != n)
       return ctx.fail("output_shape must have {} values (the spatial dims), has {}", n,
                       out_shape.size());
     if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
         auto_pad != "VALID")
-      return ctx.fail("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto_pad);
+      return ctx.fail("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID",
+                      auto_pad);
     const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
     if (same && out_shape.empty())  // SAME: the output is the input times the stride
       for (size_t i = 0; i < n; ++i) out_shape.push_back(in[i] * stride[i]);
@@ -272,7 +275,8 @@ class ConvTransposeOp final : public ConvLikeOp {
         out[i] = full - pads[i] - pads[i + n];
         pad_begin[i] = pads[i];
       }
-      if (out[i] < 1) return ctx.fail("output spatial dim {} would be {}; it must be positive", i, out[i]);
+      if (out[i] < 1)
+        return ctx.fail("output spatial dim {} would be {}; it must be positive", i, out[i]);
     }
 
     auto& s = ctx.make_state<ConvState>();

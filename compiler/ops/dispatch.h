@@ -13,9 +13,9 @@ namespace onnxc {
 
 // Sets of element types an op accepts; also used by infer() to check inputs.
 enum TypeSet : unsigned {
-  kFloatTypes = 1u << 0,     // float, double
-  kSignedInts = 1u << 1,     // int8..int64
-  kUnsignedInts = 1u << 2,   // uint8..uint64
+  kFloatTypes = 1u << 0,    // float, double
+  kSignedInts = 1u << 1,    // int8..int64
+  kUnsignedInts = 1u << 2,  // uint8..uint64
   kBoolType = 1u << 3,
   kIntTypes = kSignedInts | kUnsignedInts,
   kNumeric = kFloatTypes | kIntTypes,
@@ -25,13 +25,23 @@ enum TypeSet : unsigned {
 
 inline bool in_type_set(DataType t, unsigned set) {
   switch (t) {
-    case DataType::kFloat: case DataType::kDouble: return set & kFloatTypes;
-    case DataType::kInt8: case DataType::kInt16: case DataType::kInt32: case DataType::kInt64:
+    case DataType::kFloat:
+    case DataType::kDouble:
+      return set & kFloatTypes;
+    case DataType::kInt8:
+    case DataType::kInt16:
+    case DataType::kInt32:
+    case DataType::kInt64:
       return set & kSignedInts;
-    case DataType::kUint8: case DataType::kUint16: case DataType::kUint32: case DataType::kUint64:
+    case DataType::kUint8:
+    case DataType::kUint16:
+    case DataType::kUint32:
+    case DataType::kUint64:
       return set & kUnsignedInts;
-    case DataType::kBool: return set & kBoolType;
-    default: return false;
+    case DataType::kBool:
+      return set & kBoolType;
+    default:
+      return false;
   }
 }
 

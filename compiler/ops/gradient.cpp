@@ -1,8 +1,8 @@
 // Gradient (ai.onnx.preview.training, version 1), lowered before inference by symbolic reverse-mode
-// differentiation of the forward graph (lower_gradients(), run by the lower-gradients pass right after
-// import). A Gradient node names, by attribute, the tensors `xs` to differentiate with respect
-// to, the scalar-summed target `y`, and optional `zs` held constant; its outputs are dY/dX_i, each
-// of X_i's shape, where dY is a tensor of ones (the gradient of sum(y)).
+// differentiation of the forward graph (lower_gradients(), run by the lower-gradients pass right
+// after import). A Gradient node names, by attribute, the tensors `xs` to differentiate with
+// respect to, the scalar-summed target `y`, and optional `zs` held constant; its outputs are
+// dY/dX_i, each of X_i's shape, where dY is a tensor of ones (the gradient of sum(y)).
 //
 // The rewrite replaces the Gradient node by ordinary nodes, placed where it was:
 //   seed:       dY = FillLike(y, 1)

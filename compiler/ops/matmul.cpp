@@ -61,8 +61,8 @@ std::string matmul_params_literal(const MatMulParams& p) {
   return fmt::format(
       "{{/*batch_rank=*/{}, /*batch_dims=*/{}, /*a_strides=*/{}, /*b_strides=*/{}, "
       "/*batch_count=*/{}, /*m=*/{}, /*n=*/{}, /*k=*/{}, /*trans_a=*/{}, /*trans_b=*/{}}}",
-      p.batch_rank, arr(p.batch_dims), arr(p.a_strides), arr(p.b_strides), p.batch_count, p.m,
-      p.n, p.k, p.trans_a, p.trans_b);
+      p.batch_rank, arr(p.batch_dims), arr(p.a_strides), arr(p.b_strides), p.batch_count, p.m, p.n,
+      p.k, p.trans_a, p.trans_b);
 }
 
 // The residual operand of a fused (float-only) node: its expression, or a typed null.
@@ -125,9 +125,8 @@ class GemmOp final : public OpHandler {
     return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       const T* c = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
-      const T* r = in.size() > kResidualInput && in[kResidualInput]
-                       ? in[kResidualInput]->as<T>()
-                       : nullptr;
+      const T* r =
+          in.size() > kResidualInput && in[kResidualInput] ? in[kResidualInput]->as<T>() : nullptr;
       gemm<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), s.epilogue, r);
     });
   }

@@ -93,7 +93,8 @@ bool InferContext::set_output(size_t i, DataType dtype, Shape shape) {
   // Every inferred size goes through here: refuse it before anything sizes a buffer from it.
   std::optional<int64_t> numel = checked_numel(shape);
   std::optional<int64_t> bytes =
-      numel ? checked_bytes(*numel, dtype == DataType::kString ? 64 : dtype_info(dtype).bits) : numel;
+      numel ? checked_bytes(*numel, dtype == DataType::kString ? 64 : dtype_info(dtype).bits)
+            : numel;
   if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; })) {
     fail("output '{}' of shape {}: a dim must not be negative", v->name, shape_str(shape));
     return false;
@@ -152,15 +153,20 @@ std::string cpp_double(double v) {
 
 std::string cpp_scalar(DataType dtype, double v) {
   switch (dtype) {
-    case DataType::kFloat: return cpp_float(v);
-    case DataType::kDouble: return cpp_double(v);
-    case DataType::kBool: return v != 0 ? "true" : "false";
+    case DataType::kFloat:
+      return cpp_float(v);
+    case DataType::kDouble:
+      return cpp_double(v);
+    case DataType::kBool:
+      return v != 0 ? "true" : "false";
     case DataType::kInt64:
       if (v <= static_cast<double>(std::numeric_limits<int64_t>::min()))
         return "std::numeric_limits<int64_t>::min()";
       return fmt::format("int64_t{{{}}}", static_cast<int64_t>(v));
-    case DataType::kUint64: return fmt::format("uint64_t{{{}u}}", static_cast<uint64_t>(v));
-    default: return fmt::format("static_cast<{}>({})", dtype_cpp(dtype), static_cast<int64_t>(v));
+    case DataType::kUint64:
+      return fmt::format("uint64_t{{{}u}}", static_cast<uint64_t>(v));
+    default:
+      return fmt::format("static_cast<{}>({})", dtype_cpp(dtype), static_cast<int64_t>(v));
   }
 }
 

@@ -101,7 +101,11 @@ class EmitContext {
   using SubgraphEmitter = std::function<void(const Graph&, std::string* body)>;
   EmitContext(const Node& node, ValueRef ref, std::string scratch, std::string* body,
               std::set<std::string>* includes, SubgraphEmitter subgraph = nullptr)
-      : node_(node), ref_(std::move(ref)), scratch_(std::move(scratch)), body_(body), includes_(includes),
+      : node_(node),
+        ref_(std::move(ref)),
+        scratch_(std::move(scratch)),
+        body_(body),
+        includes_(includes),
         subgraph_(std::move(subgraph)) {}
   // Control flow: the statements of subgraph `g` of this node, inline at this point.
   void emit_subgraph(const Graph& g) { subgraph_(g, body_); }
@@ -138,15 +142,15 @@ class EmitContext {
 
 // C++ literal helpers for emit(): "{1, 3, 224, 224}", "1.5f", etc.
 std::string cpp_ints(const std::vector<int64_t>& v);
-std::string cpp_float(double v);       // exact, round-trippable float literal ("1.0f", "INFINITY")
-std::string cpp_double(double v);      // as above, for double
+std::string cpp_float(double v);   // exact, round-trippable float literal ("1.0f", "INFINITY")
+std::string cpp_double(double v);  // as above, for double
 std::string cpp_scalar(DataType dtype, double v);  // a literal of the element type
 
 // How a node's output 0 may share memory with its inputs (see OpHandler::alias). The
 // assign-storage pass decides whether it does; codegen prints no code for a node made a view.
 enum class AliasKind {
   kNone,
-  kView,     // output 0 is input 0's bytes from AliasInfo::byte_offset on (Reshape, contiguous Slice)
+  kView,  // output 0 is input 0's bytes from AliasInfo::byte_offset on (Reshape, contiguous Slice)
   kInPlace,  // output 0 may overwrite any input of its dtype and shape: element i of each input
              // is read before element i of the output is written (elementwise ops)
   kConcat,   // output 0 is the inputs end to end (Concat of outer size 1): when each input's

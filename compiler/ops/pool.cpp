@@ -67,7 +67,9 @@ bool visit_pool_type(DataType t, F&& f) {
   return visit_dtype<kFloatTypes>(t, f);
 }
 
-std::string arr3(const index_t* v) { return fmt::format("{{{}, {}, {}}}", v[0], v[1], v[2]); }
+std::string arr3(const index_t* v) {
+  return fmt::format("{{{}, {}, {}}}", v[0], v[1], v[2]);
+}
 
 void to3(const std::vector<int64_t>& v, int64_t fill, index_t* out) {
   const size_t lead = 3 - v.size();
@@ -95,14 +97,16 @@ class PoolOp final : public OpHandler {
     const int64_t count_include_pad = ctx.attr_int("count_include_pad", 0);
     const int64_t storage_order = ctx.attr_int("storage_order", 0);
     const std::vector<int64_t> dilations = ctx.attr_ints("dilations");
-    const bool dilated = std::any_of(dilations.begin(), dilations.end(), [](int64_t d) { return d != 1; });
+    const bool dilated =
+        std::any_of(dilations.begin(), dilations.end(), [](int64_t d) { return d != 1; });
     if (!defined_since(ctx, "ceil_mode", ceil_mode != 0, v_.ceil_mode) ||
         !defined_since(ctx, "dilations", dilated, v_.dilations) ||
         !defined_since(ctx, "count_include_pad", count_include_pad != 0, v_.count_include_pad) ||
         !defined_since(ctx, "storage_order", storage_order != 0, v_.indices))
       return false;
     if (storage_order != 0 && storage_order != 1)
-      return ctx.fail("storage_order must be 0 (row major) or 1 (column major), is {}", storage_order);
+      return ctx.fail("storage_order must be 0 (row major) or 1 (column major), is {}",
+                      storage_order);
     const Shape& xs = ctx.input(0)->shape;
     const std::vector<int64_t> in(xs.begin() + 2, xs.end());
     WindowGeometry g;
@@ -117,7 +121,8 @@ class PoolOp final : public OpHandler {
     p.storage_order = static_cast<int>(storage_order);
     p.p = 2.0;
     if (kind_ == PoolKind::kLp && !read_p(ctx, v_.int_p, p.p)) return false;
-    s.fast = kind_ == PoolKind::kMax && ctx.input(0)->dtype == DataType::kFloat && !ctx.has_output(1);
+    s.fast =
+        kind_ == PoolKind::kMax && ctx.input(0)->dtype == DataType::kFloat && !ctx.has_output(1);
     Shape out = {xs[0], xs[1]};
     out.insert(out.end(), g.out.begin(), g.out.end());
     ctx.set_output(0, ctx.input(0)->dtype, out);
@@ -166,8 +171,9 @@ class PoolOp final : public OpHandler {
     else if (kind_ == PoolKind::kMax)
       ctx.line("onnxc::maxpool_ref<{}>(p, {}, {}, {});", type, ctx.in(0), ctx.out(0), ctx.out(1));
     else
-      ctx.line("onnxc::{}<{}>(p, {}, {});", kind_ == PoolKind::kAverage ? "avgpool_ref" : "lppool_ref",
-               type, ctx.in(0), ctx.out(0));
+      ctx.line("onnxc::{}<{}>(p, {}, {});",
+               kind_ == PoolKind::kAverage ? "avgpool_ref" : "lppool_ref", type, ctx.in(0),
+               ctx.out(0));
   }
 
  private:
@@ -207,7 +213,8 @@ class GlobalPoolOp final : public OpHandler {
   bool evaluate(const Node& node, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const Shape& xs = in[0]->shape;
-    const index_t channels = xs[0] * xs[1], spatial = shape_numel(xs) / std::max<int64_t>(channels, 1);
+    const index_t channels = xs[0] * xs[1],
+                  spatial = shape_numel(xs) / std::max<int64_t>(channels, 1);
     const double p = node.state_as<GlobalPoolState>().p;
     return visit_pool_type(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);

@@ -280,8 +280,9 @@ class RangeOp final : public OpHandler {
         return ctx.fail("start, limit and delta must be finite and delta non-zero");
       const double count = std::ceil((limit - s.start) / s.delta);
       if (!(count < 0x1p62))  // also NaN; checked before the cast, which would be undefined
-        return ctx.fail("the range from {} to {} by {} has {:g} elements, more than int64 can count",
-                        s.start, limit, s.delta, count);
+        return ctx.fail(
+            "the range from {} to {} by {} has {:g} elements, more than int64 can count", s.start,
+            limit, s.delta, count);
       s.count = std::max<int64_t>(0, static_cast<int64_t>(count));
       const int64_t stash = ctx.opset() >= 27 ? ctx.attr_int("stash_type", 1) : 1;
       if (stash != 1 && stash != 11)

@@ -9,7 +9,8 @@ bool window_geometry(InferContext& ctx, const std::vector<int64_t>& in,
   const size_t n = in.size();
   if (n < 1 || n > 3) return ctx.fail("{} spatial dims; 1 to 3 are supported", n);
   g.kernel = kernel;
-  if (g.kernel.size() != n) return ctx.fail("kernel_shape has {} dims, input has {} spatial dims", g.kernel.size(), n);
+  if (g.kernel.size() != n)
+    return ctx.fail("kernel_shape has {} dims, input has {} spatial dims", g.kernel.size(), n);
   g.stride = ctx.attr_ints("strides", std::vector<int64_t>(n, 1));
   g.dilation = ctx.attr_ints("dilations", std::vector<int64_t>(n, 1));
   std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
@@ -37,10 +38,13 @@ bool window_geometry(InferContext& ctx, const std::vector<int64_t>& in,
     if (auto_pad == "VALID") {
       g.pad_begin[i] = g.pad_end[i] = 0;
     } else if (auto_pad != "NOTSET") {
-      return ctx.fail("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto_pad);
+      return ctx.fail("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID",
+                      auto_pad);
     }
     int64_t span = in[i] + g.pad_begin[i] + g.pad_end[i] - window;
-    if (span < 0) return ctx.fail("window {} is larger than the padded input {}", window, in[i] + g.pad_begin[i] + g.pad_end[i]);
+    if (span < 0)
+      return ctx.fail("window {} is larger than the padded input {}", window,
+                      in[i] + g.pad_begin[i] + g.pad_end[i]);
     g.out[i] = (ceil_mode ? (span + g.stride[i] - 1) / g.stride[i] : span / g.stride[i]) + 1;
     // With ceil_mode the last window must start inside the input or the leading padding.
     if (ceil_mode && (g.out[i] - 1) * g.stride[i] >= in[i] + g.pad_begin[i]) --g.out[i];

@@ -61,7 +61,8 @@ class AssignStoragePass final : public Pass {
       for (const Value* in : g.nodes[i]->inputs)
         if (in) last_read[storage_root(in)] = static_cast<int>(i);
       // Control flow: values its subgraphs read are read by the node itself.
-      for (const Value* in : implicit_inputs(*g.nodes[i])) last_read[storage_root(in)] = static_cast<int>(i);
+      for (const Value* in : implicit_inputs(*g.nodes[i]))
+        last_read[storage_root(in)] = static_cast<int>(i);
     }
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       Node& n = *g.nodes[i];
@@ -106,7 +107,8 @@ class AssignStoragePass final : public Pass {
       for (const Value* in : g.nodes[i]->inputs)
         if (in) last_read[storage_root(in)] = static_cast<int>(i);
       // Control flow: values its subgraphs read are read by the node itself.
-      for (const Value* in : implicit_inputs(*g.nodes[i])) last_read[storage_root(in)] = static_cast<int>(i);
+      for (const Value* in : implicit_inputs(*g.nodes[i]))
+        last_read[storage_root(in)] = static_cast<int>(i);
     }
     int64_t count = 0;
     for (size_t i = 0; i < g.nodes.size(); ++i) {

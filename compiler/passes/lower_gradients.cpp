@@ -20,7 +20,8 @@ class LowerGradientsPass final : public Pass {
     const size_t before = module.graph->nodes.size();
     if (!lower_gradients(module, ctx.diag())) return false;
     const size_t after = module.graph->nodes.size();
-    if (after != before) ctx.count("nodes added", static_cast<int64_t>(after) - static_cast<int64_t>(before));
+    if (after != before)
+      ctx.count("nodes added", static_cast<int64_t>(after) - static_cast<int64_t>(before));
     return after != before;
   }
 };

@@ -11,7 +11,9 @@
 namespace onnxc {
 namespace {
 
-size_t align_up(size_t x) { return (x + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
+size_t align_up(size_t x) {
+  return (x + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
 
 bool lifetimes_overlap(const BufferRequest& a, const BufferRequest& b) {
   return a.first_use <= b.last_use && b.first_use <= a.last_use;
@@ -33,7 +35,8 @@ class GreedyBySizePlanner final : public MemoryPlanner {
       // Candidate offsets: 0 and the end of every placed buffer live at the same time.
       std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of conflicting buffers
       for (size_t j : placed)
-        if (lifetimes_overlap(req[i], req[j])) busy.emplace_back(p.offsets[j], p.offsets[j] + req[j].size);
+        if (lifetimes_overlap(req[i], req[j]))
+          busy.emplace_back(p.offsets[j], p.offsets[j] + req[j].size);
       std::sort(busy.begin(), busy.end());
       size_t offset = 0;
       for (const auto& [b, e] : busy) {
@@ -125,7 +128,8 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
     for (const Value* in : implicit_inputs(node)) reads.push_back(in);
     for (const Value* in : reads) {
       auto it = index.find(storage_root(in));
-      if (in && it != index.end()) req[it->second].last_use = std::max(req[it->second].last_use, at);
+      if (in && it != index.end())
+        req[it->second].last_use = std::max(req[it->second].last_use, at);
     }
     // Control flow: the values of its subgraphs (bodies' inputs and outputs included) and their
     // nodes' scratch live in one region of the arena, live over the whole node (a loop body's
@@ -255,21 +259,26 @@ std::vector<std::string> check_storage(const Module& module) {
         // overwritten while still read is the overlap check's below.)
         auto sa = spans.find(a);
         if (!a->producer || !a->producer->elided || sa == spans.end() || sa->second.def <= span.def)
-          errors.push_back(fmt::format("'{}' is written into '{}', which is not a later elided "
-                                       "Concat", v->name, a->name));
+          errors.push_back(
+              fmt::format("'{}' is written into '{}', which is not a later elided "
+                          "Concat",
+                          v->name, a->name));
       }
       if (st.kind == K::kInPlace) {
         if (root->storage.kind != K::kArena)
-          errors.push_back(fmt::format("'{}' is written in place over '{}', which is not an arena "
-                                       "buffer (graph input, output or constant)", v->name, a->name));
+          errors.push_back(
+              fmt::format("'{}' is written in place over '{}', which is not an arena "
+                          "buffer (graph input, output or constant)",
+                          v->name, a->name));
         if (v->bytes() != a->bytes() || v->dtype != a->dtype)
           errors.push_back(fmt::format("'{}' is written in place over '{}' of another type or size",
                                        v->name, a->name));
         auto sa = spans.find(a);
         if (sa != spans.end() && sa->second.last != span.def)
-          errors.push_back(fmt::format("'{}' is written in place over '{}', which is still read at "
-                                       "node {} after node {}", v->name, a->name, sa->second.last,
-                                       span.def));
+          errors.push_back(
+              fmt::format("'{}' is written in place over '{}', which is still read at "
+                          "node {} after node {}",
+                          v->name, a->name, sa->second.last, span.def));
       }
     }
     if (root->storage.kind != K::kArena) continue;
@@ -365,7 +374,8 @@ std::string print_memory_plan(const Module& module) {
 std::vector<std::string> check_plan(const std::vector<BufferRequest>& req, const MemoryPlan& plan) {
   std::vector<std::string> errors;
   if (plan.offsets.size() != req.size()) {
-    errors.push_back(fmt::format("plan has {} offsets for {} buffers", plan.offsets.size(), req.size()));
+    errors.push_back(
+        fmt::format("plan has {} offsets for {} buffers", plan.offsets.size(), req.size()));
     return errors;
   }
   for (size_t i = 0; i < req.size(); ++i) {

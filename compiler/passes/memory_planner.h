@@ -15,10 +15,10 @@ namespace onnxc {
 constexpr size_t kArenaAlignment = 64;
 
 struct BufferRequest {
-  std::string name;    // value name, or "scratch:<node>"
-  size_t size = 0;     // bytes
-  int first_use = 0;   // index of the node that writes it
-  int last_use = 0;    // index of the last node that reads it (inclusive)
+  std::string name;              // value name, or "scratch:<node>"
+  size_t size = 0;               // bytes
+  int first_use = 0;             // index of the node that writes it
+  int last_use = 0;              // index of the last node that reads it (inclusive)
   const Value* value = nullptr;  // null for scratch buffers
   const Node* scratch_of = nullptr;
   const Node* region_of = nullptr;  // control flow: the region of this node's subgraphs

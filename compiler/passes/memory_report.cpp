@@ -64,9 +64,12 @@ std::string memory_report(const Module& m, bool json) {
       for (const Value* v : all_values(*sub)) {
         if (v->is_constant()) continue;
         int at = static_cast<int>(i);
-        TensorRow r{v, storage_kind_name(v->storage.kind), "",
+        TensorRow r{v,
+                    storage_kind_name(v->storage.kind),
+                    "",
                     v->storage.kind == K::kArena ? static_cast<long long>(v->storage.offset) : -1,
-                    Span{at, at}, g.nodes[i]->name + "/" + sub->name};
+                    Span{at, at},
+                    g.nodes[i]->name + "/" + sub->name};
         rows.push_back(r);
       }
   const size_t arena = m.memory.arena_bytes, bound = m.memory.live_bytes_lower_bound;

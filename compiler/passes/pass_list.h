@@ -3,15 +3,15 @@
 // description; --disable-pass, --print-after and --stats refer to passes by their name().
 #pragma once
 
-#define ONNXC_PASS_LIST(X)        \
-  X(make_lower_gradients_pass)    \
-  X(make_bind_handlers_pass)      \
-  X(make_infer_shapes_pass)       \
-  X(make_inline_if_pass)          \
-  X(make_fold_constants_pass)     \
-  X(make_fuse_matmul_add_pass)    \
-  X(make_fold_batchnorm_pass)     \
-  X(make_fuse_epilogue_pass)      \
-  X(make_dead_code_pass)          \
-  X(make_assign_storage_pass)     \
+#define ONNXC_PASS_LIST(X)     \
+  X(make_lower_gradients_pass) \
+  X(make_bind_handlers_pass)   \
+  X(make_infer_shapes_pass)    \
+  X(make_inline_if_pass)       \
+  X(make_fold_constants_pass)  \
+  X(make_fuse_matmul_add_pass) \
+  X(make_fold_batchnorm_pass)  \
+  X(make_fuse_epilogue_pass)   \
+  X(make_dead_code_pass)       \
+  X(make_assign_storage_pass)  \
   X(make_plan_memory_pass)

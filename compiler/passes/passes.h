@@ -17,8 +17,9 @@ bool bind_handlers(Graph& graph, Diagnostics& diag);
 // `folded_on_demand` receives how many. Stops at the first node that fails.
 bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand = nullptr);
 
-// lower_gradients (ops/gradient.cpp, run by the lower-gradients pass): runs before inference; replaces each Gradient node
-// (ai.onnx.preview.training) by the nodes of its symbolic derivative, or reports why it cannot.
+// lower_gradients (ops/gradient.cpp, run by the lower-gradients pass): runs before inference;
+// replaces each Gradient node (ai.onnx.preview.training) by the nodes of its symbolic derivative,
+// or reports why it cannot.
 bool lower_gradients(Module& module, Diagnostics& diag);
 
 // fold_node: evaluates one node whose inputs are all constant, turning its outputs into constants.

@@ -23,9 +23,10 @@ class Diagnostics {
   }
   // Error tied to a node: "node 'NAME' (OP): ...".
   template <typename... Args>
-  void node_error(const std::string& node_name, const std::string& op, fmt::format_string<Args...> f,
-                  Args&&... args) {
-    add(fmt::format("node '{}' ({}): {}", node_name, op, fmt::format(f, std::forward<Args>(args)...)));
+  void node_error(const std::string& node_name, const std::string& op,
+                  fmt::format_string<Args...> f, Args&&... args) {
+    add(fmt::format("node '{}' ({}): {}", node_name, op,
+                    fmt::format(f, std::forward<Args>(args)...)));
   }
 
   bool ok() const { return errors_.empty(); }

@@ -79,7 +79,9 @@ inline T store(compute_t<T> v) {
     return v;
 }
 
-inline index_t volume(const index_t* d) { return d[0] * d[1] * d[2]; }
+inline index_t volume(const index_t* d) {
+  return d[0] * d[1] * d[2];
+}
 
 // Output positions o in [0, n) whose input position o * stride + offset lies in [0, size):
 // the range [*lo, *hi), empty when no position is valid.
@@ -105,8 +107,9 @@ struct Tap {
 };
 
 inline Tap tap_of_row(const ConvParams& p, index_t r) {
-  return {r / (p.kernel[0] * p.kernel[1] * p.kernel[2]), r / (p.kernel[1] * p.kernel[2]) % p.kernel[0],
-          r / p.kernel[2] % p.kernel[1], r % p.kernel[2]};
+  return {r / (p.kernel[0] * p.kernel[1] * p.kernel[2]),
+          r / (p.kernel[1] * p.kernel[2]) % p.kernel[0], r / p.kernel[2] % p.kernel[1],
+          r % p.kernel[2]};
 }
 
 // Short copies and fills in whole vectors, then a fixed-length masked tail: compilers turn
@@ -188,8 +191,8 @@ constexpr index_t kMaxTile = 2048;  // positions per block at most (ConvParams::
 // the tile's accumulators get spilled.
 template <index_t MR, index_t NR>
 __attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const float* panel,
-                                         index_t kc, float* y, index_t ldy, index_t mr,
-                                         index_t nr, const float* bias, bool accumulate) {
+                                         index_t kc, float* y, index_t ldy, index_t mr, index_t nr,
+                                         const float* bias, bool accumulate) {
   constexpr index_t kVecs = NR / kLanes;
   static_assert(NR % kLanes == 0, "a panel row is whole vectors");
   const float* rows[MR];
@@ -219,7 +222,8 @@ __attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const floa
   for (index_t kk = 0; kk < kc; ++kk) {
     vfloat bv[kVecs];
 #pragma GCC unroll 16
-    for (index_t v = 0; v < kVecs; ++v) std::memcpy(&bv[v], panel + kk * NR + v * kLanes, sizeof(vfloat));
+    for (index_t v = 0; v < kVecs; ++v)
+      std::memcpy(&bv[v], panel + kk * NR + v * kLanes, sizeof(vfloat));
 #pragma GCC unroll 16
     for (index_t r = 0; r < MR; ++r) {
       const float av = rows[r][kk];
@@ -246,7 +250,8 @@ __attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const floa
 template <index_t NR>
 inline void to_panels(const float* src, index_t nc, index_t kk, index_t kc, float* panels) {
   index_t j = 0;
-  for (; j + NR <= nc; j += NR) std::memcpy(panels + (j / NR * kc + kk) * NR, src + j, NR * sizeof(float));
+  for (; j + NR <= nc; j += NR)
+    std::memcpy(panels + (j / NR * kc + kk) * NR, src + j, NR * sizeof(float));
   if (j < nc) {
     float* dst = panels + (j / NR * kc + kk) * NR;
     copy_floats(dst, src + j, nc - j);
@@ -284,13 +289,15 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
         const index_t i1 = m - i0 < kMc ? m : i0 + kMc;
         for (index_t jp = 0; jp < n_panels; ++jp)
           for (index_t i = i0; i < i1; i += MR) {
-            const index_t mr = i1 - i < MR ? i1 - i : MR, nr = nc - jp * NR < NR ? nc - jp * NR : NR;
+            const index_t mr = i1 - i < MR ? i1 - i : MR,
+                          nr = nc - jp * NR < NR ? nc - jp * NR : NR;
             const index_t at = i * positions + p0 + jp * NR;
             gemm_tile<MR, NR>(w + i * depth + k0, depth, panels + jp * kc * NR, kc, y + at,
                               positions, mr, nr, b ? b + i : nullptr, k0 > 0);
             if (e && k0 + kc == depth)  // the tile is final: finish it while it is in L1
               for (index_t r = 0; r < mr; ++r)
-                apply_epilogue(*e, y + at + r * positions, res ? res + at + r * positions : res, nr);
+                apply_epilogue(*e, y + at + r * positions, res ? res + at + r * positions : res,
+                               nr);
           }
       }
     }
@@ -304,8 +311,8 @@ inline void conv_gemm_all(const ConvParams& p, const float* x, const float* w, c
   const index_t depth = cin_g * volume(p.kernel);
   for (index_t n = 0; n < p.batch; ++n)
     for (index_t g = 0; g < p.group; ++g)
-      conv_gemm_group<MR, NR>(p, x + (n * p.c_in + g * cin_g) * volume(p.in), w + g * cout_g * depth,
-                              b ? b + g * cout_g : nullptr,
+      conv_gemm_group<MR, NR>(p, x + (n * p.c_in + g * cin_g) * volume(p.in),
+                              w + g * cout_g * depth, b ? b + g * cout_g : nullptr,
                               y + (n * p.c_out + g * cout_g) * volume(p.out),
                               static_cast<float*>(scratch), e,
                               res ? res + (n * p.c_out + g * cout_g) * volume(p.out) : res);
@@ -373,39 +380,36 @@ inline void conv_ref(const ConvParams& p, const T* x, const T* w, const T* b, T*
 // group count, kernel, stride, dilation and padding; pointwise convolutions read the input in
 // place. 8 x 32: 16 accumulators of AVX-512's 32 registers, and 8 divides the usual channel
 // counts; 6 x 16: 12 of AVX2's 16.
-inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w,
-                                const float* b, float* y, void* scratch, const Epilogue& e,
-                                const float* residual) {
+inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
+                                float* y, void* scratch, const Epilogue& e, const float* residual) {
   conv_detail::conv_gemm_all<8, 32>(p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e),
                                     residual);
 }
-inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w,
-                                const float* b, float* y, void* scratch) {
+inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
+                                float* y, void* scratch) {
   conv_detail::conv_gemm_all<8, 32>(p, x, w, b, y, scratch, nullptr, nullptr);
 }
-inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w,
-                                const float* b, float* y, void* scratch, const Epilogue& e,
-                                const float* residual) {
+inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
+                                float* y, void* scratch, const Epilogue& e, const float* residual) {
   conv_detail::conv_gemm_all<6, 16>(p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e),
                                     residual);
 }
-inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w,
-                                const float* b, float* y, void* scratch) {
+inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
+                                float* y, void* scratch) {
   conv_detail::conv_gemm_all<6, 16>(p, x, w, b, y, scratch, nullptr, nullptr);
 }
 // The tile for the target's vector registers (measured with g++ 12 on an AVX-512 EPYC: 8 x 32
 // beats 12 x 32 and 14 x 32 on ResNet, MobileNet and SqueezeNet layers).
-inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w,
-                               const float* b, float* y, void* scratch, const Epilogue& e,
-                               const float* residual) {
+inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w, const float* b,
+                               float* y, void* scratch, const Epilogue& e, const float* residual) {
 #if defined(__AVX512F__)
   f32_conv_8x32__gemm(p, x, w, b, y, scratch, e, residual);
 #else
   f32_conv_6x16__gemm(p, x, w, b, y, scratch, e, residual);
 #endif
 }
-inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w,
-                               const float* b, float* y, void* scratch) {
+inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w, const float* b,
+                               float* y, void* scratch) {
   f32_conv_gemm_best(p, x, w, b, y, scratch, Epilogue{}, nullptr);
 }
 
@@ -480,10 +484,10 @@ inline void dw_tap_offsets(const ConvParams& p, index_t* offsets) {
     for (index_t kh = 0; kh < p.kernel[1]; ++kh)
       for (index_t kw = 0; kw < p.kernel[2]; ++kw) {
         const index_t d = kd * p.dilation[0], h = kh * p.dilation[1], w = kw * p.dilation[2];
-        const index_t phase = ((d % p.stride[0]) * p.stride[1] + h % p.stride[1]) * p.stride[2] +
-                              w % p.stride[2];
-        *offsets++ = phase * dw_phase_floats(p) +
-                     ((d / p.stride[0]) * hq + h / p.stride[1]) * wq + w / p.stride[2];
+        const index_t phase =
+            ((d % p.stride[0]) * p.stride[1] + h % p.stride[1]) * p.stride[2] + w % p.stride[2];
+        *offsets++ = phase * dw_phase_floats(p) + ((d / p.stride[0]) * hq + h / p.stride[1]) * wq +
+                     w / p.stride[2];
       }
 }
 
@@ -514,8 +518,7 @@ constexpr index_t conv_dw_scratch_bytes(const ConvParams& p) {
 }
 
 inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch, const Epilogue& e,
-                                const float* residual) {
+                                float* y, void* scratch, const Epilogue& e, const float* residual) {
   const Epilogue* ep = gemm_detail::epilogue_or_null(e);
   using conv_detail::kDwBlock;
   const index_t multiplier = p.c_out / p.group;  // output channels per input channel
@@ -586,7 +589,8 @@ inline void conv_transpose_ref(const ConvParams& p, const T* x, const T* w, cons
           const index_t at = (i[0] * p.in[1] + i[1]) * p.in[2] + i[2];
           for (index_t ic = 0; ic < cin_g; ++ic) {
             const index_t c = g * cin_g + ic;
-            acc += load(x[(n * p.c_in + c) * in_size + at]) * load(w[(c * cout_g + m) * k_size + tap]);
+            acc +=
+                load(x[(n * p.c_in + c) * in_size + at]) * load(w[(c * cout_g + m) * k_size + tap]);
           }
         }
         y[(n * p.c_out + oc) * out_size + pos] = conv_detail::store<T>(acc);
@@ -617,7 +621,8 @@ inline void f32_conv_transpose__gemm(const ConvParams& p, const float* x, const 
         gemm<float>(gp, w + g * cin_g * rows, xg + p0, static_cast<const float*>(nullptr), cols);
         for (index_t r = 0; r < rows; ++r) {
           const index_t m = r / k_size, tap = r % k_size;
-          const index_t kd = tap / (p.kernel[1] * p.kernel[2]), kh = tap / p.kernel[2] % p.kernel[1];
+          const index_t kd = tap / (p.kernel[1] * p.kernel[2]),
+                        kh = tap / p.kernel[2] % p.kernel[1];
           const index_t kw = tap % p.kernel[2];
           float* yc = y + (n * p.c_out + g * cout_g + m) * out_size;
           const float* src = cols + r * nc;

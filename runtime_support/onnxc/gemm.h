@@ -58,8 +58,8 @@ struct GemmParams {
 enum EpilogueActivation : int {
   kActNone = 0,
   kActRelu,
-  kActClip,         // min(max(v, alpha), beta)
-  kActLeakyRelu,    // v >= 0 ? v : alpha * v
+  kActClip,       // min(max(v, alpha), beta)
+  kActLeakyRelu,  // v >= 0 ? v : alpha * v
   kActSigmoid,
   kActHardSigmoid,  // max(0, min(1, alpha * v + beta))
   kActHardSwish,
@@ -82,23 +82,30 @@ inline T epilogue_activation(const Epilogue& e, T x) {
   } else {
     const T alpha = static_cast<T>(e.alpha), beta = static_cast<T>(e.beta);
     switch (e.activation) {
-      case kActRelu: return x > T(0) ? x : T(0);
+      case kActRelu:
+        return x > T(0) ? x : T(0);
       case kActClip: {  // as clip_ref: when alpha > beta every element becomes beta
         const T v = x < alpha ? alpha : x;
         return v > beta ? beta : v;
       }
-      case kActLeakyRelu: return x >= T(0) ? x : static_cast<T>(x * alpha);
+      case kActLeakyRelu:
+        return x >= T(0) ? x : static_cast<T>(x * alpha);
       case kActSigmoid:
         return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
-      case kActHardSigmoid: return std::fmax(T(0), std::fmin(T(1), alpha * x + beta));
-      case kActHardSwish: return std::fmax(T(0), std::fmin(T(1), x / T(6) + T(0.5))) * x;
-      case kActTanh: return std::tanh(x);
-      case kActGeluErf: return T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2))));
+      case kActHardSigmoid:
+        return std::fmax(T(0), std::fmin(T(1), alpha * x + beta));
+      case kActHardSwish:
+        return std::fmax(T(0), std::fmin(T(1), x / T(6) + T(0.5))) * x;
+      case kActTanh:
+        return std::tanh(x);
+      case kActGeluErf:
+        return T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2))));
       case kActGeluTanh:
         return T(0.5) * x *
                (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) *
                                  (x + T(0.044715) * x * x * x)));
-      default: return x;
+      default:
+        return x;
     }
   }
 }
@@ -110,7 +117,8 @@ inline void apply_epilogue(const Epilogue& e, T* y, const T* residual, index_t n
   if (e.residual && residual)
     for (index_t i = 0; i < n; ++i) y[i] += residual[i];
   switch (e.activation) {
-    case kActNone: return;
+    case kActNone:
+      return;
     case kActRelu:
       for (index_t i = 0; i < n; ++i) y[i] = y[i] > T(0) ? y[i] : T(0);
       return;
@@ -388,7 +396,8 @@ template <typename T>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y, const Epilogue& e,
                  const T* residual) {
   if constexpr (std::is_same_v<T, float>) {
-    if (gemm_prefers_blocked(p.m, p.n, p.k)) return f32_gemm_blocked_best(p, a, b, c, y, e, residual);
+    if (gemm_prefers_blocked(p.m, p.n, p.k))
+      return f32_gemm_blocked_best(p, a, b, c, y, e, residual);
   }
   gemm_ref(p, a, b, c, y, e, residual);
 }
@@ -420,12 +429,18 @@ namespace gemm_detail {
 template <typename T, typename Gemm>
 inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
                            const Epilogue& e, const T* residual, Gemm gemm_fn) {
-  const GemmParams g = {p.m,         p.n,
-                        p.k,         p.trans_a,
-                        p.trans_b,   p.trans_a ? p.m : p.k,
-                        p.trans_b ? p.k : p.n, p.n,
-                        1.0,         bias ? 1.0 : 0.0,
-                        0,           1};
+  const GemmParams g = {p.m,
+                        p.n,
+                        p.k,
+                        p.trans_a,
+                        p.trans_b,
+                        p.trans_a ? p.m : p.k,
+                        p.trans_b ? p.k : p.n,
+                        p.n,
+                        1.0,
+                        bias ? 1.0 : 0.0,
+                        0,
+                        1};
   index_t idx[kMaxRank] = {};
   for (index_t bi = 0; bi < p.batch_count; ++bi) {
     index_t ao = 0, bo = 0;
@@ -447,22 +462,25 @@ inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, const 
 template <typename T>
 inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
                        const Epilogue& e, const T* residual) {
-  gemm_detail::matmul_batched(p, a, b, bias, y, e, residual,
-                              [](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy,
-                                 const Epilogue& ge, const T* gr) { gemm_ref(g, ga, gb, gc, gy, ge, gr); });
+  gemm_detail::matmul_batched(
+      p, a, b, bias, y, e, residual,
+      [](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy, const Epilogue& ge,
+         const T* gr) { gemm_ref(g, ga, gb, gc, gy, ge, gr); });
 }
 template <typename T>
 inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, T* y) {
-  matmul_ref(p, a, b, static_cast<const T*>(nullptr), y, Epilogue{}, static_cast<const T*>(nullptr));
+  matmul_ref(p, a, b, static_cast<const T*>(nullptr), y, Epilogue{},
+             static_cast<const T*>(nullptr));
 }
 
 // Each batch through gemm(), so float products large enough run blocked.
 template <typename T>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
                    const Epilogue& e, const T* residual) {
-  gemm_detail::matmul_batched(p, a, b, bias, y, e, residual,
-                              [](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy,
-                                 const Epilogue& ge, const T* gr) { gemm(g, ga, gb, gc, gy, ge, gr); });
+  gemm_detail::matmul_batched(
+      p, a, b, bias, y, e, residual,
+      [](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy, const Epilogue& ge,
+         const T* gr) { gemm(g, ga, gb, gc, gy, ge, gr); });
 }
 template <typename T>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, T* y) {

@@ -126,49 +126,54 @@ template <typename T>
 inline void maxpool_ref(const PoolParams& p, const T* x, T* y, int64_t* indices) {
   using pool_detail::load;
   const index_t in_size = p.in[0] * p.in[1] * p.in[2];
-  pool_detail::pool_each(p, x, y, [&](index_t c, const T* xc, const pool_detail::Window& w,
-                                      index_t od, index_t oh, index_t ow) {
-    pool_detail::compute_t<T> best = 0;
-    index_t best_at = -1;
-    pool_detail::for_each_tap(p, w, od, oh, ow, [&](index_t at) {
-      const auto v = load(xc[at]);
-      if (best_at < 0 || v > best) best = v, best_at = at;
-    });
-    if (indices) {
-      index_t at = best_at;
-      if (at >= 0 && p.storage_order == 1) {
-        const index_t d = at / (p.in[1] * p.in[2]), h = at / p.in[2] % p.in[1], wi = at % p.in[2];
-        at = (wi * p.in[1] + h) * p.in[0] + d;
-      }
-      *indices++ = at < 0 ? -1 : c * in_size + at;
-    }
-    return pool_detail::store<T>(static_cast<double>(best));
-  });
+  pool_detail::pool_each(p, x, y,
+                         [&](index_t c, const T* xc, const pool_detail::Window& w, index_t od,
+                             index_t oh, index_t ow) {
+                           pool_detail::compute_t<T> best = 0;
+                           index_t best_at = -1;
+                           pool_detail::for_each_tap(p, w, od, oh, ow, [&](index_t at) {
+                             const auto v = load(xc[at]);
+                             if (best_at < 0 || v > best) best = v, best_at = at;
+                           });
+                           if (indices) {
+                             index_t at = best_at;
+                             if (at >= 0 && p.storage_order == 1) {
+                               const index_t d = at / (p.in[1] * p.in[2]),
+                                             h = at / p.in[2] % p.in[1], wi = at % p.in[2];
+                               at = (wi * p.in[1] + h) * p.in[0] + d;
+                             }
+                             *indices++ = at < 0 ? -1 : c * in_size + at;
+                           }
+                           return pool_detail::store<T>(static_cast<double>(best));
+                         });
 }
 
 template <typename T>
 inline void avgpool_ref(const PoolParams& p, const T* x, T* y) {
-  pool_detail::pool_each(p, x, y, [&](index_t, const T* xc, const pool_detail::Window& w,
-                                      index_t od, index_t oh, index_t ow) {
-    double sum = 0;
-    pool_detail::for_each_tap(p, w, od, oh, ow,
-                              [&](index_t at) { sum += static_cast<double>(pool_detail::load(xc[at])); });
-    const index_t div = p.count_include_pad ? w.padded_count : w.count;
-    return pool_detail::store<T>(div ? sum / static_cast<double>(div) : 0.0);
-  });
+  pool_detail::pool_each(
+      p, x, y,
+      [&](index_t, const T* xc, const pool_detail::Window& w, index_t od, index_t oh, index_t ow) {
+        double sum = 0;
+        pool_detail::for_each_tap(p, w, od, oh, ow, [&](index_t at) {
+          sum += static_cast<double>(pool_detail::load(xc[at]));
+        });
+        const index_t div = p.count_include_pad ? w.padded_count : w.count;
+        return pool_detail::store<T>(div ? sum / static_cast<double>(div) : 0.0);
+      });
 }
 
 // (sum over the window of |x|^p)^(1/p); padding adds zeros.
 template <typename T>
 inline void lppool_ref(const PoolParams& p, const T* x, T* y) {
-  pool_detail::pool_each(p, x, y, [&](index_t, const T* xc, const pool_detail::Window& w,
-                                      index_t od, index_t oh, index_t ow) {
-    double sum = 0;
-    pool_detail::for_each_tap(p, w, od, oh, ow, [&](index_t at) {
-      sum += std::pow(std::fabs(static_cast<double>(pool_detail::load(xc[at]))), p.p);
-    });
-    return pool_detail::store<T>(std::pow(sum, 1.0 / p.p));
-  });
+  pool_detail::pool_each(
+      p, x, y,
+      [&](index_t, const T* xc, const pool_detail::Window& w, index_t od, index_t oh, index_t ow) {
+        double sum = 0;
+        pool_detail::for_each_tap(p, w, od, oh, ow, [&](index_t at) {
+          sum += std::pow(std::fabs(static_cast<double>(pool_detail::load(xc[at]))), p.p);
+        });
+        return pool_detail::store<T>(std::pow(sum, 1.0 / p.p));
+      });
 }
 
 namespace pool_detail {
@@ -280,7 +285,8 @@ inline void f32_global_avgpool__generic(const float* x, float* y, index_t channe
     for (index_t i = 0; i < whole; ++i)
       for (index_t l = 0; l < kParts; ++l) part[l] += x[i * kParts + l];
     double sum = 0;
-    for (index_t l = 0; l < spatial % kParts; ++l) sum += static_cast<double>(x[whole * kParts + l]);
+    for (index_t l = 0; l < spatial % kParts; ++l)
+      sum += static_cast<double>(x[whole * kParts + l]);
     for (index_t l = 0; l < kParts; ++l) sum += static_cast<double>(part[l]);
     y[c] = static_cast<float>(sum / static_cast<double>(spatial));
   }

@@ -9,20 +9,48 @@
 
 namespace onnxc {
 
-struct float16 { uint16_t bits; };
-struct bfloat16 { uint16_t bits; };
-struct float8e4m3fn { uint8_t bits; };
-struct float8e4m3fnuz { uint8_t bits; };
-struct float8e5m2 { uint8_t bits; };
-struct float8e5m2fnuz { uint8_t bits; };
-struct float8e8m0 { uint8_t bits; };
-struct uint4x2 { uint8_t bits; };
-struct int4x2 { uint8_t bits; };
-struct float4e2m1x2 { uint8_t bits; };
-struct uint2x4 { uint8_t bits; };
-struct int2x4 { uint8_t bits; };
-struct complex64 { float re, im; };
-struct complex128 { double re, im; };
+struct float16 {
+  uint16_t bits;
+};
+struct bfloat16 {
+  uint16_t bits;
+};
+struct float8e4m3fn {
+  uint8_t bits;
+};
+struct float8e4m3fnuz {
+  uint8_t bits;
+};
+struct float8e5m2 {
+  uint8_t bits;
+};
+struct float8e5m2fnuz {
+  uint8_t bits;
+};
+struct float8e8m0 {
+  uint8_t bits;
+};
+struct uint4x2 {
+  uint8_t bits;
+};
+struct int4x2 {
+  uint8_t bits;
+};
+struct float4e2m1x2 {
+  uint8_t bits;
+};
+struct uint2x4 {
+  uint8_t bits;
+};
+struct int2x4 {
+  uint8_t bits;
+};
+struct complex64 {
+  float re, im;
+};
+struct complex128 {
+  double re, im;
+};
 
 }  // namespace onnxc
 

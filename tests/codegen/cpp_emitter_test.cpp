@@ -1,12 +1,12 @@
 // End-to-end checks of the generated C++: it builds warning-free under g++ and clang++, computes
 // the right numbers, is byte-identical across runs, and honours the embedded/external weights.
-#include <catch2/catch.hpp>
+#include "codegen/cpp_emitter.h"
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
-#include "codegen/cpp_emitter.h"
 #include "driver/pipeline.h"
 #include "support/model_builder.h"
 
@@ -72,12 +72,13 @@ std::string build_and_run(const GeneratedCode& code, const std::string& cxx, boo
   std::ofstream(dir / "bias_relu.h") << code.header;
   std::ofstream(dir / "main.cpp") << kDriver;
   std::ofstream(dir / "w.bin", std::ios::binary)
-      .write(reinterpret_cast<const char*>(code.weights.data()), static_cast<long>(code.weights.size()));
+      .write(reinterpret_cast<const char*>(code.weights.data()),
+             static_cast<long>(code.weights.size()));
   std::string cmd = cxx + " -std=c++17 -O1 -Wall -Wextra -Werror -fno-exceptions -fno-rtti " +
                     (external ? "-DEXTERNAL " : "") + "-o " + (dir / "m").string() + " " +
                     (dir / "main.cpp").string() + " " + (dir / "bias_relu.cpp").string() + " -I" +
-                    dir.string() + " 2>&1 && " + (dir / "m").string() + " " + (dir / "w.bin").string() +
-                    " > " + (dir / "out.txt").string();
+                    dir.string() + " 2>&1 && " + (dir / "m").string() + " " +
+                    (dir / "w.bin").string() + " > " + (dir / "out.txt").string();
   REQUIRE(std::system(cmd.c_str()) == 0);
   std::ifstream in(dir / "out.txt");
   std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "codegen/weights.h"
+
+#include <catch2/catch.hpp>
 
 using namespace onnxc;
 

@@ -1,11 +1,11 @@
 // The onnxc binary's contract for bad input: one clear line naming the problem, exit code 1 for
 // model errors and 2 for usage errors.
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 
 #include "support/model_builder.h"
 
@@ -67,7 +67,8 @@ TEST_CASE("an unsupported op names the node and the op, exit 1", "[cli]") {
 
 TEST_CASE("an unpinned dim is listed with its input, exit 1; pinning it compiles", "[cli]") {
   ModelBuilder mb;
-  mb.input("x", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"}).output("y", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"});
+  mb.input("x", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"})
+      .output("y", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"});
   mb.node("Relu", {"x"}, {"y"}, "relu");
   std::string path = mb.write();
   Run r = run_onnxc(path + " -o " + path + ".cpp");

@@ -1,6 +1,7 @@
+#include "frontend/importer.h"
+
 #include <catch2/catch.hpp>
 
-#include "frontend/importer.h"
 #include "ir/printer.h"
 #include "support/model_builder.h"
 
@@ -40,7 +41,8 @@ TEST_CASE("symbolic dims are pinned by --dim and --shape, or reported", "[import
     import_model(mb.proto(), ImportOptions{}, diag);
     REQUIRE(diag.count() == 2);
     CHECK(diag.errors()[0].find("m.onnx: unresolved dim 'batch' of graph input 'x' (axis 0)") == 0);
-    CHECK(diag.errors()[1].find("unresolved dim 'seq' of graph input 'x' (axis 2)") != std::string::npos);
+    CHECK(diag.errors()[1].find("unresolved dim 'seq' of graph input 'x' (axis 2)") !=
+          std::string::npos);
   }
   SECTION("--dim") {
     Diagnostics diag;
@@ -108,13 +110,15 @@ TEST_CASE("graph input and initializer sizes are checked before anything is allo
   }
   SECTION("an input over 2^40 bytes, pinned by --shape") {
     ModelBuilder mb;
-    mb.input("x", onnx::TensorProto::FLOAT, {-1}, {"n"}).output("x", onnx::TensorProto::FLOAT, {-1}, {"n"});
+    mb.input("x", onnx::TensorProto::FLOAT, {-1}, {"n"})
+        .output("x", onnx::TensorProto::FLOAT, {-1}, {"n"});
     Diagnostics diag;
     ImportOptions o;
     o.dims = {{"n", int64_t{1} << 39}};
     import_model(mb.proto(), o, diag);
     REQUIRE(diag.count() == 1);
-    CHECK(diag.errors()[0].find("has 549755813888 elements, 2199023255552 bytes") != std::string::npos);
+    CHECK(diag.errors()[0].find("has 549755813888 elements, 2199023255552 bytes") !=
+          std::string::npos);
   }
   SECTION("an initializer whose dims overflow") {
     ModelBuilder mb;
@@ -124,7 +128,8 @@ TEST_CASE("graph input and initializer sizes are checked before anything is allo
     Diagnostics diag;
     import_model(mb.proto(), ImportOptions{}, diag);
     REQUIRE_FALSE(diag.ok());
-    CHECK(diag.errors()[0] ==
-          "initializer: tensor 'w' of shape 4611686018427387904x4 is larger than 2^40 bytes (1 TiB)");
+    CHECK(
+        diag.errors()[0] ==
+        "initializer: tensor 'w' of shape 4611686018427387904x4 is larger than 2^40 bytes (1 TiB)");
   }
 }

@@ -1,10 +1,11 @@
 // Conv / ConvTranspose handlers: output shapes from pads, strides, dilations and every auto_pad,
 // the kernel each shape picks (and its scratch), errors naming the rule, types per opset, and
 // folding through the same kernels.
+#include "onnxc/conv.h"
+
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "onnxc/conv.h"
 #include "ops/infer_harness.h"
 
 using namespace onnxc;
@@ -74,7 +75,8 @@ TEST_CASE("Conv auto_pad SAME_UPPER, SAME_LOWER and VALID", "[conv]") {
     CHECK(h.out().shape == Shape{1, 1, 3, 3});
     // Total padding (3 - 1) * 2 + 4 - 5 = 3 rows, the odd one at the end for SAME_UPPER and at
     // the start for SAME_LOWER; 2 columns, one each side. ConvParams ends {pads}, tile.
-    CHECK(emits(h, std::string(mode) == "SAME_UPPER" ? "/*pad=*/{0, 1, 1}, /*tile=*/9};" : "/*pad=*/{0, 2, 1}, /*tile=*/9};"));
+    CHECK(emits(h, std::string(mode) == "SAME_UPPER" ? "/*pad=*/{0, 1, 1}, /*tile=*/9};"
+                                                     : "/*pad=*/{0, 2, 1}, /*tile=*/9};"));
   }
   InferHarness v("Conv", 11);
   v.input(F, {1, 1, 5, 6});
@@ -292,8 +294,9 @@ TEST_CASE("Conv with a fused epilogue passes it to the kernel, and checks it", "
   attr_string(h, "fused_activation", "LeakyRelu");
   h.attr_float("fused_alpha", 0.5f);
   REQUIRE(h.infer());
-  CHECK(emits(h, "static constexpr onnxc::Epilogue e = {/*activation=*/onnxc::kActLeakyRelu, "
-                 "/*alpha=*/0.5f, /*beta=*/0.0f, /*residual=*/1};"));
+  CHECK(emits(h,
+              "static constexpr onnxc::Epilogue e = {/*activation=*/onnxc::kActLeakyRelu, "
+              "/*alpha=*/0.5f, /*beta=*/0.0f, /*residual=*/1};"));
   CHECK(emits(h, "onnxc::f32_conv_gemm_best(p, x0, x1, nullptr, y0, nullptr, e, x3);"));
 
   InferHarness bad("Conv", 13);

@@ -28,8 +28,8 @@ TEST_CASE("Gemm output shape follows transA/transB", "[matmul]") {
   CHECK(code.find("onnxc::gemm(p, x0, x1, x2, y0);") != std::string::npos);
   // {m, n, k, transA, transB, lda, ldb, ldy, alpha, beta, c_row_stride, c_col_stride}
   CHECK(code.find("{/*m=*/3, /*n=*/5, /*k=*/4, /*trans_a=*/1, /*trans_b=*/1, /*lda=*/3, /*ldb=*/4, "
-                   "/*ldy=*/5, /*alpha=*/0.5, /*beta=*/1.0, /*c_row_stride=*/0, "
-                   "/*c_col_stride=*/1}") != std::string::npos);
+                  "/*ldy=*/5, /*alpha=*/0.5, /*beta=*/1.0, /*c_row_stride=*/0, "
+                  "/*c_col_stride=*/1}") != std::string::npos);
 }
 
 TEST_CASE("Gemm C broadcasting and optionality by opset", "[matmul]") {
@@ -54,7 +54,8 @@ TEST_CASE("Gemm C broadcasting and optionality by opset", "[matmul]") {
     h.input(F, {3, 4});
     h.input(F, {2, 1});
     REQUIRE(h.infer());
-    CHECK(h.emit().find("/*c_row_stride=*/1, /*c_col_stride=*/0};") != std::string::npos);  // c strides: row 1, column 0
+    CHECK(h.emit().find("/*c_row_stride=*/1, /*c_col_stride=*/0};") !=
+          std::string::npos);  // c strides: row 1, column 0
   }
   SECTION("C must broadcast to (M, N)") {
     InferHarness h("Gemm", 13);
@@ -151,8 +152,8 @@ TEST_CASE("MatMul with a shared B runs as one GEMM over the folded batch", "[mat
   CHECK(h.out().shape == Shape{2, 3, 4, 6});
   // {batch_rank, dims, a_strides, b_strides, batch_count, m, n, k}: m = 2 * 3 * 4.
   CHECK(h.emit().find("{/*batch_rank=*/0, /*batch_dims=*/{}, /*a_strides=*/{}, /*b_strides=*/{}, "
-                             "/*batch_count=*/1, /*m=*/24, /*n=*/6, /*k=*/5, /*trans_a=*/0, "
-                             "/*trans_b=*/0}") != std::string::npos);
+                      "/*batch_count=*/1, /*m=*/24, /*n=*/6, /*k=*/5, /*trans_a=*/0, "
+                      "/*trans_b=*/0}") != std::string::npos);
 }
 
 TEST_CASE("MatMul errors name the rule", "[matmul]") {
@@ -227,7 +228,8 @@ TEST_CASE("MatMul with a fused bias, transB and epilogue", "[matmul]") {
   bad.input(F, {5, 7});
   bad.input(F, {3, 7});  // not a row
   CHECK_FALSE(bad.infer());
-  CHECK(bad.error().find("fused bias 'in2' is float[3x7]; it must be float[7]") != std::string::npos);
+  CHECK(bad.error().find("fused bias 'in2' is float[3x7]; it must be float[7]") !=
+        std::string::npos);
 }
 
 TEST_CASE("Gemm with a fused residual and activation folds with the epilogue", "[matmul]") {

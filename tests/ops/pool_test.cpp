@@ -95,18 +95,24 @@ TEST_CASE("Pool attributes and types follow the opset", "[pool]") {
   CHECK(error_of("MaxPool", 8, [](InferHarness& h) { h.attr_int("ceil_mode", 1); }) ==
         "node 'n' (MaxPool): attribute 'ceil_mode' is defined from opset 10; the model imports "
         "opset 8");
-  CHECK(error_of("AveragePool", 11, [](InferHarness& h) { h.attr_ints("dilations", {2, 2}); })
-            .find("'dilations' is defined from opset 19") != std::string::npos);
-  CHECK(error_of("AveragePool", 6, [](InferHarness& h) { h.attr_int("count_include_pad", 1); })
-            .find("'count_include_pad' is defined from opset 7") != std::string::npos);
-  CHECK(error_of("MaxPool", 7, [](InferHarness& h) { h.attr_int("storage_order", 1); })
-            .find("'storage_order' is defined from opset 8") != std::string::npos);
-  CHECK(error_of("MaxPool", 12, [](InferHarness& h) { h.attr_int("storage_order", 2); })
-            .find("storage_order must be 0 (row major) or 1") != std::string::npos);
-  CHECK(error_of("LpPool", 11, [](InferHarness& h) { h.attr_int("ceil_mode", 1); })
-            .find("'ceil_mode' is defined from opset 18") != std::string::npos);
-  CHECK(error_of("MaxPool", 12, [](InferHarness& h) { h.node().attributes.erase("kernel_shape"); })
-            .find("'kernel_shape' is required") != std::string::npos);
+  CHECK(error_of("AveragePool", 11, [](InferHarness& h) {
+          h.attr_ints("dilations", {2, 2});
+        }).find("'dilations' is defined from opset 19") != std::string::npos);
+  CHECK(error_of("AveragePool", 6, [](InferHarness& h) {
+          h.attr_int("count_include_pad", 1);
+        }).find("'count_include_pad' is defined from opset 7") != std::string::npos);
+  CHECK(error_of("MaxPool", 7, [](InferHarness& h) {
+          h.attr_int("storage_order", 1);
+        }).find("'storage_order' is defined from opset 8") != std::string::npos);
+  CHECK(error_of("MaxPool", 12, [](InferHarness& h) {
+          h.attr_int("storage_order", 2);
+        }).find("storage_order must be 0 (row major) or 1") != std::string::npos);
+  CHECK(error_of("LpPool", 11, [](InferHarness& h) {
+          h.attr_int("ceil_mode", 1);
+        }).find("'ceil_mode' is defined from opset 18") != std::string::npos);
+  CHECK(error_of("MaxPool", 12, [](InferHarness& h) {
+          h.node().attributes.erase("kernel_shape");
+        }).find("'kernel_shape' is required") != std::string::npos);
   // Attributes at their later default are accepted in older versions.
   InferHarness ok("MaxPool", 1);
   ok.input(F, {1, 1, 6, 6});

@@ -63,7 +63,8 @@ TEST_CASE("Softmax folds constants", "[softmax]") {
   CHECK(y[1] == Approx(0.75));
 }
 
-TEST_CASE("Loss ops: output shapes by reduction, scratch for SCE's log-probabilities", "[softmax]") {
+TEST_CASE("Loss ops: output shapes by reduction, scratch for SCE's log-probabilities",
+          "[softmax]") {
   InferHarness none("NegativeLogLikelihoodLoss", 13);
   none.input(F, {2, 3, 4});
   none.input(DataType::kInt64, {2, 4});

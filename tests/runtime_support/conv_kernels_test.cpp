@@ -2,9 +2,9 @@
 // operator examples), then every float variant against the reference over odd sizes, 1-D to
 // 3-D, groups and depthwise multipliers, strides, dilations, padding and tile sizes, with guard
 // words after the output and the scratch to catch out-of-bounds writes.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -54,7 +54,9 @@ ConvParams conv_params(index_t batch, index_t c_in, index_t c_out, index_t group
   return p;
 }
 
-index_t vol(const index_t* d) { return d[0] * d[1] * d[2]; }
+index_t vol(const index_t* d) {
+  return d[0] * d[1] * d[2];
+}
 
 std::vector<float> random_vector(size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -107,9 +109,9 @@ std::string describe(const ConvParams& p) {
     return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
   };
   return "N" + std::to_string(p.batch) + " C" + std::to_string(p.c_in) + " M" +
-         std::to_string(p.c_out) + " g" + std::to_string(p.group) + " in " + arr(p.in) +
-         " k " + arr(p.kernel) + " s " + arr(p.stride) + " d " + arr(p.dilation) + " pad " +
-         arr(p.pad) + " out " + arr(p.out) + " tile " + std::to_string(p.tile);
+         std::to_string(p.c_out) + " g" + std::to_string(p.group) + " in " + arr(p.in) + " k " +
+         arr(p.kernel) + " s " + arr(p.stride) + " d " + arr(p.dilation) + " pad " + arr(p.pad) +
+         " out " + arr(p.out) + " tile " + std::to_string(p.tile);
 }
 
 // Shapes that exercise the variants' edges: 1-D, 2-D and 3-D, odd extents, strides 1-3,
@@ -152,7 +154,7 @@ TEST_CASE("conv_ref matches the ONNX Conv examples", "[conv-kernels]") {
     const ConvParams p = conv_params(1, 1, 1, 1, {5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1});
     std::vector<float> y(25);
     conv_ref<float>(p, x.data(), w.data(), nullptr, y.data(), nullptr);
-    CHECK(y == std::vector<float>{12, 21, 27, 33, 24,  33,  54, 63, 72, 51, 63, 99, 108,
+    CHECK(y == std::vector<float>{12,  21, 27, 33,  24,  33,  54,  63, 72,  51,  63,  99, 108,
                                   117, 81, 93, 144, 153, 162, 111, 72, 111, 117, 123, 84});
   }
   SECTION("strides 2, asymmetric padding, a bias") {
@@ -245,8 +247,8 @@ TEST_CASE("conv_transpose_ref matches the ONNX ConvTranspose examples", "[conv-k
   ConvParams p = conv_params(1, 1, 2, 1, {3, 3}, {3, 3}, {1, 1}, {1, 1}, {0, 0}, {0, 0});
   p.out[1] = p.out[2] = 5;
   conv_transpose_ref<float>(p, x.data(), w.data(), nullptr, y.data(), nullptr);
-  const std::vector<float> channel = {0,  1,  3,  3,  2,  3,  8,  15, 12, 7,  9,  21, 36,
-                                      27, 15, 9,  20, 33, 24, 13, 6,  13, 21, 15, 8};
+  const std::vector<float> channel = {0,  1,  3, 3,  2,  3,  8,  15, 12, 7,  9,  21, 36,
+                                      27, 15, 9, 20, 33, 24, 13, 6,  13, 21, 15, 8};
   CHECK(std::vector<float>(y.begin(), y.begin() + 25) == channel);
   CHECK(std::vector<float>(y.begin() + 25, y.end()) == channel);
   SECTION("strides, pads and a bias-only tail") {
@@ -330,11 +332,16 @@ void check_fused(ConvEpilogueFn fused, ConvFn plain, const ConvParams& p, const 
 TEST_CASE("fused Conv epilogues match the convolution followed by the unfused ops",
           "[conv-kernels]") {
   std::mt19937 rng(21);
-  const Epilogue epilogues[] = {{kActRelu, 0, 0, 0},        {kActRelu, 0, 0, 1},
-                                {kActClip, 0.0f, 6.0f, 0},  {kActLeakyRelu, 0.01f, 0, 1},
-                                {kActSigmoid, 0, 0, 0},     {kActHardSwish, 0, 0, 1},
-                                {kActHardSigmoid, 0.2f, 0.5f, 0}, {kActTanh, 0, 0, 0},
-                                {kActGeluErf, 0, 0, 1},     {kActNone, 0, 0, 1}};
+  const Epilogue epilogues[] = {{kActRelu, 0, 0, 0},
+                                {kActRelu, 0, 0, 1},
+                                {kActClip, 0.0f, 6.0f, 0},
+                                {kActLeakyRelu, 0.01f, 0, 1},
+                                {kActSigmoid, 0, 0, 0},
+                                {kActHardSwish, 0, 0, 1},
+                                {kActHardSigmoid, 0.2f, 0.5f, 0},
+                                {kActTanh, 0, 0, 0},
+                                {kActGeluErf, 0, 0, 1},
+                                {kActNone, 0, 0, 1}};
   // Depth across the 256-deep slices (the epilogue runs after the last one only), row blocks,
   // odd positions, depthwise with multiplier.
   for (ConvParams p : {conv_params(1, 3, 5, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}),

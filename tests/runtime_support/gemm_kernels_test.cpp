@@ -204,8 +204,8 @@ TEST_CASE("gemm_prefers_blocked keeps tiny products on the reference", "[gemm-ke
 
 namespace {
 
-using GemmEpilogueFn = void (*)(const GemmParams&, const float*, const float*, const float*,
-                                float*, const Epilogue&, const float*);
+using GemmEpilogueFn = void (*)(const GemmParams&, const float*, const float*, const float*, float*,
+                                const Epilogue&, const float*);
 
 const struct {
   const char* name;
@@ -220,10 +220,12 @@ const struct {
 
 // Every activation with parameters that exercise both sides of it.
 const Epilogue kEpilogues[] = {
-    {kActNone, 0, 0, 1},         {kActRelu, 0, 0, 0},          {kActRelu, 0, 0, 1},
-    {kActClip, -0.5f, 0.25f, 0}, {kActClip, 0.5f, -1.0f, 1},   {kActLeakyRelu, 0.1f, 0, 1},
-    {kActSigmoid, 0, 0, 0},      {kActHardSigmoid, 0.2f, 0.5f, 1}, {kActHardSwish, 0, 0, 0},
-    {kActTanh, 0, 0, 1},         {kActGeluErf, 0, 0, 0},       {kActGeluTanh, 0, 0, 1},
+    {kActNone, 0, 0, 1},        {kActRelu, 0, 0, 0},
+    {kActRelu, 0, 0, 1},        {kActClip, -0.5f, 0.25f, 0},
+    {kActClip, 0.5f, -1.0f, 1}, {kActLeakyRelu, 0.1f, 0, 1},
+    {kActSigmoid, 0, 0, 0},     {kActHardSigmoid, 0.2f, 0.5f, 1},
+    {kActHardSwish, 0, 0, 0},   {kActTanh, 0, 0, 1},
+    {kActGeluErf, 0, 0, 0},     {kActGeluTanh, 0, 0, 1},
 };
 
 // The unfused graph: y = activation(y + residual) as separate passes after the product.
@@ -270,21 +272,23 @@ TEST_CASE("epilogue activations follow the ONNX definitions", "[gemm-kernels]") 
 
 TEST_CASE("fused GEMM epilogues match the product followed by the unfused ops", "[gemm-kernels]") {
   std::mt19937 rng(99);
-  const index_t sizes[][3] = {{1, 70, 129}, {3, 17, 16}, {13, 33, 300}, {97, 70, 3},
-                              {200, 16, 129}, {40, 1, 50}, {8, 32, 256}, {5, 7, 0}};
+  const index_t sizes[][3] = {{1, 70, 129},   {3, 17, 16}, {13, 33, 300}, {97, 70, 3},
+                              {200, 16, 129}, {40, 1, 50}, {8, 32, 256},  {5, 7, 0}};
   for (const auto& v : kEpilogueVariants)
     for (const auto& sz : sizes)
       for (const Epilogue& e : kEpilogues) {
         const index_t m = sz[0], n = sz[1], k = sz[2];
         const int tb = static_cast<int>((m + n) % 2);
         const index_t pad = n == 1 ? 0 : (m % 2);
-        Problem pr = make_problem(m, n, k, 0, tb, pad, static_cast<Bias>((m + k) % 3), 1.0, 1.0, rng);
+        Problem pr =
+            make_problem(m, n, k, 0, tb, pad, static_cast<Bias>((m + k) % 3), 1.0, 1.0, rng);
         const float* c = pr.c.empty() ? nullptr : pr.c.data();
         const std::vector<float> residual = random_vector(pr.y.size(), rng);
         std::vector<float> want = pr.y, got = pr.y;
         v.plain(pr.p, pr.a.data(), pr.b.data(), c, want.data());
         unfused_epilogue(e, want, residual, m, n, pr.p.ldy);
-        v.fused(pr.p, pr.a.data(), pr.b.data(), c, got.data(), e, e.residual ? residual.data() : nullptr);
+        v.fused(pr.p, pr.a.data(), pr.b.data(), c, got.data(), e,
+                e.residual ? residual.data() : nullptr);
         INFO(v.name << " m=" << m << " n=" << n << " k=" << k << " activation=" << e.activation
                     << " residual=" << e.residual);
         check_same(got, want);
@@ -311,7 +315,8 @@ TEST_CASE("matmul with a bias, transposed operands and an epilogue", "[gemm-kern
       for (index_t bi = 0; bi < 3; ++bi)
         for (index_t i = 0; i < m; ++i)
           for (index_t kk = 0; kk < k; ++kk)
-            at[bi * m * k + i * k + kk] = ta ? a[bi * m * k + kk * m + i] : a[bi * m * k + i * k + kk];
+            at[bi * m * k + i * k + kk] =
+                ta ? a[bi * m * k + kk * m + i] : a[bi * m * k + i * k + kk];
       for (index_t kk = 0; kk < k; ++kk)
         for (index_t j = 0; j < n; ++j) bt[kk * n + j] = tb ? b[j * k + kk] : b[kk * n + j];
       MatMulParams plain = p;

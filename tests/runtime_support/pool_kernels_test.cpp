@@ -32,15 +32,17 @@ PoolParams pool_params(index_t channels, std::vector<index_t> in, std::vector<in
     p.dilation[d] = real ? dilation[i] : 1;
     p.pad[d] = real ? pad[i] : 0;
     p.pad_end[d] = real ? pad_end[i] : 0;
-    p.out[d] = (p.in[d] + p.pad[d] + p.pad_end[d] - (p.kernel[d] - 1) * p.dilation[d] - 1) /
-                   p.stride[d] +
-               1 + (real && !extra.empty() ? extra[i] : 0);
+    p.out[d] =
+        (p.in[d] + p.pad[d] + p.pad_end[d] - (p.kernel[d] - 1) * p.dilation[d] - 1) / p.stride[d] +
+        1 + (real && !extra.empty() ? extra[i] : 0);
   }
   p.p = 2.0;
   return p;
 }
 
-index_t out_count(const PoolParams& p) { return p.channels * p.out[0] * p.out[1] * p.out[2]; }
+index_t out_count(const PoolParams& p) {
+  return p.channels * p.out[0] * p.out[1] * p.out[2];
+}
 
 std::vector<float> iota(int n, float first = 1.0f) {
   std::vector<float> v(static_cast<size_t>(n));
@@ -78,8 +80,8 @@ TEST_CASE("maxpool_ref matches the ONNX MaxPool examples", "[pool-kernels]") {
   }
   SECTION("3-D column-major indices") {
     // 2x2x2 input, one window covering it all; the max is at (d, h, w) = (1, 1, 0).
-    const PoolParams q0 = pool_params(1, {2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0},
-                                      {0, 0, 0});
+    const PoolParams q0 =
+        pool_params(1, {2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0});
     PoolParams q = q0;
     q.storage_order = 1;
     const float v[] = {0, 1, 2, 3, 4, 5, 9, 7};
@@ -126,7 +128,7 @@ TEST_CASE("avgpool_ref counts padding only when asked, never ceil_mode's extra",
   PoolParams p = pool_params(1, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1});
   std::vector<float> y(16);
   avgpool_ref<float>(p, x.data(), y.data());
-  CHECK(y[0] == 1.0f);                         // only x[0][0]
+  CHECK(y[0] == 1.0f);                           // only x[0][0]
   CHECK(y[5] == Approx((1 + 2 + 4 + 5) / 4.0));  // an interior window
   CHECK(y[15] == 9.0f);
   p.count_include_pad = 1;

@@ -107,11 +107,12 @@ TEST_CASE("nll_loss_ref reductions, weights and ignore_index", "[softmax-kernels
   nll_loss_ref(NllParams{2, 3, 1, 1, 0, 0}, logp, target, weight, y);
   CHECK(y[0] == 3 * 3 + 4 * 1);
   nll_loss_ref(NllParams{2, 3, 1, 2, 0, 0}, logp, target, weight, y);
-  CHECK(y[0] == Approx((9.0 + 4.0) / (3 + 1)));  // the mean is weighted
+  CHECK(y[0] == Approx((9.0 + 4.0) / (3 + 1)));                        // the mean is weighted
   nll_loss_ref(NllParams{2, 3, 1, 2, 1, 2}, logp, target, weight, y);  // ignore class 2
   CHECK(y[0] == Approx(4.0));
   const int32_t spatial_target[] = {0, 1};  // [N=1, D=2] over logp viewed as [1, 3, 2]
-  nll_loss_ref(NllParams{1, 3, 2, 0, 0, 0}, logp, spatial_target, static_cast<const float*>(nullptr), y);
+  nll_loss_ref(NllParams{1, 3, 2, 0, 0, 0}, logp, spatial_target,
+               static_cast<const float*>(nullptr), y);
   CHECK(std::vector<float>(y, y + 2) == std::vector<float>{1, 4});
 }
 

@@ -32,13 +32,15 @@ inline std::string filecheck(const std::string& text, const std::vector<std::str
       return "no match for '" + p + "' in:\n" + text;
     for (const auto& n : pending_not)
       for (size_t i = pos; i < at; ++i)
-        if (lines[i].find(n) != std::string::npos) return "CHECK-NOT '" + n + "' matched: " + lines[i];
+        if (lines[i].find(n) != std::string::npos)
+          return "CHECK-NOT '" + n + "' matched: " + lines[i];
     pending_not.clear();
     pos = at + 1;
   }
   for (const auto& n : pending_not)
     for (size_t i = pos; i < lines.size(); ++i)
-      if (lines[i].find(n) != std::string::npos) return "CHECK-NOT '" + n + "' matched: " + lines[i];
+      if (lines[i].find(n) != std::string::npos)
+        return "CHECK-NOT '" + n + "' matched: " + lines[i];
   return "";
 }
 

@@ -1,10 +1,11 @@
 // Builds small ModelProtos in tests with the protobuf API, and writes them to temporary files.
 #pragma once
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,8 @@ class ModelBuilder {
     a->set_type(onnx::AttributeProto::INT);
     a->set_i(v);
   }
-  static void ints_attr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  static void ints_attr(onnx::NodeProto& n, const std::string& name,
+                        const std::vector<int64_t>& v) {
     auto* a = n.add_attribute();
     a->set_name(name);
     a->set_type(onnx::AttributeProto::INTS);
@@ -88,8 +90,10 @@ class ModelBuilder {
     auto* shape = tt->mutable_shape();
     for (size_t i = 0; i < dims.size(); ++i) {
       auto* d = shape->add_dim();
-      if (dims[i] >= 0) d->set_dim_value(dims[i]);
-      else d->set_dim_param(i < params.size() ? params[i] : "N");
+      if (dims[i] >= 0)
+        d->set_dim_value(dims[i]);
+      else
+        d->set_dim_param(i < params.size() ? params[i] : "N");
     }
   }
   onnx::ModelProto model_;
