@@ -46,6 +46,7 @@ std::vector<OpRegistration> einsum_ops();          // ops/einsum.cpp
 std::vector<OpRegistration> detection_ops();       // ops/detection.cpp
 std::vector<OpRegistration> random_ops();          // ops/random.cpp
 std::vector<OpRegistration> training_ops();        // ops/training.cpp
+std::vector<OpRegistration> tfidf_ops();           // ops/tfidf.cpp
 std::vector<OpRegistration> control_flow_ops();    // ops/control_flow.cpp
 std::vector<OpRegistration> gradient_ops();        // ops/gradient.cpp (Gradient's lowering helpers)
 
