@@ -48,7 +48,8 @@ Tensor bench_input(const Value& v) {
 int run_bench(const BenchArgs& args) {
   ImportOptions options;
   std::string error;
-  if (!parse_dim_flags(args.dims, args.shapes, options, &error)) {
+  if (!parse_dim_flags(args.dims, args.shapes, options, &error) ||
+      !parse_target_flag(args.target, options, &error, /*runnable=*/true)) {
     std::fprintf(stderr, "onnxc: %s\n", error.c_str());
     return kExitUsage;
   }
@@ -93,9 +94,9 @@ int run_bench(const BenchArgs& args) {
   }
   const char* env_cxx = std::getenv("CXX");
   std::string cxx = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
-  std::string build =
-      fmt::format("{} -std=c++17 -O3 -march=native -I{} -I{} -o {} {}", cxx, dir.string(),
-                  ONNXC_TEMPLATES_DIR, (dir / "bench").string(), (dir / "main.cpp").string());
+  std::string build = fmt::format("{} -std=c++17 -O3 {} -I{} -I{} -o {} {}", cxx,
+                                  options.target->cxx_flags, dir.string(), ONNXC_TEMPLATES_DIR,
+                                  (dir / "bench").string(), (dir / "main.cpp").string());
   int rc = std::system(build.c_str());
   if (rc == 0)
     rc = std::system(

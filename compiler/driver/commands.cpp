@@ -38,7 +38,7 @@ void print_errors(const Diagnostics& diag) {
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
                                          const std::vector<std::string>& dims,
                                          const std::vector<std::string>& shapes, int* exit_code,
-                                         const PassFlags& flags = {}) {
+                                         const PassFlags& flags, const std::string& target) {
   ImportOptions options;
   std::string error;
   PassOptions pass_options;
@@ -46,6 +46,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
   pass_options.print_after = flags.print_after;
   pass_options.stats = flags.stats;
   if (!parse_dim_flags(dims, shapes, options, &error) ||
+      !parse_target_flag(target, options, &error) ||
       !(error = check_pass_options(pass_options)).empty()) {
     std::fprintf(stderr, "onnxc: %s\n", error.c_str());
     *exit_code = kExitUsage;
@@ -72,6 +73,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   std::sort(shapes.begin(), shapes.end());
   for (const auto& d : dims) flags += " --dim " + d;
   for (const auto& s : shapes) flags += " --shape " + s;
+  flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
   std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
@@ -117,9 +119,27 @@ bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std
   return true;
 }
 
+bool parse_target_flag(const std::string& name, ImportOptions& options, std::string* error,
+                       bool runnable) {
+  const Target* target = find_target(name);
+  if (!target) {
+    *error = fmt::format("unknown --target '{}': expected one of {}", name, target_names());
+    return false;
+  }
+  if (runnable && !host_can_run(*target)) {
+    *error = fmt::format(
+        "--target {}: code for it does not run on this machine (cross-compile with `onnxc "
+        "MODEL -o model.cpp --target {}` and run it on the target or under QEMU)",
+        target->name, target->name);
+    return false;
+  }
+  options.target = target;
+  return true;
+}
+
 int run_compile(const CompileArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target);
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -150,7 +170,7 @@ int run_check(const std::string& model) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target);
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

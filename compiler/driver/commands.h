@@ -22,9 +22,13 @@ struct PassFlags {
 // Parses --dim NAME=VALUE and --shape INPUT=1x3x224x224 flags into `options`.
 bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std::string>& shapes,
                      ImportOptions& options, std::string* error);
+// Resolves --target NAME (see ir/target.h) into `options`; `runnable`: onnxc runs the result here.
+bool parse_target_flag(const std::string& name, ImportOptions& options, std::string* error,
+                       bool runnable = false);
 
 struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
+  std::string target = "generic";
   std::vector<std::string> dims, shapes;
   bool print_plan = false;
   PassFlags passes;
@@ -34,7 +38,7 @@ int run_compile(const CompileArgs& args);
 int run_check(const std::string& model);
 
 struct InspectArgs {
-  std::string model;
+  std::string model, target = "generic";
   std::vector<std::string> dims, shapes;
   bool ir = false, plan = false;
   bool memory = false, json = false;  // --memory [--json]: the memory report
@@ -46,7 +50,7 @@ struct TestArgs {
   std::vector<std::string> cases;  // case folders, or folders holding cases, or light_*.onnx files
   int jobs = 2;
   double rtol = 1e-3, atol = 1e-7;
-  std::string report, expect, cache_dir, cxx, filter;
+  std::string report, expect, cache_dir, cxx, filter, target = "generic";
   int batch = 24;  // cases compiled per translation unit
   bool keep = false, verbose = false;
   std::vector<std::string> disable_passes;  // --disable-pass: e.g. conformance without views
@@ -55,7 +59,7 @@ struct TestArgs {
 int run_test(const TestArgs& args);
 
 struct BenchArgs {
-  std::string model, cxx;
+  std::string model, cxx, target = "native";
   std::vector<std::string> dims, shapes;
   int iters = 50, threads = 1;
   std::vector<std::string> disable_passes;  // --disable-pass: time the model without a pass

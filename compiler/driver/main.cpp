@@ -30,6 +30,8 @@ int run_main(int argc, char** argv) {
                  "inline (paste runtime_support into the .cpp) or include (#include it)")
       ->check(CLI::IsMember({"inline", "include"}));
   app.add_flag("--print-plan", compile.print_plan, "Print the arena memory plan");
+  const std::string target_help = "CPU the code is for: " + target_names();
+  app.add_option("--target", compile.target, target_help);
   auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
     a->add_option("--disable-pass", f.disable, "Skip a pass of the pipeline (see --list-passes)");
     a->add_option("--print-after", f.print_after,
@@ -50,6 +52,7 @@ int run_main(int argc, char** argv) {
   insp->add_option("model", inspect.model, "ONNX model")->required();
   insp->add_option("--dim", inspect.dims, "Pin a symbolic dim: NAME=VALUE");
   insp->add_option("--shape", inspect.shapes, "Pin an input's shape: INPUT=1x3x224x224");
+  insp->add_option("--target", inspect.target, target_help);
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
   insp->add_flag(
@@ -72,6 +75,7 @@ int run_main(int argc, char** argv) {
   tst->add_option("--cache", test.cache_dir, "Cache of built cases (default ~/.cache/onnxc/test)");
   tst->add_option("--cxx", test.cxx, "C++ compiler (default $CXX, else c++)");
   tst->add_option("--batch", test.batch, "Cases per translation unit")->check(CLI::Range(1, 1000));
+  tst->add_option("--target", test.target, target_help + " (one this machine runs)");
   tst->add_option("--filter", test.filter, "Only cases whose name contains this");
   tst->add_flag("--keep", test.keep, "Keep the build folder");
   tst->add_flag("-v,--verbose", test.verbose, "Print compiler output of failed builds");
@@ -81,13 +85,14 @@ int run_main(int argc, char** argv) {
                 "With --expect: a subset run; listed cases that were not run are not regressions");
 
   BenchArgs bench;
-  auto* bch = app.add_subcommand("bench", "Compile with -O3 -march=native and time inference");
+  auto* bch = app.add_subcommand("bench", "Compile with -O3 for --target and time inference");
   bch->add_option("model", bench.model, "ONNX model")->required();
   bch->add_option("--dim", bench.dims, "Pin a symbolic dim: NAME=VALUE");
   bch->add_option("--shape", bench.shapes, "Pin an input's shape: INPUT=1x3x224x224");
   bch->add_option("--iters", bench.iters, "Timed inferences")->check(CLI::Range(1, 1000000));
   bch->add_option("--threads", bench.threads, "Threads (the generated code is single-threaded)")
       ->check(CLI::Range(1, 256));
+  bch->add_option("--target", bench.target, target_help + " (default: native)");
   bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
   bch->add_option("--disable-pass", bench.disable_passes,
                   "Skip a pass of the pipeline (see --list-passes)");

@@ -140,6 +140,12 @@ class TestRunner {
       std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
       return kExitUsage;
     }
+    ImportOptions target_options;
+    if (!parse_target_flag(args_.target, target_options, &error, /*runnable=*/true)) {
+      std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    target_ = target_options.target;
     cases_ = discover_test_cases(args_.cases, args_.filter, &error);
     if (!error.empty()) {
       std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
@@ -162,6 +168,7 @@ class TestRunner {
       return;
     }
     ImportOptions options;
+    options.target = target_;
     options.default_dim = tc.light ? 1 : -1;
     if (!tc.datasets.empty())
       for (const auto& t : tc.datasets[0].inputs)
@@ -224,8 +231,8 @@ class TestRunner {
   }
 
   std::string compile_flags() const {
-    return fmt::format("-std=c++17 -O1 -Wall -Wextra -Werror -I{} -I{}", ONNXC_RUNTIME_DIR,
-                       ONNXC_TEMPLATES_DIR);
+    return fmt::format("-std=c++17 -O1 {} -Wall -Wextra -Werror -I{} -I{}", target_->cxx_flags,
+                       ONNXC_RUNTIME_DIR, ONNXC_TEMPLATES_DIR);
   }
 
   // Builds a binary for `members` (indices into cases_); returns its path or "" on failure.
@@ -426,6 +433,7 @@ class TestRunner {
   const TestArgs& args_;
   std::string cxx_;
   fs::path cache_, work_;
+  const Target* target_ = &default_target();
   std::vector<TestCase> cases_;
   std::vector<CaseResult> results_;
   std::vector<Prepared> prepared_;

@@ -24,6 +24,7 @@ struct ImportOptions {
   std::map<std::string, Tensor> constant_inputs;
   // Value for every symbolic dim not pinned otherwise (-1: none; light/ cases use 1).
   int64_t default_dim = -1;
+  const Target* target = &default_target();  // --target: set on the Module for the passes
 };
 
 std::unique_ptr<Module> import_model(const onnx::ModelProto& model, const ImportOptions& options,

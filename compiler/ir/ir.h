@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "ir/target.h"
 
 namespace onnxc {
 
@@ -202,6 +203,7 @@ struct Module {
   std::string producer_name, producer_version;
   std::map<std::string, int> opsets;  // domain -> version ("" is ai.onnx)
   std::unique_ptr<Graph> graph;
+  const Target* target = &default_target();  // --target
   MemorySummary memory;
 };
 

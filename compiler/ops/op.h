@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/target.h"
 #include "onnxc/base.h"  // kMaxRank, index_t: limits of the runtime kernels
 #include "support/checked_math.h"
 #include "support/diagnostics.h"
@@ -26,15 +27,18 @@ namespace onnxc {
 // order, folding on demand as for the main graph; the subgraph's inputs must already carry their
 // types and shapes. Values of enclosing graphs it reads are already inferred. Defined by the
 // infer-shapes pass (passes/infer_shapes.cpp).
-bool infer_subgraph(Graph& g, Diagnostics& diag);
+bool infer_subgraph(Graph& g, Diagnostics& diag, const Target& target);
 
 class InferContext {
  public:
-  InferContext(Node& node, Diagnostics& diag) : node_(node), diag_(diag) {}
+  InferContext(Node& node, Diagnostics& diag, const Target& target = default_target())
+      : node_(node), diag_(diag), target_(target) {}
 
   Node& node() { return node_; }
   const Node& node() const { return node_; }
   int opset() const { return node_.opset; }
+  // The target the code is generated for (--target): tile and scratch sizes follow its memory.
+  const Target& target() const { return target_; }
 
   size_t num_inputs() const { return node_.inputs.size(); }
   size_t num_outputs() const { return node_.outputs.size(); }
@@ -77,7 +81,7 @@ class InferContext {
   void request_scratch(size_t bytes) { node_.scratch_bytes = bytes; }
   // Control flow: binds handlers in and infers a subgraph of this node whose inputs' types and
   // shapes the caller has set (see infer_subgraph). Errors name the subgraph's nodes.
-  bool infer_subgraph(Graph& g) { return onnxc::infer_subgraph(g, diag_); }
+  bool infer_subgraph(Graph& g) { return onnxc::infer_subgraph(g, diag_, target_); }
   template <typename S>
   S& make_state() {
     node_.state = std::make_unique<S>();
@@ -88,6 +92,7 @@ class InferContext {
   const Attribute* attr_of_kind(const std::string& name, Attribute::Kind kind);
   Node& node_;
   Diagnostics& diag_;
+  const Target& target_;
   std::function<void(const Value*)> demand_;
 };
 

@@ -211,7 +211,7 @@ bool fold_batchnorm(Module& module, PassContext& stats) {
     fusion::take_output(p, p.output(0), y);
     for (const Node* u : chain) stats.count(u->op_type + " folded");
     fusion::erase_nodes(g, chain);
-    if (!fusion::reinfer(p, diag, kPass)) return changed;
+    if (!fusion::reinfer(p, *module.target, diag, kPass)) return changed;
     changed = true;
   }
   return changed;

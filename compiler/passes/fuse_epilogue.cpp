@@ -181,7 +181,7 @@ bool fuse_epilogue(Module& module, PassContext& stats) {
     const bool activation = fuse_activation(g, *p, stats);
     if (!bias && !residual && !activation) continue;
     changed = true;
-    if (!fusion::reinfer(*p, diag, kPass)) return changed;
+    if (!fusion::reinfer(*p, *module.target, diag, kPass)) return changed;
   }
   return changed;
 }

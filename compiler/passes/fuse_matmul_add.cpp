@@ -48,7 +48,8 @@ void toggle_int_attr(Node& n, const char* name) {
   a.i = a.i ? 0 : 1;
 }
 
-bool fold_transposes(Graph& g, Node& n, PassContext& stats, Diagnostics& diag, bool& ok) {
+bool fold_transposes(Graph& g, Node& n, const Target& target, PassContext& stats, Diagnostics& diag,
+                     bool& ok) {
   bool changed = false;
   for (size_t i = 0; i < 2; ++i) {
     const Value* v = n.input(i);
@@ -62,7 +63,7 @@ bool fold_transposes(Graph& g, Node& n, PassContext& stats, Diagnostics& diag, b
     changed = true;
   }
   (void)g;
-  if (changed) ok = fusion::reinfer(n, diag, kPass);
+  if (changed) ok = fusion::reinfer(n, target, diag, kPass);
   return changed;
 }
 
@@ -84,7 +85,8 @@ Value* bias_row(Graph& g, const Node* m, Value* c, const Shape& out, const std::
   return fusion::add_constant(g, base, std::move(t));
 }
 
-bool fuse_add(Graph& g, Node& m, PassContext& stats, Diagnostics& diag, bool& ok) {
+bool fuse_add(Graph& g, Node& m, const Target& target, PassContext& stats, Diagnostics& diag,
+              bool& ok) {
   if (m.input(2) || m.input(3) || m.attr("fused_activation")) return false;
   Value* y = m.output(0);
   const Value *a = m.input(0), *b = m.input(1);
@@ -113,7 +115,7 @@ bool fuse_add(Graph& g, Node& m, PassContext& stats, Diagnostics& diag, bool& ok
   fusion::take_output(m, y, u->output(0));
   fusion::erase_nodes(g, {u});
   stats.count(to_gemm ? "MatMul+Add made Gemm" : "MatMul+Add made biased MatMul");
-  ok = fusion::reinfer(m, diag, kPass);
+  ok = fusion::reinfer(m, target, diag, kPass);
   return true;
 }
 
@@ -128,8 +130,8 @@ bool fuse_matmul_add(Module& module, PassContext& stats) {
     if ((n.op_type != "MatMul" && n.op_type != "Gemm") || !n.domain.empty() ||
         !is_float(n.output(0)) || n.input(3) || n.attr("fused_activation"))
       continue;
-    changed |= fold_transposes(g, n, stats, diag, ok);
-    if (ok && n.op_type == "MatMul") changed |= fuse_add(g, n, stats, diag, ok);
+    changed |= fold_transposes(g, n, *module.target, stats, diag, ok);
+    if (ok && n.op_type == "MatMul") changed |= fuse_add(g, n, *module.target, stats, diag, ok);
   }
   return changed;
 }

@@ -49,8 +49,8 @@ size_t position(const Graph& g, const Node* n) {
   return g.nodes.size();
 }
 
-bool reinfer(Node& n, Diagnostics& diag, const char* pass) {
-  InferContext ctx(n, diag);
+bool reinfer(Node& n, const Target& target, Diagnostics& diag, const char* pass) {
+  InferContext ctx(n, diag, target);
   const size_t before = diag.count();
   if (n.handler->infer(ctx) && diag.count() == before) return true;
   diag.node_error(n.name, n.op_type, "internal error: {} produced a node its op rejects", pass);

@@ -22,7 +22,7 @@ size_t position(const Graph& g, const Node* n);
 
 // Re-runs n's handler infer() after a rewrite; reports (as an onnxc bug) and returns false if
 // the handler rejects the rewritten node.
-bool reinfer(Node& n, Diagnostics& diag, const char* pass);
+bool reinfer(Node& n, const Target& target, Diagnostics& diag, const char* pass);
 
 // A new constant value named after `base` (made unique in g).
 Value* add_constant(Graph& g, const std::string& base, Tensor t);

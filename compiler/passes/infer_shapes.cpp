@@ -39,7 +39,8 @@ namespace {
 
 // Infers `graph`'s nodes in order. `bind` also binds handlers first (subgraphs: bind-handlers only
 // binds the main graph, so an If branch that is never taken needs no supported ops).
-bool infer_nodes(Graph& graph, Diagnostics& diag, int64_t& folded, bool bind) {
+bool infer_nodes(Graph& graph, Diagnostics& diag, const Target& target, int64_t& folded,
+                 bool bind) {
   for (auto& n : graph.nodes) {
     if (bind && !n->handler) {
       n->handler = OpRegistry::instance().find(n->domain, n->op_type, n->opset);
@@ -50,7 +51,7 @@ bool infer_nodes(Graph& graph, Diagnostics& diag, int64_t& folded, bool bind) {
       }
     }
     if (!n->handler) return false;  // bind-handlers reported it
-    InferContext ctx(*n, diag);
+    InferContext ctx(*n, diag, target);
     ctx.set_constant_demand([&folded](const Value* v) { fold_on_demand(v, folded); });
     size_t before = diag.count();
     if (!n->handler->infer(ctx) || diag.count() != before) {
@@ -64,12 +65,12 @@ bool infer_nodes(Graph& graph, Diagnostics& diag, int64_t& folded, bool bind) {
 
 }  // namespace
 
-bool infer_subgraph(Graph& g, Diagnostics& diag) {
+bool infer_subgraph(Graph& g, Diagnostics& diag, const Target& target) {
   int64_t folded = 0;
   // Errors inside a body name the body. A body node needing a compile-time value the body only
   // computes at run time (a Slice start from the iteration number) is a limit of static shapes.
   Diagnostics inner;
-  bool ok = infer_nodes(g, inner, folded, /*bind=*/true);
+  bool ok = infer_nodes(g, inner, target, folded, /*bind=*/true);
   for (const auto& e : inner.errors())
     diag.error("in subgraph '{}': {}{}", g.name, e,
                e.find("must be a constant") != std::string::npos
@@ -92,7 +93,7 @@ bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand) 
   for (Value* in : graph.inputs)
     if (!in->has_shape) return false;  // the importer already reported the unresolved dims
   int64_t folded = 0;
-  if (!infer_nodes(graph, diag, folded, /*bind=*/false)) return false;
+  if (!infer_nodes(graph, diag, *module.target, folded, /*bind=*/false)) return false;
   for (const Value* v : graph.outputs)
     if (!v->has_shape) {
       diag.error("graph output '{}' has no inferred shape", v->name);

@@ -10,10 +10,10 @@
 namespace onnxc {
 namespace {
 
-int64_t inline_ifs(Graph& graph, Diagnostics& diag) {
+int64_t inline_ifs(Graph& graph, const Target& target, Diagnostics& diag) {
   int64_t inlined = 0;
   for (auto& n : graph.nodes)
-    for (Graph* sub : subgraphs_of(*n)) inlined += inline_ifs(*sub, diag);
+    for (Graph* sub : subgraphs_of(*n)) inlined += inline_ifs(*sub, target, diag);
   std::vector<std::unique_ptr<Node>> nodes;
   for (auto& n : graph.nodes) {
     const Value* cond = n->input(0);
@@ -42,7 +42,7 @@ int64_t inline_ifs(Graph& graph, Diagnostics& diag) {
       id->inputs = {branch->outputs[i]};
       id->outputs = {out};
       out->producer = id.get();
-      InferContext ctx(*id, diag);
+      InferContext ctx(*id, diag, target);
       if (!identity || !identity->infer(ctx)) {
         diag.node_error(n->name, n->op_type, "internal: cannot inline the taken branch");
         return inlined;
@@ -62,7 +62,7 @@ class InlineIfPass final : public Pass {
     return "splices the taken branch of an If with a compile-time constant condition";
   }
   bool run(Module& module, PassContext& ctx) override {
-    int64_t inlined = inline_ifs(*module.graph, ctx.diag());
+    int64_t inlined = inline_ifs(*module.graph, *module.target, ctx.diag());
     if (inlined) ctx.count("Ifs inlined", inlined);
     return inlined > 0;
   }

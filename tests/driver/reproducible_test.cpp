@@ -82,8 +82,8 @@ TEST_CASE("same model bytes and flags give byte-identical files from any path",
   // The banner names the model by file name and hash, and gives the flags.
   const std::string cpp = read_file(b / "gen" / "net.cpp");
   CHECK(cpp.find("// Model: net.onnx (sha256 ") != std::string::npos);
-  CHECK(cpp.find("// Flags: --name net --dim batch=2 --weights external --runtime inline\n") !=
-        std::string::npos);
+  CHECK(cpp.find("// Flags: --name net --dim batch=2 --target generic --weights external --runtime "
+                 "inline\n") != std::string::npos);
   // Flags spelled out at their defaults give the same files as leaving them out.
   REQUIRE(run_in(root / "repro_one", "models/net.onnx -o out/net.cpp --dim batch=2") == 0);
   REQUIRE(run_in(b, "net.onnx -o gen/net.cpp --runtime inline --weights embedded --dim batch=2") ==

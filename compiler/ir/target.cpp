@@ -1,0 +1,75 @@
+#include "ir/target.h"
+
+namespace onnxc {
+
+const std::vector<Target>& all_targets() {
+  static const std::vector<Target> targets = {
+#define ONNXC_TARGET_ROW(name, isa, fpu, cache, stack, flags, text) \
+  Target{name, Isa::isa, Fpu::fpu, cache, stack, flags, text},
+      ONNXC_TARGETS(ONNXC_TARGET_ROW)
+#undef ONNXC_TARGET_ROW
+  };
+  return targets;
+}
+
+namespace {
+
+// The most capable table target the compiling machine runs. Used for `--target native` only,
+// which bench and local experiments use; reproducible builds name their target.
+std::string_view native_target_name() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+    return "x86-64-v4";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "x86-64-v3";
+  return "x86-64-v2";
+#elif defined(__aarch64__)
+  return "aarch64";
+#else
+  return "generic";
+#endif
+}
+
+}  // namespace
+
+const Target* find_target(std::string_view name) {
+  if (name == "native") name = native_target_name();
+  for (const Target& t : all_targets())
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+bool host_can_run(const Target& t) {
+  if (t.name == "generic") return true;
+  const Target* host = find_target("native");
+  if (t.name.substr(0, 6) == "x86-64" && host->name.substr(0, 6) == "x86-64")
+    return t.name <= host->name;  // v2 < v3 < v4, and the host runs every level below its own
+  return t.name == host->name;
+}
+
+const Target& default_target() {
+  return all_targets().front();
+}
+
+std::string_view isa_name(Isa isa) {
+  switch (isa) {
+#define ONNXC_ISA_NAME(name) \
+  case Isa::name:            \
+    return #name;
+    ONNXC_ISAS(ONNXC_ISA_NAME)
+#undef ONNXC_ISA_NAME
+  }
+  return "scalar";
+}
+
+std::string target_names() {
+  std::string out;
+  for (const Target& t : all_targets()) {
+    if (!out.empty()) out += ", ";
+    out += t.name;
+  }
+  return out + ", native";
+}
+
+}  // namespace onnxc

@@ -1,0 +1,82 @@
+// Compilation targets: what the generated code may assume about the CPU that runs it. A target
+// fixes the instruction set the kernels may use (chosen at compile time, never detected at run
+// time), the memory budget that tiles and scratch are sized for, the stack a kernel frame may
+// use and which floating-point precisions the FPU has. `--target NAME` picks one; `native` is
+// resolved by the compiler to the named target of the machine it runs on. The default, `generic`,
+// assumes nothing: portable C++ that any conforming compiler builds for any CPU.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace onnxc {
+
+// The closed set of ISAs kernel variants are written for (the `__<isa>` suffix of their names).
+#define ONNXC_ISAS(X) \
+  X(scalar)           \
+  X(sse2)             \
+  X(avx2_fma)         \
+  X(avx512f)          \
+  X(neon)             \
+  X(neonfma)
+
+enum class Isa {
+#define ONNXC_ISA_ENUM(name) name,
+  ONNXC_ISAS(ONNXC_ISA_ENUM)
+#undef ONNXC_ISA_ENUM
+};
+
+// What the FPU computes in hardware. kSingle: float only (double is emulated in software, so
+// float kernels must not promote); kNone: no FPU at all.
+enum class Fpu { kDouble, kSingle, kNone };
+
+// X(name, isa, fpu, cache_bytes, max_kernel_stack, cxx_flags, description)
+//   cache_bytes:      the working-set budget tiles and scratch are sized for (L2 on desktop
+//                     cores, a fraction of SRAM on microcontrollers)
+//   max_kernel_stack: the most stack one kernel call may use, in bytes
+//   cxx_flags:        what to pass the C++ compiler so that it may use the ISA
+#define ONNXC_TARGETS(X)                                                                           \
+  X("generic", scalar, kDouble, 262144, 1024, "", "portable C++, no ISA assumed (the default)")    \
+  X("x86-64-v2", sse2, kDouble, 262144, 1024, "-march=x86-64-v2", "x86-64 with SSE4.2")            \
+  X("x86-64-v3", avx2_fma, kDouble, 1048576, 1024, "-march=x86-64-v3", "x86-64 with AVX2 and FMA") \
+  X("x86-64-v4", avx512f, kDouble, 1048576, 1024, "-march=x86-64-v4", "x86-64 with AVX-512")       \
+  X("aarch64", neonfma, kDouble, 524288, 1024, "-march=armv8-a", "64-bit Arm (NEON with FMA)")     \
+  X("cortex-a7", neon, kDouble, 131072, 1024, "-mcpu=cortex-a7 -mfpu=neon-vfpv4 -mfloat-abi=hard", \
+    "32-bit Arm application core with NEON")                                                       \
+  X("cortex-m7", scalar, kDouble, 65536, 256,                                                      \
+    "-mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard",                                     \
+    "Cortex-M7 with a double-precision FPU")                                                       \
+  X("cortex-m4", scalar, kSingle, 16384, 256,                                                      \
+    "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard",                                  \
+    "Cortex-M4F (single-precision FPU)")                                                           \
+  X("cortex-m3", scalar, kNone, 16384, 256, "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft",            \
+    "Cortex-M3 (no FPU)")
+
+struct Target {
+  std::string_view name;
+  Isa isa;
+  Fpu fpu;
+  size_t cache_bytes;
+  size_t max_kernel_stack;
+  std::string_view cxx_flags;
+  std::string_view description;
+
+  bool is_microcontroller() const { return max_kernel_stack <= 256; }
+};
+
+// Every target of ONNXC_TARGETS, in table order.
+const std::vector<Target>& all_targets();
+// The target named `name` ("native" resolves to the host's), or nullptr when there is none.
+const Target* find_target(std::string_view name);
+const Target& default_target();
+// Whether code built for `t` runs on the machine the compiler runs on (onnxc test and bench run
+// what they build).
+bool host_can_run(const Target& t);
+// "scalar", "avx2_fma", ...: the suffix of kernel variant names.
+std::string_view isa_name(Isa isa);
+// "generic, x86-64-v2, ...": for usage messages.
+std::string target_names();
+
+}  // namespace onnxc

@@ -1,0 +1,39 @@
+// The target table: names are unique and resolvable, `native` resolves to a table row the host
+// runs, and the microcontroller rows carry the tighter stack limit.
+#include "ir/target.h"
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+using namespace onnxc;
+
+TEST_CASE("every target is found by its name, and names are unique", "[target]") {
+  std::set<std::string_view> names;
+  for (const Target& t : all_targets()) {
+    CHECK(names.insert(t.name).second);
+    CHECK(find_target(t.name) == &t);
+    CHECK(!isa_name(t.isa).empty());
+  }
+  CHECK(find_target("pentium-pro") == nullptr);
+  CHECK(default_target().name == "generic");
+  CHECK(target_names().find("cortex-m4") != std::string::npos);
+}
+
+TEST_CASE("native is a named target the host can run", "[target]") {
+  const Target* native = find_target("native");
+  REQUIRE(native != nullptr);
+  CHECK(native->name != "native");
+  CHECK(host_can_run(*native));
+  CHECK(host_can_run(default_target()));
+  CHECK_FALSE(host_can_run(*find_target("cortex-m4")));
+}
+
+TEST_CASE("microcontroller targets limit kernel stack to 256 bytes", "[target]") {
+  CHECK(find_target("cortex-m4")->is_microcontroller());
+  CHECK(find_target("cortex-m4")->max_kernel_stack == 256);
+  CHECK(find_target("cortex-m4")->fpu == Fpu::kSingle);
+  CHECK(find_target("cortex-m3")->fpu == Fpu::kNone);
+  CHECK_FALSE(find_target("x86-64-v3")->is_microcontroller());
+  CHECK(isa_name(find_target("x86-64-v3")->isa) == "avx2_fma");
+}
