@@ -123,13 +123,20 @@ def main():
         return
     out_dir, names = sys.argv[1], sys.argv[2:] or list(MODELS)
     os.makedirs(out_dir, exist_ok=True)
+    failed = False
     for name in names:
         if name not in MODELS:
             sys.exit(f"make_models.py: unknown model '{name}' (known: {' '.join(MODELS)})")
         if os.path.exists(os.path.join(out_dir, name + ".onnx")):
             continue
         print(f"make_models.py: exporting {name}", file=sys.stderr, flush=True)
-        export(name, out_dir)
+        try:
+            export(name, out_dir)
+        except Exception as e:  # one model's failure is reported, the others still export
+            failed = True
+            print(f"make_models.py: {name}: export failed: {str(e).splitlines()[0]}",
+                  file=sys.stderr, flush=True)
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,19 @@
-// Host-side timing driver that `onnxc bench` compiles with one generated model. The including
-// source defines ONNXC_BENCH_MODEL (the model's namespace) and ONNXC_BENCH_SOURCE (the generated
-// .cpp, included here after the profiling hooks), and with --profile ONNXC_BENCH_PROFILE_NODES
-// (the number of top-level nodes).
+// Host-side timing driver that `onnxc bench` compiles with one generated model.
+// The including source defines ONNXC_BENCH_MODEL (the model's namespace) and
+// ONNXC_BENCH_SOURCE (the generated .cpp, included here after the profiling
+// hooks), and with --profile ONNXC_BENCH_PROFILE_NODES (the number of top-level
+// nodes).
 //
-//   bench DIR ITERS    reads DIR/input_K.bin, runs a warm-up then ITERS timed inferences and
+//   bench DIR ITERS    reads DIR/input_K.bin, runs a warm-up then ITERS timed
+//   inferences and
 //                      prints `median_ms=X min_ms=Y`; with profiling, first one
-//                      `node INDEX NS` line per timed node (mean nanoseconds per inference)
-//   bench DIR --serve  reads a count N per line on stdin, runs N inferences and prints their
-//                      latencies in ms on one line (bench/run interleaves it with a peer)
+//                      `node INDEX NS` line per timed node (its median
+//                      nanoseconds over the timed inferences: robust to the
+//                      other processes of a shared machine)
+//   bench DIR --serve  reads a count N per line on stdin, runs N inferences and
+//   prints their
+//                      latencies in ms on one line (bench/run interleaves it
+//                      with a peer)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -18,7 +24,8 @@
 #include <vector>
 
 #ifdef ONNXC_BENCH_PROFILE_NODES
-// The generated code calls these around each node block (see CodegenOptions::profile).
+// The generated code calls these around each node block (see
+// CodegenOptions::profile).
 namespace onnxc_bench_profile {
 std::int64_t node_ns[ONNXC_BENCH_PROFILE_NODES];
 std::chrono::steady_clock::time_point node_start;
@@ -99,15 +106,24 @@ int measure(Buffers& b, int iters) {
   std::fill(std::begin(onnxc_bench_profile::node_ns), std::end(onnxc_bench_profile::node_ns), 0);
 #endif
   std::vector<double> ms;
+#ifdef ONNXC_BENCH_PROFILE_NODES
+  using onnxc_bench_profile::node_ns;
+  std::vector<std::vector<std::int64_t>> per_node(ONNXC_BENCH_PROFILE_NODES);
+#endif
   for (int i = 0; i < iters; ++i) {
     ms.push_back(timed_run(b));
     if (ms.back() < 0) return 4;
+#ifdef ONNXC_BENCH_PROFILE_NODES
+    for (int k = 0; k < ONNXC_BENCH_PROFILE_NODES; ++k) per_node[k].push_back(node_ns[k]);
+    std::fill(std::begin(node_ns), std::end(node_ns), 0);
+#endif
   }
 #ifdef ONNXC_BENCH_PROFILE_NODES
-  for (int k = 0; k < ONNXC_BENCH_PROFILE_NODES; ++k)
-    if (onnxc_bench_profile::node_ns[k])
-      std::printf("node %d %lld\n", k,
-                  static_cast<long long>(onnxc_bench_profile::node_ns[k] / iters));
+  for (int k = 0; k < ONNXC_BENCH_PROFILE_NODES; ++k) {
+    std::vector<std::int64_t>& t = per_node[k];
+    std::nth_element(t.begin(), t.begin() + iters / 2, t.end());
+    if (t[iters / 2]) std::printf("node %d %lld\n", k, static_cast<long long>(t[iters / 2]));
+  }
 #endif
   std::sort(ms.begin(), ms.end());
   std::printf("median_ms=%.4f min_ms=%.4f\n", ms[ms.size() / 2], ms.front());
