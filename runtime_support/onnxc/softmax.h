@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "onnxc/base.h"
+#include "onnxc/vmath.h"
 
 namespace onnxc {
 
@@ -120,28 +121,6 @@ inline void hardmax_ref(const T* x, T* y, index_t outer, index_t axis, index_t i
 // ---- float variants with a vectorizable exp ---------------------------------------------------
 
 namespace softmax_detail {
-
-// e^x for x <= 88 (x < -87 gives e^-87, ~1.6e-38, in place of 0 or a denormal): 2^n * e^r with
-// n = round(x / ln 2), |r| <= ln(2) / 2, e^r by its degree-6 Taylor polynomial, 2^n built in
-// the exponent bits. Branch-free, so loops over it vectorize.
-inline float exp_poly(float x) {
-  x = x > -87.0f ? x : -87.0f;  // also maps NaN, keeping the int conversion below defined
-  x = x < 88.0f ? x : 88.0f;
-  const float t = x * 1.44269504088896341f;
-  const float n = (t + 12582912.0f) - 12582912.0f;  // round to nearest via 1.5 * 2^23
-  const float r = (x - n * 0.693145751953125f) - n * 1.428606765330187e-06f;  // ln 2 in 2 parts
-  float e = 1.0f / 720;
-  e = e * r + 1.0f / 120;
-  e = e * r + 1.0f / 24;
-  e = e * r + 1.0f / 6;
-  e = e * r + 0.5f;
-  e = e * r + 1.0f;
-  e = e * r + 1.0f;
-  const std::uint32_t bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return e * scale;
-}
 
 constexpr index_t kLanes = 16;  // independent partial results, so reductions vectorize
 

@@ -11,6 +11,7 @@
 
 #include "onnxc/base.h"
 #include "onnxc/half.h"
+#include "onnxc/vmath.h"
 
 namespace onnxc {
 
@@ -107,8 +108,17 @@ inline T softplus(T x) {
 
 ONNXC_UNARY_FUNCTOR(Relu, x > T(0) ? x : T(0))
 ONNXC_UNARY_FUNCTOR(LeakyRelu, x >= T(0) ? x : static_cast<T>(x * static_cast<T>(alpha)))
-ONNXC_UNARY_FUNCTOR(Sigmoid,
-                    x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x)))
+// Float (and the half types, computed in float) through the vectorizable sigmoid_poly.
+struct Sigmoid {
+  float alpha, beta;
+  template <typename T>
+  T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>)
+      return sigmoid_poly(x);
+    else
+      return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
+  }
+};
 ONNXC_UNARY_FUNCTOR(HardSigmoid, std::fmax(T(0), std::fmin(T(1), static_cast<T>(alpha) * x +
                                                                      static_cast<T>(beta))))
 ONNXC_UNARY_FUNCTOR(HardSwish, std::fmax(T(0), std::fmin(T(1), x / T(6) + T(0.5))) * x)

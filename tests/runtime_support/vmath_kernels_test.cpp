@@ -1,0 +1,36 @@
+// The vectorizable float math (onnxc/vmath.h) against libm in double precision.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+
+#include "onnxc/vmath.h"
+
+using namespace onnxc;
+
+TEST_CASE("exp_poly is accurate over the float range", "[vmath]") {
+  double worst = 0;
+  for (float v = -87.0f; v <= 88.0f; v += 0.0137f) {
+    const double want = std::exp(static_cast<double>(v));
+    worst = std::max(worst, std::fabs(exp_poly(v) - want) / want);
+  }
+  CHECK(worst < 3e-7);
+  CHECK(exp_poly(0.0f) == 1.0f);
+  CHECK(exp_poly(-1000.0f) < 1e-37f);  // underflow clamps to ~0, no garbage
+}
+
+TEST_CASE("sigmoid_poly matches 1 / (1 + e^-x) everywhere, saturating without overflow",
+          "[vmath]") {
+  for (float v = -120.0f; v <= 120.0f; v += 0.00731f) {
+    const double want = 1.0 / (1.0 + std::exp(-static_cast<double>(v)));
+    const double got = sigmoid_poly(v);
+    // Relative where the result is a normal float; below e^-87 exp_poly clamps (checked below).
+    if (want > 1e-37) REQUIRE(std::fabs(got - want) / want < 1e-6);
+  }
+  CHECK(sigmoid_poly(0.0f) == 0.5f);
+  CHECK(sigmoid_poly(1000.0f) == 1.0f);
+  CHECK(sigmoid_poly(-1000.0f) >= 0.0f);
+  CHECK(sigmoid_poly(-1000.0f) < 1e-37f);
+  CHECK(std::isnan(sigmoid_poly(std::numeric_limits<float>::quiet_NaN())));
+  CHECK(sigmoid_poly(std::numeric_limits<float>::infinity()) == 1.0f);
+  CHECK(sigmoid_poly(-std::numeric_limits<float>::infinity()) < 1e-37f);
+}
