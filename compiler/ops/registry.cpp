@@ -14,7 +14,7 @@ OpRegistry::OpRegistry() {
         misc_ops,          resize_ops,        image_ops,          quantize_ops,  qlinear_ops,
         recurrent_ops,     signal_ops,        einsum_ops,         detection_ops, random_ops,
         training_ops,      gradient_ops,      control_flow_ops,   tfidf_ops,     ml_tree_ops,
-        ml_preprocess_ops}) {
+        ml_preprocess_ops, ml_linear_ops,     ml_encode_ops}) {
     auto rows = family();
     rows_.insert(rows_.end(), rows.begin(), rows.end());
   }

@@ -49,6 +49,8 @@ std::vector<OpRegistration> training_ops();        // ops/training.cpp
 std::vector<OpRegistration> tfidf_ops();           // ops/tfidf.cpp
 std::vector<OpRegistration> ml_tree_ops();         // ops/ml_tree.cpp
 std::vector<OpRegistration> ml_preprocess_ops();   // ops/ml_preprocess.cpp
+std::vector<OpRegistration> ml_linear_ops();       // ops/ml_linear.cpp
+std::vector<OpRegistration> ml_encode_ops();       // ops/ml_encode.cpp
 std::vector<OpRegistration> control_flow_ops();    // ops/control_flow.cpp
 std::vector<OpRegistration> gradient_ops();        // ops/gradient.cpp (Gradient's lowering helpers)
 

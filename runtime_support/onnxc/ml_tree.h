@@ -3,8 +3,7 @@
 // leaves that each cast one or more votes (target, weight). For each row of X every tree is walked
 // from its root to a leaf; the leaf's votes are aggregated per target (SUM, AVERAGE = SUM / trees,
 // MIN, MAX), base values are added and a post transform is applied to the row:
-//   NONE; SOFTMAX; LOGISTIC 1 / (1 + e^-v); SOFTMAX_ZERO (softmax over the non-zero entries,
-//   zeros stay zero).
+//   see onnxc/ml_common.h.
 // A successor >= 0 is a node index; a successor < 0 is leaf ~successor. A NaN feature goes to the
 // true branch when the node's missing_true flag is set, otherwise the comparison decides (every
 // comparison with NaN is false except NEQ). MEMBER nodes test x against their members list.
@@ -20,12 +19,12 @@
 #include <limits>
 
 #include "onnxc/base.h"
+#include "onnxc/ml_common.h"
 
 namespace onnxc {
 
 enum : uint8_t { kTreeLeq, kTreeLt, kTreeGte, kTreeGt, kTreeEq, kTreeNeq, kTreeMember };
 enum : int { kAggAverage, kAggSum, kAggMin, kAggMax };
-enum : int { kPostNone, kPostSoftmax, kPostLogistic, kPostSoftmaxZero };
 
 template <typename T>
 struct TreeEnsembleParams {
@@ -87,27 +86,6 @@ inline index_t tree_leaf(const TreeEnsembleParams<T>& p, index_t root, const X* 
   return ~at;
 }
 
-template <typename T>
-inline void tree_post_transform(int transform, T* y, index_t n) {
-  if (transform == kPostLogistic) {
-    for (index_t j = 0; j < n; ++j) y[j] = T(1) / (T(1) + std::exp(-y[j]));
-    return;
-  }
-  if (transform != kPostSoftmax && transform != kPostSoftmaxZero) return;
-  const bool skip_zero = transform == kPostSoftmaxZero;
-  T top = -std::numeric_limits<T>::infinity();
-  for (index_t j = 0; j < n; ++j)
-    if (!(skip_zero && y[j] == T(0)) && y[j] > top) top = y[j];
-  T sum = 0;
-  for (index_t j = 0; j < n; ++j) {
-    if (skip_zero && y[j] == T(0)) continue;
-    y[j] = std::exp(y[j] - top);
-    sum += y[j];
-  }
-  for (index_t j = 0; j < n; ++j)
-    if (!(skip_zero && y[j] == T(0))) y[j] /= sum;
-}
-
 template <typename X, typename T>
 inline void tree_ensemble_ref(const TreeEnsembleParams<T>& p, const X* x, T* y, uint8_t* voted) {
   for (index_t r = 0; r < p.rows; ++r) {
@@ -139,7 +117,7 @@ inline void tree_ensemble_ref(const TreeEnsembleParams<T>& p, const X* x, T* y, 
       if (p.aggregate == kAggAverage) out[j] /= static_cast<T>(p.n_trees);
       if (p.base_values) out[j] += p.base_values[j];
     }
-    tree_post_transform(p.post_transform, out, p.n_targets);
+    ml_post_transform(p.post_transform, out, p.n_targets);
   }
 }
 

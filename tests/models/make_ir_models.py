@@ -2,7 +2,9 @@
 """Builds the issue-14 test models (model-local functions, ai.onnx.ml ops) as ONNX backend-test
 cases: model.onnx + test_data_set_0/input_K.{pb,bin} + inputs.json; onnxruntime-node then gives
 the expected outputs (bench/ort_reference.js, bench/make_cases.py expect).
-  make_ir_models.py OUT_DIR
+  make_ir_models.py OUT_DIR            # the cases
+  make_ir_models.py --expect OUT_DIR   # ORT's output_K.bin -> output_K.pb (float32 or int64)
+  make_ir_models.py --check OUT_DIR    # ORT agrees on `functions` and `functions_inlined`
 
 Messages are built with the protobuf API from this repository's proto/onnx.proto (compiled here by
 protoc), because Debian's python3-onnx (1.12) predates FunctionProto.attribute_proto (IR 9) and
@@ -17,7 +19,9 @@ Cases:
   functions_inlined  the same computation with every call inlined by hand; make_ir_models.py
                      --check compares ORT's outputs of the two
   ml_*               ai.onnx.ml ops the conformance suite lacks (Scaler, Normalizer, Imputer,
-                     TreeEnsembleRegressor, TreeEnsemble post transforms, ...)
+                     TreeEnsembleRegressor, TreeEnsemble post transforms, LinearRegressor,
+                     LinearClassifier with int64 labels, binary and multiclass, OneHotEncoder,
+                     LabelEncoder, FeatureVectorizer)
 """
 import json
 import os
@@ -289,6 +293,65 @@ def ml_cases(out_dir):
                                                  post_transform=post, **te), [5, 2], [("X", xr)], te5)
 
 
+def linear_cases(out_dir):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    coef = rng.standard_normal(9).round(2).tolist()
+    ml = opsets(ai_onnx=18, ai_onnx_ml=1)
+    for post in ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO"):
+        m = model([node("LinearRegressor", ["X"], ["Y"], "r", "ai.onnx.ml", coefficients=coef,
+                        intercepts=[0.5, -1.0, 0.25], targets=3, post_transform=post)],
+                  [("X", [5, 3])], [("Y", [5, 3])], ml)
+        write_case(out_dir, f"ml_linear_regressor_{post.lower()}", m, [("X", x)])
+        m = model([node("LinearClassifier", ["X"], ["Y", "Z"], "c", "ai.onnx.ml", coefficients=coef,
+                        intercepts=[0.5, -1.0, 0.25], classlabels_ints=[4, 8, 15],
+                        post_transform=post)],
+                  [("X", [5, 3])], [("Y", [5]), ("Z", [5, 3])], ml)
+        m.graph.output[0].type.tensor_type.elem_type = P.TensorProto.INT64
+        write_case(out_dir, f"ml_linear_classifier_{post.lower()}", m, [("X", x)])
+    for post in ("NONE", "LOGISTIC"):  # binary: one score row, two labels, two score columns
+        m = model([node("LinearClassifier", ["X"], ["Y", "Z"], "c", "ai.onnx.ml",
+                        coefficients=coef[:3], intercepts=[0.1], classlabels_ints=[3, 7],
+                        post_transform=post)],
+                  [("X", [5, 3])], [("Y", [5]), ("Z", [5, 2])], ml)
+        m.graph.output[0].type.tensor_type.elem_type = P.TensorProto.INT64
+        write_case(out_dir, f"ml_linear_binary_{post.lower()}", m, [("X", x)])
+
+
+def encode_cases(out_dir):
+    ml = opsets(ai_onnx=18, ai_onnx_ml=2)
+    x = np.array([[1, 3, 7], [2, 7, 0], [5, 1, 3]], np.float32)
+    m = model([node("OneHotEncoder", ["X"], ["Y"], "o", "ai.onnx.ml", cats_int64s=[7, 1, 3, 9])],
+              [("X", [3, 3])], [("Y", [3, 3, 4])], ml)
+    write_case(out_dir, "ml_one_hot_encoder", m, [("X", x)])
+    m = model([node("LabelEncoder", ["X"], ["Y"], "l", "ai.onnx.ml", keys_floats=[1.0, 3.0, 7.0],
+                    values_floats=[10.0, 30.0, 70.0], default_float=-5.0)],
+              [("X", [3, 3])], [("Y", [3, 3])], ml)
+    # No repeated key: the spec says the last one wins, onnxruntime keeps the first (onnxc: spec).
+    write_case(out_dir, "ml_label_encoder_float", m, [("X", x)])
+    m = model([node("FeatureVectorizer", ["X", "W"], ["Y"], "f", "ai.onnx.ml",
+                    inputdimensions=[2, 4])],
+              [("X", [3, 3]), ("W", [3, 2])], [("Y", [3, 6])], ml)
+    write_case(out_dir, "ml_feature_vectorizer", m, [("X", x), ("W", x[:, :2] * 0.5)])
+
+
+def expect(out_dir):
+    """ORT's output_K.bin (ort_reference.js) -> output_K.pb, typed as the model's outputs."""
+    dtypes = {P.TensorProto.FLOAT: np.float32, P.TensorProto.INT64: np.int64}
+    for name in sorted(os.listdir(out_dir)):
+        m = P.ModelProto()
+        with open(os.path.join(out_dir, name, "model.onnx"), "rb") as f:
+            m.ParseFromString(f.read())
+        data = os.path.join(out_dir, name, "test_data_set_0")
+        with open(os.path.join(data, "outputs.json")) as f:
+            outputs = json.load(f)
+        for k, o in enumerate(outputs):
+            elem = next(v.type.tensor_type.elem_type for v in m.graph.output if v.name == o["name"])
+            y = np.fromfile(os.path.join(data, f"output_{k}.bin"), dtypes[elem]).reshape(o["shape"])
+            with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
+                f.write(tensor(o["name"], y).SerializeToString())
+
+
 def check(out_dir):
     """ORT's outputs of `functions` and `functions_inlined` must agree (rtol 1e-6)."""
     a = os.path.join(out_dir, "functions", "test_data_set_0")
@@ -304,6 +367,10 @@ def check(out_dir):
 if __name__ == "__main__":
     if sys.argv[1] == "--check":
         check(sys.argv[2])
+    elif sys.argv[1] == "--expect":
+        expect(sys.argv[2])
     else:
+        linear_cases(sys.argv[1])
+        encode_cases(sys.argv[1])
         functions_case(sys.argv[1])
         ml_cases(sys.argv[1])

@@ -24,6 +24,6 @@ rm -rf "$work" && mkdir -p "$work"
 cases=$work/cases
 /usr/bin/python3 "$here/make_ir_models.py" "$cases"
 (cd "$bench" && node ort_reference.js "$cases")
-/usr/bin/python3 "$bench/make_cases.py" expect "$cases"
+/usr/bin/python3 "$here/make_ir_models.py" --expect "$cases"
 /usr/bin/python3 "$here/make_ir_models.py" --check "$cases"
 "$onnxc" test -j 2 --rtol 1e-3 --atol 1e-5 "$cases"/*

@@ -202,3 +202,76 @@ TEST_CASE("TreeEnsemble (opset 5) refuses PROBIT and float16", "[ml]") {
   setup(half);
   CHECK_FALSE(half.infer());
 }
+
+TEST_CASE("LinearRegressor and LinearClassifier score rows of X", "[ml]") {
+  auto r = ml("LinearRegressor");
+  r.constant<float>(DataType::kFloat, {1, 2}, {1, 1});
+  set_floats(r, "coefficients", {1, 2, -1, 0});
+  set_floats(r, "intercepts", {0.5f, 0});
+  r.attr_int("targets", 2);
+  REQUIRE(r.infer());
+  CHECK(r.out().shape == Shape{1, 2});
+  REQUIRE(r.fold());
+  CHECK(values<float>(r.folded()) == std::vector<float>{3.5f, -1});
+
+  // Binary: one score row; label 7 when the score is > 0; scores [1 - z, z] (what ORT gives).
+  auto c = ml("LinearClassifier");
+  c.constant<float>(DataType::kFloat, {2, 2}, {1, 0, 0, 1});
+  set_floats(c, "coefficients", {1, -2});
+  set_floats(c, "intercepts", {0.5f});
+  c.attr_ints("classlabels_ints", {3, 7});
+  c.outputs(2);
+  REQUIRE(c.infer());
+  CHECK(c.out(1).shape == Shape{2, 2});
+  REQUIRE(c.fold());
+  CHECK(values<int64_t>(c.folded(0)) == std::vector<int64_t>{7, 3});
+  CHECK(values<float>(c.folded(1)) == std::vector<float>{-0.5f, 1.5f, 2.5f, -1.5f});
+
+  auto s = ml("LinearClassifier");
+  s.input(DataType::kFloat, {2, 2});
+  set_floats(s, "coefficients", {1, -2});
+  set_strings(s, "classlabels_strings", {"no", "yes"});
+  s.outputs(2);
+  CHECK_FALSE(s.infer());
+  CHECK(s.error().find("classlabels_strings is not supported") != std::string::npos);
+}
+
+TEST_CASE("LabelEncoder, OneHotEncoder and FeatureVectorizer", "[ml]") {
+  auto le = ml("LabelEncoder", 2);
+  le.constant<int64_t>(DataType::kInt64, {4}, {3, 9, 1, 3});
+  le.attr_ints("keys_int64s", {1, 3, 3});  // a repeated key: the last one wins (the spec)
+  set_floats(le, "values_floats", {0.5f, 1.5f, 2.5f});
+  le.attr_float("default_float", -1);
+  REQUIRE(le.infer());
+  CHECK(le.out().dtype == DataType::kFloat);
+  REQUIRE(le.fold());
+  CHECK(values<float>(le.folded()) == std::vector<float>{2.5f, -1, 0.5f, 2.5f});
+  auto str = ml("LabelEncoder", 2);
+  str.input(DataType::kInt64, {4});
+  set_strings(str, "keys_strings", {"a"});
+  str.attr_ints("values_int64s", {1});
+  CHECK_FALSE(str.infer());
+  CHECK(str.error().find("keys_strings is not supported") != std::string::npos);
+
+  auto oh = ml("OneHotEncoder");
+  oh.constant<int32_t>(DataType::kInt32, {2}, {3, 5});
+  oh.attr_ints("cats_int64s", {5, 3, 1});
+  REQUIRE(oh.infer());
+  CHECK(oh.out().shape == Shape{2, 3});
+  REQUIRE(oh.fold());
+  CHECK(values<float>(oh.folded()) == std::vector<float>{0, 1, 0, 1, 0, 0});
+  auto strict = ml("OneHotEncoder");
+  strict.input(DataType::kInt64, {2});
+  strict.attr_ints("cats_int64s", {1});
+  strict.attr_int("zeros", 0);
+  CHECK_FALSE(strict.infer());
+
+  auto fv = ml("FeatureVectorizer");
+  fv.constant<float>(DataType::kFloat, {2, 3}, {1, 2, 3, 4, 5, 6});
+  fv.constant<int64_t>(DataType::kInt64, {2, 1}, {7, 8});
+  fv.attr_ints("inputdimensions", {2, 2});  // input 0 cut to 2 columns, input 1 padded to 2
+  REQUIRE(fv.infer());
+  CHECK(fv.out().shape == Shape{2, 4});
+  REQUIRE(fv.fold());
+  CHECK(values<float>(fv.folded()) == std::vector<float>{1, 2, 7, 0, 4, 5, 8, 0});
+}
