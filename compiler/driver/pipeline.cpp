@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "frontend/function_inliner.h"
 #include "frontend/model_loader.h"
 #include "frontend/validator.h"
 #include "support/sha256.h"
@@ -23,6 +24,7 @@ std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions
   onnx::ModelProto proto;
   if (!load_model(path, proto, diag)) return nullptr;
   if (!validate_model(proto, diag)) return nullptr;
+  if (!inline_model_functions(proto, diag)) return nullptr;  // calls become ordinary nodes
   auto module = import_model(proto, options, diag);
   if (!diag.ok()) return nullptr;
   module->target = options.target;

@@ -32,4 +32,8 @@
   X(training)                \
   X(gradient)                \
   X(control_flow)            \
-  X(tfidf)
+  X(tfidf)                   \
+  X(ml_tree)                 \
+  X(ml_preprocess)           \
+  X(ml_linear)               \
+  X(ml_encode)

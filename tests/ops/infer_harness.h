@@ -74,7 +74,7 @@ class InferHarness {
   // Binds the handler and runs infer(); false on any error (see error()).
   bool infer() {
     if (node_->outputs.empty()) outputs(1);
-    node_->handler = OpRegistry::instance().find("", node_->op_type, node_->opset);
+    node_->handler = OpRegistry::instance().find(node_->domain, node_->op_type, node_->opset);
     if (!node_->handler) {
       diag_.error("no handler");
       return false;

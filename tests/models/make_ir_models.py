@@ -1,0 +1,376 @@
+#!/usr/bin/python3
+"""Builds the issue-14 test models (model-local functions, ai.onnx.ml ops) as ONNX backend-test
+cases: model.onnx + test_data_set_0/input_K.{pb,bin} + inputs.json; onnxruntime-node then gives
+the expected outputs (bench/ort_reference.js, bench/make_cases.py expect).
+  make_ir_models.py OUT_DIR            # the cases
+  make_ir_models.py --expect OUT_DIR   # ORT's output_K.bin -> output_K.pb (float32 or int64)
+  make_ir_models.py --check OUT_DIR    # ORT agrees on `functions` and `functions_inlined`
+
+Messages are built with the protobuf API from this repository's proto/onnx.proto (compiled here by
+protoc), because Debian's python3-onnx (1.12) predates FunctionProto.attribute_proto (IR 9) and
+overload (IR 10). Every input is float32 (what ort_reference.js feeds).
+
+Cases:
+  functions          local functions: an attribute reference (ref_attr_name) into LeakyRelu, a
+                     default attribute value (attribute_proto) read by a Constant, two overloads of
+                     one function, a function calling functions, an If whose branch reads a
+                     function input and an attribute reference, a function importing ai.onnx.ml
+                     that the model does not import
+  functions_inlined  the same computation with every call inlined by hand; make_ir_models.py
+                     --check compares ORT's outputs of the two
+  ml_*               ai.onnx.ml ops the conformance suite lacks (Scaler, Normalizer, Imputer,
+                     TreeEnsembleRegressor, TreeEnsemble post transforms, LinearRegressor,
+                     LinearClassifier with int64 labels, binary and multiclass, OneHotEncoder,
+                     LabelEncoder, FeatureVectorizer)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+here = os.path.dirname(os.path.abspath(__file__))
+proto_dir = os.path.join(here, "..", "..", "proto")
+gen = tempfile.mkdtemp(prefix="onnxc-pb-")
+subprocess.check_call(["protoc", f"--proto_path={proto_dir}", f"--python_out={gen}", "onnx.proto"])
+sys.path.insert(0, gen)
+import onnx_pb2 as P  # noqa: E402
+
+A = P.AttributeProto
+FLOAT = P.TensorProto.FLOAT
+
+
+# ---- builders -------------------------------------------------------------------------------
+
+def attr(name, value=None, ref=None, kind=None):
+    a = A(name=name)
+    if ref is not None:
+        a.ref_attr_name = ref
+        a.type = kind
+        return a
+    if isinstance(value, P.GraphProto):
+        a.type = A.GRAPH
+        a.g.CopyFrom(value)
+    elif isinstance(value, P.TensorProto):
+        a.type = A.TENSOR
+        a.t.CopyFrom(value)
+    elif isinstance(value, float):
+        a.type, a.f = A.FLOAT, value
+    elif isinstance(value, int):
+        a.type, a.i = A.INT, value
+    elif isinstance(value, str):
+        a.type, a.s = A.STRING, value.encode()
+    elif all(isinstance(v, int) for v in value):
+        a.type = A.INTS
+        a.ints.extend(value)
+    elif all(isinstance(v, str) for v in value):
+        a.type = A.STRINGS
+        a.strings.extend(v.encode() for v in value)
+    else:
+        a.type = A.FLOATS
+        a.floats.extend(float(v) for v in value)
+    return a
+
+
+def node(op, inputs, outputs, name, domain="", overload="", **attrs):
+    n = P.NodeProto(op_type=op, name=name, domain=domain, input=inputs, output=outputs)
+    if overload:
+        n.overload = overload
+    for k, v in attrs.items():
+        n.attribute.append(v if isinstance(v, A) else attr(k, v))
+    return n
+
+
+def tensor(name, array):
+    array = np.asarray(array)
+    types = {np.float32: P.TensorProto.FLOAT, np.float64: P.TensorProto.DOUBLE,
+             np.int64: P.TensorProto.INT64, np.uint8: P.TensorProto.UINT8}
+    t = P.TensorProto(name=name, data_type=types[array.dtype.type], dims=array.shape)
+    t.raw_data = array.tobytes()
+    return t
+
+
+def value_info(name, shape, elem=FLOAT):
+    v = P.ValueInfoProto(name=name)
+    v.type.tensor_type.elem_type = elem
+    for d in shape:
+        v.type.tensor_type.shape.dim.add().dim_value = d
+    return v
+
+
+def opsets(**versions):
+    name = lambda d: "" if d == "ai_onnx" else d.replace("_", ".")
+    return [P.OperatorSetIdProto(domain=name(d), version=v) for d, v in versions.items()]
+
+
+def model(nodes, inputs, outputs, opset_import, functions=(), initializers=(), ir_version=10):
+    m = P.ModelProto(ir_version=ir_version, producer_name="onnxc-tests")
+    m.opset_import.extend(opset_import)
+    m.functions.extend(functions)
+    g = m.graph
+    g.name = "g"
+    g.node.extend(nodes)
+    g.input.extend(value_info(n, s) for n, s in inputs)
+    g.output.extend(value_info(n, s) for n, s in outputs)
+    g.initializer.extend(initializers)
+    return m
+
+
+def write_case(out_dir, name, m, feeds):
+    data = os.path.join(out_dir, name, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    with open(os.path.join(out_dir, name, "model.onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+    specs = []
+    for k, (n, x) in enumerate(feeds):
+        x = np.asarray(x, np.float32)
+        with open(os.path.join(data, f"input_{k}.pb"), "wb") as f:
+            f.write(tensor(n, x).SerializeToString())
+        x.tofile(os.path.join(data, f"input_{k}.bin"))
+        specs.append({"name": n, "shape": list(x.shape)})
+    with open(os.path.join(data, "inputs.json"), "w") as f:
+        json.dump(specs, f)
+
+
+# ---- model-local functions ------------------------------------------------------------------
+
+def function(name, inputs, outputs, nodes, attributes=(), defaults=(), overload="", imports=None):
+    f = P.FunctionProto(name=name, domain="local", input=inputs, output=outputs, attribute=attributes)
+    if overload:
+        f.overload = overload
+    f.node.extend(nodes)
+    f.attribute_proto.extend(defaults)
+    f.opset_import.extend(imports or opsets(ai_onnx=18))
+    return f
+
+
+def functions_case(out_dir):
+    # AffineAct(X, B; alpha, beta = 0.5) = LeakyRelu(X + B, alpha) * beta
+    affine = function("AffineAct", ["X", "B"], ["Y"], [
+        node("Add", ["X", "B"], ["T"], "add"),
+        node("LeakyRelu", ["T"], ["R"], "act", alpha=attr("alpha", ref="alpha", kind=A.FLOAT)),
+        node("Constant", [], ["C"], "beta", value_float=attr("value_float", ref="beta", kind=A.FLOAT)),
+        node("Mul", ["R", "C"], ["Y"], "scale"),
+    ], attributes=["alpha"], defaults=[attr("beta", 0.5)])
+    # Norm, two overloads: X / sum|X| (l1) and X / sqrt(sum X^2) (l2) over the last axis.
+    norm = {
+        o: function("Norm", ["X"], ["Y"], [
+            node("Constant", [], ["axes"], "axes", value=tensor("axes", np.array([-1], np.int64))),
+            node(red, ["X", "axes"], ["S"], "reduce", keepdims=1),
+            node("Div", ["X", "S"], ["Y"], "div"),
+        ], overload=o)
+        for o, red in (("l1", "ReduceL1"), ("l2", "ReduceL2"))
+    }
+    # Block(X, B) = l2-normalized AffineAct(X, B; alpha 0.3, beta 2) + Binarizer(X, threshold 0.25)
+    # (ORT 1.30 cannot resolve an overload called from inside a function: Block calls no overload)
+    block = function("Block", ["X", "B"], ["Y"], [
+        node("Constant", [], ["axes"], "axes", value=tensor("axes", np.array([-1], np.int64))),
+        node("AffineAct", ["X", "B"], ["A"], "affine", domain="local", alpha=0.3, beta=2.0),
+        node("ReduceL2", ["A", "axes"], ["S"], "reduce", keepdims=1),
+        node("Div", ["A", "S"], ["N"], "div"),
+        node("Binarizer", ["X"], ["Z"], "bin", domain="ai.onnx.ml", threshold=0.25),
+        node("Add", ["N", "Z"], ["Y"], "sum"),
+    ], imports=opsets(ai_onnx=18, ai_onnx_ml=3, local=1))
+    # Gate(X; scale) = If(sum X > 0, X * scale, -X): the branch reads X and a reference.
+    then_g = P.GraphProto(name="then", node=[
+        node("Constant", [], ["k"], "k", value_float=attr("value_float", ref="scale", kind=A.FLOAT)),
+        node("Mul", ["X", "k"], ["ty"], "mul")], output=[value_info("ty", [])])
+    then_g.output[0].type.tensor_type.ClearField("shape")
+    else_g = P.GraphProto(name="else", node=[node("Neg", ["X"], ["ey"], "neg")],
+                          output=[value_info("ey", [])])
+    else_g.output[0].type.tensor_type.ClearField("shape")
+    gate = function("Gate", ["X"], ["Y"], [
+        node("ReduceSum", ["X"], ["S"], "total", keepdims=0),
+        node("Constant", [], ["zero"], "zero", value_float=0.0),
+        node("Greater", ["S", "zero"], ["c"], "positive"),
+        node("If", ["c"], ["Y"], "branch", then_branch=then_g, else_branch=else_g),
+    ], attributes=["scale"])
+    calls = [
+        node("AffineAct", ["X", "B"], ["y1"], "aff1", domain="local", alpha=0.1),
+        node("AffineAct", ["X", "B"], ["y2"], "aff2", domain="local", alpha=0.2, beta=2.0),
+        node("Norm", ["y1"], ["n1"], "norm1", domain="local", overload="l1"),
+        node("Norm", ["y2"], ["n2"], "norm2", domain="local", overload="l2"),
+        node("Block", ["X", "B"], ["b"], "block", domain="local"),
+        node("Gate", ["X"], ["g"], "gate", domain="local", scale=3.0),
+    ]
+    b = tensor("B", np.array([0.5, -1.0, 0.25], np.float32))
+    outs = [(n, [2, 3]) for n in ("n1", "n2", "b", "g")]
+    m = model(calls, [("X", [2, 3])], outs, opsets(ai_onnx=18, local=1),
+              [affine, norm["l1"], norm["l2"], block, gate], [b])
+    x = np.array([[1.0, -2.0, 0.5], [-0.75, 3.0, 0.1]], np.float32)
+    write_case(out_dir, "functions", m, [("X", x)])
+    # The same by hand: every call's body spelled out in the graph.
+    axes = lambda n: node("Constant", [], [n], n, value=tensor(n, np.array([-1], np.int64)))
+    const = lambda n, v: node("Constant", [], [n], n, value_float=v)
+    then_h = P.GraphProto(name="then", node=[const("k", 3.0), node("Mul", ["X", "k"], ["ty"], "mul")],
+                          output=[value_info("ty", [])])
+    else_h = P.GraphProto(name="else", node=[node("Neg", ["X"], ["ey"], "neg")],
+                          output=[value_info("ey", [])])
+    for g in (then_h, else_h):
+        g.output[0].type.tensor_type.ClearField("shape")
+    hand = [
+        node("Add", ["X", "B"], ["t1"], "a1"), node("LeakyRelu", ["t1"], ["r1"], "l1", alpha=0.1),
+        const("c1", 0.5), node("Mul", ["r1", "c1"], ["y1"], "m1"),
+        node("Add", ["X", "B"], ["t2"], "a2"), node("LeakyRelu", ["t2"], ["r2"], "l2", alpha=0.2),
+        const("c2", 2.0), node("Mul", ["r2", "c2"], ["y2"], "m2"),
+        axes("ax1"), node("ReduceL1", ["y1", "ax1"], ["s1"], "s1", keepdims=1),
+        node("Div", ["y1", "s1"], ["n1"], "d1"),
+        axes("ax2"), node("ReduceL2", ["y2", "ax2"], ["s2"], "s2", keepdims=1),
+        node("Div", ["y2", "s2"], ["n2"], "d2"),
+        node("Add", ["X", "B"], ["t3"], "a3"), node("LeakyRelu", ["t3"], ["r3"], "l3", alpha=0.3),
+        const("c3", 2.0), node("Mul", ["r3", "c3"], ["y3"], "m3"),
+        axes("ax3"), node("ReduceL2", ["y3", "ax3"], ["s3"], "s3", keepdims=1),
+        node("Div", ["y3", "s3"], ["n3"], "d3"),
+        node("Binarizer", ["X"], ["z3"], "bz", domain="ai.onnx.ml", threshold=0.25),
+        node("Add", ["n3", "z3"], ["b"], "sb"),
+        node("ReduceSum", ["X"], ["S"], "total", keepdims=0), const("zero", 0.0),
+        node("Greater", ["S", "zero"], ["c"], "positive"),
+        node("If", ["c"], ["g"], "branch", then_branch=then_h, else_branch=else_h),
+    ]
+    m = model(hand, [("X", [2, 3])], outs, opsets(ai_onnx=18, ai_onnx_ml=3), initializers=[b])
+    write_case(out_dir, "functions_inlined", m, [("X", x)])
+
+
+# ---- ai.onnx.ml -----------------------------------------------------------------------------
+
+def ml_cases(out_dir):
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((5, 4)).astype(np.float32)
+    x[1, 2] = np.nan
+    ml = opsets(ai_onnx=18, ai_onnx_ml=3)
+
+    def one(name, n, out_shape, feeds=None, imports=ml):
+        m = model([n], [("X", [5, 4])], [("Y", out_shape)], imports)
+        write_case(out_dir, name, m, feeds or [("X", np.nan_to_num(x))])
+
+    one("ml_scaler", node("Scaler", ["X"], ["Y"], "s", "ai.onnx.ml", offset=[0.5, -1, 2, 0],
+                          scale=[2, 0.5, -1, 3]), [5, 4])
+    for norm in ("MAX", "L1", "L2"):
+        one(f"ml_normalizer_{norm.lower()}", node("Normalizer", ["X"], ["Y"], "n", "ai.onnx.ml",
+                                                 norm=norm), [5, 4])
+    one("ml_imputer_nan", node("Imputer", ["X"], ["Y"], "i", "ai.onnx.ml",
+                               imputed_value_floats=[1.5, 2.5, 3.5, 4.5],
+                               replaced_value_float=float("nan")), [5, 4], [("X", x)])
+    one("ml_binarizer", node("Binarizer", ["X"], ["Y"], "b", "ai.onnx.ml", threshold=0.3), [5, 4])
+    # Two trees over 4 features, two targets; tree 1's node 0 sends NaN right (missing tracks true).
+    reg = dict(
+        nodes_treeids=[0, 0, 0, 0, 0, 1, 1, 1],
+        nodes_nodeids=[0, 1, 2, 3, 4, 0, 1, 2],
+        nodes_featureids=[2, 0, 0, 0, 0, 3, 0, 0],
+        nodes_modes=["BRANCH_LEQ", "BRANCH_GT", "LEAF", "LEAF", "LEAF", "BRANCH_LT", "LEAF", "LEAF"],
+        nodes_values=[0.1, -0.4, 0, 0, 0, 0.2, 0, 0],
+        nodes_truenodeids=[1, 2, 0, 0, 0, 1, 0, 0],
+        nodes_falsenodeids=[4, 3, 0, 0, 0, 2, 0, 0],
+        nodes_missing_value_tracks_true=[1, 0, 0, 0, 0, 0, 0, 0],
+        target_treeids=[0, 0, 0, 0, 1, 1],
+        target_nodeids=[2, 3, 4, 4, 1, 2],
+        target_ids=[0, 0, 0, 1, 1, 0],
+        target_weights=[1.5, -2.0, 0.25, 4.0, 3.0, -1.0],
+        n_targets=2, base_values=[0.1, -0.2])
+    for agg, post in (("SUM", "NONE"), ("AVERAGE", "LOGISTIC"), ("MAX", "NONE"), ("SUM", "SOFTMAX")):
+        one(f"ml_tree_regressor_{agg.lower()}_{post.lower()}",
+            node("TreeEnsembleRegressor", ["X"], ["Y"], "t", "ai.onnx.ml", aggregate_function=agg,
+                 post_transform=post, **reg), [5, 2], [("X", x)])
+    # TreeEnsemble (ai.onnx.ml 5): the same first tree with a set-membership root for tree 2.
+    te = dict(
+        tree_roots=[0, 3], nodes_featureids=[2, 0, 1, 1],
+        nodes_modes=tensor("nodes_modes", np.array([0, 3, 0, 6], np.uint8)),
+        nodes_splits=tensor("nodes_splits", np.array([0.1, -0.4, 0.0, 0.0], np.float32)),
+        nodes_truenodeids=[1, 0, 0, 3], nodes_trueleafs=[0, 1, 0, 1],
+        nodes_falsenodeids=[2, 1, 0, 4], nodes_falseleafs=[1, 1, 0, 1],
+        membership_values=tensor("membership_values", np.array([0.0, 1.0, np.nan], np.float32)),
+        leaf_targetids=[0, 1, 0, 1, 0], n_targets=2,
+        leaf_weights=tensor("leaf_weights", np.array([1.5, -2.0, 0.25, 4.0, 3.0], np.float32)))
+    te5 = opsets(ai_onnx=21, ai_onnx_ml=5)
+    xr = np.round(x * 2) / 2  # features on a 0.5 grid so set membership hits
+    xr[1, 2] = np.nan
+    # post_transform 1 and 2 are not compared: onnxruntime reads 1 as LOGISTIC and 2 as SOFTMAX,
+    # the spec says 1 SOFTMAX, 2 LOGISTIC (onnxc follows the spec).
+    for post in (0, 3):
+        one(f"ml_tree_ensemble_post{post}", node("TreeEnsemble", ["X"], ["Y"], "t", "ai.onnx.ml",
+                                                 post_transform=post, **te), [5, 2], [("X", xr)], te5)
+
+
+def linear_cases(out_dir):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    coef = rng.standard_normal(9).round(2).tolist()
+    ml = opsets(ai_onnx=18, ai_onnx_ml=1)
+    for post in ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO"):
+        m = model([node("LinearRegressor", ["X"], ["Y"], "r", "ai.onnx.ml", coefficients=coef,
+                        intercepts=[0.5, -1.0, 0.25], targets=3, post_transform=post)],
+                  [("X", [5, 3])], [("Y", [5, 3])], ml)
+        write_case(out_dir, f"ml_linear_regressor_{post.lower()}", m, [("X", x)])
+        m = model([node("LinearClassifier", ["X"], ["Y", "Z"], "c", "ai.onnx.ml", coefficients=coef,
+                        intercepts=[0.5, -1.0, 0.25], classlabels_ints=[4, 8, 15],
+                        post_transform=post)],
+                  [("X", [5, 3])], [("Y", [5]), ("Z", [5, 3])], ml)
+        m.graph.output[0].type.tensor_type.elem_type = P.TensorProto.INT64
+        write_case(out_dir, f"ml_linear_classifier_{post.lower()}", m, [("X", x)])
+    for post in ("NONE", "LOGISTIC"):  # binary: one score row, two labels, two score columns
+        m = model([node("LinearClassifier", ["X"], ["Y", "Z"], "c", "ai.onnx.ml",
+                        coefficients=coef[:3], intercepts=[0.1], classlabels_ints=[3, 7],
+                        post_transform=post)],
+                  [("X", [5, 3])], [("Y", [5]), ("Z", [5, 2])], ml)
+        m.graph.output[0].type.tensor_type.elem_type = P.TensorProto.INT64
+        write_case(out_dir, f"ml_linear_binary_{post.lower()}", m, [("X", x)])
+
+
+def encode_cases(out_dir):
+    ml = opsets(ai_onnx=18, ai_onnx_ml=2)
+    x = np.array([[1, 3, 7], [2, 7, 0], [5, 1, 3]], np.float32)
+    m = model([node("OneHotEncoder", ["X"], ["Y"], "o", "ai.onnx.ml", cats_int64s=[7, 1, 3, 9])],
+              [("X", [3, 3])], [("Y", [3, 3, 4])], ml)
+    write_case(out_dir, "ml_one_hot_encoder", m, [("X", x)])
+    m = model([node("LabelEncoder", ["X"], ["Y"], "l", "ai.onnx.ml", keys_floats=[1.0, 3.0, 7.0],
+                    values_floats=[10.0, 30.0, 70.0], default_float=-5.0)],
+              [("X", [3, 3])], [("Y", [3, 3])], ml)
+    # No repeated key: the spec says the last one wins, onnxruntime keeps the first (onnxc: spec).
+    write_case(out_dir, "ml_label_encoder_float", m, [("X", x)])
+    m = model([node("FeatureVectorizer", ["X", "W"], ["Y"], "f", "ai.onnx.ml",
+                    inputdimensions=[2, 4])],
+              [("X", [3, 3]), ("W", [3, 2])], [("Y", [3, 6])], ml)
+    write_case(out_dir, "ml_feature_vectorizer", m, [("X", x), ("W", x[:, :2] * 0.5)])
+
+
+def expect(out_dir):
+    """ORT's output_K.bin (ort_reference.js) -> output_K.pb, typed as the model's outputs."""
+    dtypes = {P.TensorProto.FLOAT: np.float32, P.TensorProto.INT64: np.int64}
+    for name in sorted(os.listdir(out_dir)):
+        m = P.ModelProto()
+        with open(os.path.join(out_dir, name, "model.onnx"), "rb") as f:
+            m.ParseFromString(f.read())
+        data = os.path.join(out_dir, name, "test_data_set_0")
+        with open(os.path.join(data, "outputs.json")) as f:
+            outputs = json.load(f)
+        for k, o in enumerate(outputs):
+            elem = next(v.type.tensor_type.elem_type for v in m.graph.output if v.name == o["name"])
+            y = np.fromfile(os.path.join(data, f"output_{k}.bin"), dtypes[elem]).reshape(o["shape"])
+            with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
+                f.write(tensor(o["name"], y).SerializeToString())
+
+
+def check(out_dir):
+    """ORT's outputs of `functions` and `functions_inlined` must agree (rtol 1e-6)."""
+    a = os.path.join(out_dir, "functions", "test_data_set_0")
+    b = os.path.join(out_dir, "functions_inlined", "test_data_set_0")
+    for k in range(4):
+        ya = np.fromfile(os.path.join(a, f"output_{k}.bin"), np.float32)
+        yb = np.fromfile(os.path.join(b, f"output_{k}.bin"), np.float32)
+        if not np.allclose(ya, yb, rtol=1e-6, atol=1e-7):
+            sys.exit(f"functions: ORT output {k} differs from the hand-inlined model's")
+    print("functions: ORT agrees with the hand-inlined model")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--check":
+        check(sys.argv[2])
+    elif sys.argv[1] == "--expect":
+        expect(sys.argv[2])
+    else:
+        linear_cases(sys.argv[1])
+        encode_cases(sys.argv[1])
+        functions_case(sys.argv[1])
+        ml_cases(sys.argv[1])

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# CTest `ir_models`: builds the issue-14 test models (make_ir_models.py: model-local functions and
+# ai.onnx.ml ops), runs them under onnxruntime-node (bench/ort_reference.js) for the expected
+# outputs, checks that ORT gives the function model and its hand-inlined twin the same outputs, then
+# checks onnxc against ORT with `onnxc test`. Exits 77 (CTest SKIP_RETURN_CODE) only when python3
+# lacks numpy/onnx, or protoc, node or onnxruntime-node is missing. About 10 s.
+# Usage: run_ir_models.sh ONNXC WORK_DIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bench=$(cd "$here/../../bench" && pwd)
+onnxc=$1
+work=$2
+skip() {
+  echo "ir_models: SKIPPED: $*"
+  exit 77
+}
+/usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null || skip "/usr/bin/python3 cannot import onnx/numpy"
+command -v protoc >/dev/null || skip "protoc not found (apt install protobuf-compiler)"
+command -v node >/dev/null || skip "node not found (apt install nodejs)"
+(cd "$bench" && node -e "require('onnxruntime-node')" 2>/dev/null) ||
+  skip "onnxruntime-node not installed (cd bench && npm ci --ignore-scripts)"
+
+rm -rf "$work" && mkdir -p "$work"
+cases=$work/cases
+/usr/bin/python3 "$here/make_ir_models.py" "$cases"
+(cd "$bench" && node ort_reference.js "$cases")
+/usr/bin/python3 "$here/make_ir_models.py" --expect "$cases"
+/usr/bin/python3 "$here/make_ir_models.py" --check "$cases"
+"$onnxc" test -j 2 --rtol 1e-3 --atol 1e-5 "$cases"/*
