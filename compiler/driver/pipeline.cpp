@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "frontend/model_loader.h"
+#include "frontend/pin_flags.h"
 #include "frontend/validator.h"
 #include "support/sha256.h"
 
@@ -23,6 +24,7 @@ std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions
   onnx::ModelProto proto;
   if (!load_model(path, proto, diag)) return nullptr;
   if (!validate_model(proto, diag)) return nullptr;
+  if (!check_pin_flags(proto, options, diag)) return nullptr;
   auto module = import_model(proto, options, diag);
   if (!diag.ok()) return nullptr;
   module->target = options.target;
