@@ -451,7 +451,7 @@ class Emitter {
 }  // namespace
 
 std::string cpp_identifier(const std::string& name) {
-  return sanitize_identifier(name);
+  return sanitize_namespace_name(name);  // the generated namespace: clear of global names too
 }
 
 bool generate_cpp(const Module& module, const CodegenOptions& options, GeneratedCode& out,

@@ -21,26 +21,178 @@ bool is_upper_word(std::string_view s) {
 // macros that <cmath>, <cstdint>, <cstring>, <limits> or g++/clang++ in GNU mode define.
 const std::set<std::string_view>& reserved_words() {
   static const std::set<std::string_view> k = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
-      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
-      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
-      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
-      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
-      "if", "import", "inline", "int", "long", "main", "module", "mutable", "namespace", "new",
-      "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
-      "public", "register", "reinterpret_cast", "requires", "return", "short", "signed", "sizeof",
-      "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
-      "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned",
-      "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+      "alignas",
+      "alignof",
+      "and",
+      "and_eq",
+      "asm",
+      "auto",
+      "bitand",
+      "bitor",
+      "bool",
+      "break",
+      "case",
+      "catch",
+      "char",
+      "char8_t",
+      "char16_t",
+      "char32_t",
+      "class",
+      "compl",
+      "concept",
+      "const",
+      "consteval",
+      "constexpr",
+      "constinit",
+      "const_cast",
+      "continue",
+      "co_await",
+      "co_return",
+      "co_yield",
+      "decltype",
+      "default",
+      "delete",
+      "do",
+      "double",
+      "dynamic_cast",
+      "else",
+      "enum",
+      "explicit",
+      "export",
+      "extern",
+      "false",
+      "float",
+      "for",
+      "friend",
+      "goto",
+      "if",
+      "import",
+      "inline",
+      "int",
+      "long",
+      "main",
+      "module",
+      "mutable",
+      "namespace",
+      "new",
+      "noexcept",
+      "not",
+      "not_eq",
+      "nullptr",
+      "operator",
+      "or",
+      "or_eq",
+      "private",
+      "protected",
+      "public",
+      "register",
+      "reinterpret_cast",
+      "requires",
+      "return",
+      "short",
+      "signed",
+      "sizeof",
+      "static",
+      "static_assert",
+      "static_cast",
+      "struct",
+      "switch",
+      "template",
+      "this",
+      "thread_local",
+      "throw",
+      "true",
+      "try",
+      "typedef",
+      "typeid",
+      "typename",
+      "union",
+      "unsigned",
+      "using",
+      "virtual",
+      "void",
+      "volatile",
+      "wchar_t",
+      "while",
+      "xor",
+      "xor_eq",
+      // C keywords, identifiers with special meaning, TM TS and reflection TS keywords, GNU
+      "restrict",
+      "final",
+      "override",
+      "reflexpr",
+      "synchronized",
+      "atomic_cancel",
+      "atomic_commit",
+      "atomic_noexcept",
+      "transaction_safe",
+      "transaction_safe_dynamic",
+      "typeof",
+      "defined",
+      "noreturn",
+      "complex",
+      "imaginary",
+      // C's classification macros, functions in <cmath> but macros in <math.h>
+      "isnan",
+      "isinf",
+      "isfinite",
+      "isnormal",
+      "signbit",
+      "fpclassify",
+      "isgreater",
+      "isgreaterequal",
+      "isless",
+      "islessequal",
+      "islessgreater",
+      "isunordered",
       // namespaces every generated file refers to
-      "onnxc", "std",
+      "onnxc",
+      "std",
       // lowercase macros
-      "errno", "assert", "offsetof", "linux", "unix", "i386", "math_errhandling", "stdin", "stdout",
-      "stderr", "major", "minor", "makedev", "alloca", "setjmp", "va_arg", "va_start", "va_end",
+      "errno",
+      "assert",
+      "offsetof",
+      "linux",
+      "unix",
+      "i386",
+      "math_errhandling",
+      "stdin",
+      "stdout",
+      "stderr",
+      "major",
+      "minor",
+      "makedev",
+      "alloca",
+      "setjmp",
+      "va_arg",
+      "va_start",
+      "va_end",
       "va_copy",
       // uppercase macros without a telltale prefix
-      "NULL", "NAN", "INFINITY", "EOF", "BUFSIZ", "FILENAME_MAX", "CLOCKS_PER_SEC", "DECIMAL_DIG",
-      "EDOM", "ERANGE", "EILSEQ", "TRUE", "FALSE"};
+      "NULL",
+      "NAN",
+      "INFINITY",
+      "EOF",
+      "BUFSIZ",
+      "FILENAME_MAX",
+      "CLOCKS_PER_SEC",
+      "DECIMAL_DIG",
+      "EDOM",
+      "ERANGE",
+      "EILSEQ",
+      "TRUE",
+      "FALSE",
+  // every macro the included headers define (the generated list)
+#include "codegen/reserved_macros.inc"
+  };
+  return k;
+}
+
+// Names the included headers declare at global scope: a namespace may not take them.
+const std::set<std::string_view>& global_names() {
+  static const std::set<std::string_view> k = {
+#include "codegen/global_names.inc"
+  };
   return k;
 }
 
@@ -70,7 +222,17 @@ void append_utf8_escape(std::string& out, uint32_t cp) {
 bool is_reserved_identifier(std::string_view id) {
   if (id.empty()) return true;
   if (id[0] == '_' || id.find("__") != std::string_view::npos) return true;
-  return reserved_words().count(id) > 0;
+  return reserved_words().count(id) > 0 || looks_like_macro(id);
+}
+
+bool is_reserved_namespace_name(std::string_view id) {
+  return is_reserved_identifier(id) || global_names().count(id) > 0;
+}
+
+std::string sanitize_namespace_name(std::string_view name) {
+  std::string id = sanitize_identifier(name);
+  while (is_reserved_namespace_name(id)) id += id.back() == '_' ? "v" : "_";
+  return id;
 }
 
 std::string sanitize_identifier(std::string_view name) {

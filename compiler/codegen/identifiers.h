@@ -17,10 +17,17 @@ namespace onnxc {
 // Different names can map to the same spelling: IdentifierTable makes them unique.
 std::string sanitize_identifier(std::string_view name);
 
-// True for C++ keywords, alternative tokens and names a generated file must not declare: macros
-// of the headers it includes or the compiler predefines (NAN, INFINITY, linux, ...), and the
-// names reserved to the implementation (_X, a__b).
+// True for C and C++ keywords (through C++20), alternative tokens and names a generated file must
+// not declare: every macro of the headers it includes or the compiler predefines (NAN, INFINITY,
+// EOF, INT32_MAX, errno, linux, ...: reserved_macros.inc plus upper-case families like INT*_,
+// FLT_*), and the names reserved to the implementation (_X, _x, a__b).
 bool is_reserved_identifier(std::string_view id);
+
+// A namespace name from `name` (--name, or the model file's stem): sanitize_identifier(name),
+// also kept clear of every name the included headers declare at global scope ("sqrt" ->
+// "sqrt_", "size_t" -> "size_t_"), which a namespace would conflict with.
+std::string sanitize_namespace_name(std::string_view name);
+bool is_reserved_namespace_name(std::string_view id);
 
 // Hands out unique identifiers in one scope: sanitize_identifier(name), then "_2", "_3", ... until
 // the spelling is neither taken nor reserved. Deterministic for the same sequence of calls.

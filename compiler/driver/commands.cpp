@@ -35,11 +35,19 @@ void print_errors(const Diagnostics& diag) {
 
 // Shared by compile, inspect and bench: flags -> options -> lowered module. Prints the
 // --stats table after the passes ran.
+// `limits`: --override-shape and --max-errors.
+struct LowerLimits {
+  bool override_shape = false;
+  size_t max_errors = kDefaultMaxErrors;
+};
+
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
                                          const std::vector<std::string>& dims,
                                          const std::vector<std::string>& shapes, int* exit_code,
-                                         const PassFlags& flags, const std::string& target) {
+                                         const PassFlags& flags, const std::string& target,
+                                         const LowerLimits& limits) {
   ImportOptions options;
+  options.override_shape = limits.override_shape;
   std::string error;
   PassOptions pass_options;
   pass_options.disabled.insert(flags.disable.begin(), flags.disable.end());
@@ -52,7 +60,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
     *exit_code = kExitUsage;
     return nullptr;
   }
-  Diagnostics diag;
+  Diagnostics diag("", limits.max_errors);
   PassManager passes(pass_options);
   auto module = lower_model(model, options, diag, &passes);
   if (flags.stats) std::fputs(passes.stats_text().c_str(), stdout);
@@ -73,12 +81,38 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   std::sort(shapes.begin(), shapes.end());
   for (const auto& d : dims) flags += " --dim " + d;
   for (const auto& s : shapes) flags += " --shape " + s;
+  if (args.override_shape) flags += " --override-shape";
   flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
   std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
   for (const auto& p : disabled) flags += " --disable-pass " + p;
   return flags;
+}
+
+// Two paths naming one file: the same canonical path, or (both existing) the same inode.
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec1, ec2;
+  if (fs::exists(a, ec1) && fs::exists(b, ec2)) return fs::equivalent(a, b, ec1) && !ec1;
+  fs::path ca = fs::weakly_canonical(a, ec1), cb = fs::weakly_canonical(b, ec2);
+  return !ec1 && !ec2 && ca == cb;
+}
+
+// Why the files `compile` writes (the -o .cpp, the .h beside it, the .bin of --weights external)
+// cannot be written: one of them is the input model, or two of them are one file. "" if they can.
+std::string output_clash(const CompileArgs& args) {
+  const fs::path cpp(args.output);
+  std::vector<fs::path> outputs = {cpp, cpp.parent_path() / (cpp.stem().string() + ".h")};
+  if (args.weights == "external") outputs.push_back(fs::path(cpp).replace_extension(".bin"));
+  for (const auto& out : outputs)
+    if (same_file(out, args.model))
+      return fmt::format("output '{}' is the input model '{}': choose another -o", out.string(),
+                         args.model);
+  for (size_t i = 1; i < outputs.size(); ++i)
+    if (same_file(outputs[0], outputs[i]))
+      return fmt::format("-o '{}' is also where the {} goes: give the .cpp another name",
+                         args.output, i == 1 ? "header" : "weights .bin");
+  return "";
 }
 
 }  // namespace
@@ -138,8 +172,14 @@ bool parse_target_flag(const std::string& name, ImportOptions& options, std::str
 }
 
 int run_compile(const CompileArgs& args) {
+  const std::string clash = output_clash(args);
+  if (!clash.empty()) {
+    std::fprintf(stderr, "onnxc: %s\n", clash.c_str());
+    return kExitUsage;
+  }
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                                 {args.override_shape, args.max_errors});
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -147,7 +187,7 @@ int run_compile(const CompileArgs& args) {
   options.weights = args.weights == "external" ? WeightsMode::kExternal : WeightsMode::kEmbedded;
   options.runtime = args.runtime == "include" ? RuntimeMode::kInclude : RuntimeMode::kInline;
   options.flags = output_flags(args, options.name);
-  Diagnostics diag(args.model);
+  Diagnostics diag(args.model, args.max_errors);
   GeneratedCode code;
   if (!generate_cpp(*module, options, code, diag) ||
       !write_generated(args.output, code, options, diag)) {
@@ -158,8 +198,8 @@ int run_compile(const CompileArgs& args) {
   return kExitOk;
 }
 
-int run_check(const std::string& model) {
-  Diagnostics diag;
+int run_check(const std::string& model, size_t max_errors) {
+  Diagnostics diag("", max_errors);
   if (!check_model(model, diag)) {
     print_errors(diag);
     return kExitModelError;
@@ -170,7 +210,8 @@ int run_check(const std::string& model) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                                 {args.override_shape, args.max_errors});
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

@@ -31,17 +31,21 @@ struct CompileArgs {
   std::string target = "generic";
   std::vector<std::string> dims, shapes;
   bool print_plan = false;
+  bool override_shape = false;  // --override-shape: --shape may change static dims and the rank
+  size_t max_errors = kDefaultMaxErrors;  // --max-errors: errors printed before "... and K more"
   PassFlags passes;
 };
 int run_compile(const CompileArgs& args);
 
-int run_check(const std::string& model);
+int run_check(const std::string& model, size_t max_errors = kDefaultMaxErrors);
 
 struct InspectArgs {
   std::string model, target = "generic";
   std::vector<std::string> dims, shapes;
   bool ir = false, plan = false;
   bool memory = false, json = false;  // --memory [--json]: the memory report
+  bool override_shape = false;
+  size_t max_errors = kDefaultMaxErrors;
   PassFlags passes;
 };
 int run_inspect(const InspectArgs& args);

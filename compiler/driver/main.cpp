@@ -30,6 +30,11 @@ int run_main(int argc, char** argv) {
                  "inline (paste runtime_support into the .cpp) or include (#include it)")
       ->check(CLI::IsMember({"inline", "include"}));
   app.add_flag("--print-plan", compile.print_plan, "Print the arena memory plan");
+  const char* override_help =
+      "Let --shape change static dims and the rank (default: only pin symbolic dims)";
+  const char* max_errors_help = "Print at most N errors, then how many more (0: all)";
+  app.add_flag("--override-shape", compile.override_shape, override_help);
+  app.add_option("--max-errors", compile.max_errors, max_errors_help);
   const std::string target_help = "CPU the code is for: " + target_names();
   app.add_option("--target", compile.target, target_help);
   auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
@@ -45,6 +50,8 @@ int run_main(int argc, char** argv) {
   auto* check = app.add_subcommand("check", "Validate a model against the ONNX IR spec");
   std::string check_model;
   check->add_option("model", check_model, "ONNX model")->required();
+  size_t check_max_errors = kDefaultMaxErrors;
+  check->add_option("--max-errors", check_max_errors, max_errors_help);
 
   InspectArgs inspect;
   auto* insp =
@@ -53,6 +60,8 @@ int run_main(int argc, char** argv) {
   insp->add_option("--dim", inspect.dims, "Pin a symbolic dim: NAME=VALUE");
   insp->add_option("--shape", inspect.shapes, "Pin an input's shape: INPUT=1x3x224x224");
   insp->add_option("--target", inspect.target, target_help);
+  insp->add_flag("--override-shape", inspect.override_shape, override_help);
+  insp->add_option("--max-errors", inspect.max_errors, max_errors_help);
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
   insp->add_flag(
@@ -112,7 +121,7 @@ int run_main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
-  if (*check) return run_check(check_model);
+  if (*check) return run_check(check_model, check_max_errors);
   if (*insp) return run_inspect(inspect);
   if (*tst) return run_test(test);
   if (*bch) return run_bench(bench);

@@ -308,6 +308,16 @@ class TestRunner {
   void run_case(size_t i, const fs::path& bin, size_t index) {
     const TestCase& tc = cases_[i];
     const Prepared& p = prepared_[i];
+    // A case with nothing to compare proves nothing: it fails instead of passing vacuously.
+    const bool any_output = std::any_of(tc.datasets.begin(), tc.datasets.end(),
+                                        [](const TestData& d) { return !d.outputs.empty(); });
+    if (!any_output) {
+      results_[i] = {CaseStatus::kFail,
+                     tc.datasets.empty()
+                         ? "nothing compared: the case has no test_data_set_* folder"
+                         : "nothing compared: no test_data_set_* holds an output_*.pb"};
+      return;
+    }
     for (size_t d = 0; d < tc.datasets.size(); ++d) {
       const TestData& data = tc.datasets[d];
       fs::path dir = work_ / p.symbol / fmt::format("data{}", d);

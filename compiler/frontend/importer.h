@@ -17,6 +17,7 @@ namespace onnxc {
 struct ImportOptions {
   std::map<std::string, int64_t> dims;        // --dim NAME=VALUE
   std::map<std::string, Shape> input_shapes;  // --shape INPUT=1x3x224x224
+  bool override_shape = false;  // --override-shape: --shape may change static dims and the rank
   // Shapes of the graph inputs in order (the test runner takes them from input_N.pb files).
   std::vector<Shape> positional_input_shapes;
   // Graph inputs bound to known values: the model is specialized to them (the test runner binds

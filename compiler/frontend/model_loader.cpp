@@ -3,7 +3,10 @@
 // (symlinks followed) must stay inside the model's folder; offset and length must fit the file.
 #include "frontend/model_loader.h"
 
+#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
@@ -11,40 +14,50 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace onnxc {
 namespace fs = std::filesystem;
 
 namespace {
 
-// Reads a whole file; on failure returns false and sets `why` to a short reason.
+// Reads a whole regular file; on failure returns false and sets `why` to a short reason. Only a
+// regular file is read: the type is checked on the open descriptor (no race with a swap), and the
+// open does not block, so a FIFO or a device given as a model fails at once instead of hanging.
 bool read_file(const fs::path& path, std::string& bytes, std::string& why) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    why = "no such file";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    why = errno == ENOENT ? "no such file" : std::strerror(errno);
     return false;
   }
-  if (fs::is_directory(path, ec)) {
+  if (S_ISDIR(st.st_mode)) {
     why = "is a directory";
     return false;
   }
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
+  if (!S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+    return false;
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     why = std::strerror(errno);
     return false;
   }
-  std::streamoff size = in.tellg();
-  if (size < 0) {
-    why = "cannot determine its size";
-    return false;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (!ok) why = "not a regular file";
+  if (ok) {
+    bytes.resize(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (ok && done < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      ok = n > 0;
+      if (ok) done += static_cast<size_t>(n);
+    }
+    if (!ok) why = "read error (the file shrank or is unreadable)";
   }
-  bytes.resize(static_cast<size_t>(size));
-  in.seekg(0);
-  if (!in.read(bytes.data(), size)) {
-    why = "read error";
-    return false;
-  }
-  return true;
+  ::close(fd);
+  return ok;
 }
 
 // Parses one message from `bytes`. Older protobuf releases cap a parse at 64 MB by default; the
@@ -147,7 +160,20 @@ class ExternalDataResolver {
   void load(onnx::TensorProto& t, const std::string& what) {
     std::string location;
     int64_t offset = 0, length = -1;
+    std::set<std::string> seen;
     for (const auto& kv : t.external_data()) {
+      if (kv.key() != "location" && kv.key() != "offset" && kv.key() != "length" &&
+          kv.key() != "checksum") {
+        diag_.error(
+            "{}: unknown external data key '{}' (ExternalData.md allows location, offset, "
+            "length, checksum)",
+            what, kv.key());
+        return;
+      }
+      if (!seen.insert(kv.key()).second) {
+        diag_.error("{}: external data key '{}' is given twice", what, kv.key());
+        return;
+      }
       if (kv.key() == "location") {
         location = kv.value();
       } else if ((kv.key() == "offset" && !parse_size(kv.value(), offset)) ||

@@ -47,3 +47,23 @@ def save(m, path=None):
 def save_bytes(data, path=None):
     with open(path or out_path(), "wb") as f:
         f.write(data)
+
+
+def external_model(keys, dims=(4,)):
+    """y = x + w, w a float initializer stored as external data with these key/value pairs."""
+    w = TensorProto(name="w", data_type=FLOAT, dims=list(dims))
+    w.data_location = TensorProto.EXTERNAL
+    for k, v in keys:
+        entry = w.external_data.add()
+        entry.key, entry.value = k, v
+    nodes = [helper.make_node("Add", ["x", "w"], ["y"], name="add")]
+    return model(nodes, [value("x", list(dims))], [value("y", list(dims))], initializers=[w])
+
+
+def write_side_file(name, data):
+    """A file beside the model (external data)."""
+    path = os.path.join(out_dir(), name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -83,4 +84,59 @@ TEST_CASE("usage errors exit 2", "[cli]") {
   CHECK(run_onnxc("").exit_code == 2);
   CHECK(run_onnxc("--no-such-flag").exit_code == 2);
   CHECK(run_onnxc("model.onnx -o x.cpp --dim batch").exit_code == 2);
+}
+
+TEST_CASE("--shape pins symbolic dims; static ones change only with --override-shape", "[cli]") {
+  ModelBuilder mb;
+  mb.input("x", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"})
+      .output("y", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"});
+  mb.node("Relu", {"x"}, {"y"}, "relu");
+  std::string path = mb.write();
+  const std::string out = " -o " + path + ".cpp";
+  Run r = run_onnxc(path + out + " --shape x=3x5");
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("dim 1 of input 'x' is static (4)") != std::string::npos);
+  CHECK(run_onnxc(path + out + " --shape x=3x5 --override-shape").exit_code == 0);
+  std::ifstream cpp(path + ".cpp");
+  std::string text((std::istreambuf_iterator<char>(cpp)), std::istreambuf_iterator<char>());
+  CHECK(text.find("--override-shape") != std::string::npos);  // in the banner's flags
+  CHECK(run_onnxc(path + out + " --shape x=3x4x1").exit_code == 1);
+  CHECK(run_onnxc(path + out + " --dim nope=1 --dim batch=2").exit_code == 1);
+  CHECK(run_onnxc("inspect " + path + " --dim batch=2").exit_code == 0);
+}
+
+TEST_CASE("--max-errors bounds the error lines of every lowering subcommand", "[cli]") {
+  ModelBuilder mb;
+  mb.input("x", onnx::TensorProto::FLOAT, {4}).output("y0", onnx::TensorProto::FLOAT, {4});
+  for (int i = 0; i < 30; ++i) mb.node("NoSuchOp", {"x"}, {"y" + std::to_string(i)});
+  std::string path = mb.write();
+  Run r = run_onnxc(path + " -o " + path + ".cpp");
+  CHECK(r.exit_code == 1);
+  CHECK(lines(r.output) == 21);  // the default 20, then the count of the rest
+  CHECK(r.output.find("... and 10 more errors") != std::string::npos);
+  r = run_onnxc("inspect " + path + " --max-errors 2");
+  CHECK(lines(r.output) == 3);
+  CHECK(r.output.find("... and 28 more errors") != std::string::npos);
+  CHECK(lines(run_onnxc(path + " -o " + path + ".cpp --max-errors 0").output) == 30);
+  CHECK(run_onnxc("check " + path + " --max-errors 1").exit_code == 0);  // check runs no ops
+}
+
+TEST_CASE("onnxc test fails a case with nothing to compare", "[cli][test-runner]") {
+  ModelBuilder mb;
+  mb.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
+  mb.node("Relu", {"x"}, {"y"}, "relu");
+  const std::filesystem::path model = mb.write();
+  const auto data = model.parent_path() / "test_data_set_0";
+  std::filesystem::create_directories(data);
+  onnx::TensorProto input;
+  input.set_data_type(onnx::TensorProto::FLOAT);
+  input.add_dims(2);
+  input.add_float_data(-1);
+  input.add_float_data(2);
+  std::ofstream(data / "input_0.pb", std::ios::binary) << input.SerializeAsString();
+  Run r = run_onnxc("test " + model.parent_path().string());
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("nothing compared: no test_data_set_* holds an output_*.pb") !=
+        std::string::npos);
+  CHECK(r.output.find("PASS ") == std::string::npos);
 }

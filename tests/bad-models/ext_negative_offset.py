@@ -1,0 +1,8 @@
+# A negative offset is refused.
+# command: compile
+# expect-exit: 1
+# expect: external data 'offset' must be a non-negative integer, got '-8'
+from _lib import external_model, save, write_side_file
+
+write_side_file("w.bin", b"\0" * 16)
+save(external_model([("location", "w.bin"), ("offset", "-8")]))
