@@ -8,6 +8,8 @@
 #include <map>
 #include <numeric>
 
+#include "passes/lifetime_index.h"
+
 namespace onnxc {
 namespace {
 
@@ -15,39 +17,98 @@ size_t align_up(size_t x) {
   return (x + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
 
-bool lifetimes_overlap(const BufferRequest& a, const BufferRequest& b) {
-  return a.first_use <= b.last_use && b.first_use <= a.last_use;
+// Every pair (i, j), i < j, of items whose inclusive lifetimes [first(k), last(k)] overlap, in
+// (i, j) order: the candidates the plan checkers compare byte ranges of. Sorting by start and
+// stopping at the first item that starts after i dies costs O(n log n + pairs), not O(n^2), so
+// checking stays cheap on long chains while every overlapping pair is still compared.
+template <class First, class Last>
+std::vector<std::pair<size_t, size_t>> lifetime_overlapping_pairs(size_t n, First first,
+                                                                  Last last) {
+  std::vector<size_t> by_start(n);
+  std::iota(by_start.begin(), by_start.end(), 0);
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t a, size_t b) { return first(a) < first(b); });
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t x = 0; x < n; ++x)
+    for (size_t y = x + 1; y < n && first(by_start[y]) <= last(by_start[x]); ++y)
+      pairs.emplace_back(std::min(by_start[x], by_start[y]), std::max(by_start[x], by_start[y]));
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+// Places the buffers in `order`, each at the lowest aligned offset where it overlaps no placed
+// buffer live at the same time. The lowest such offset is 0 or the aligned end of a conflicting
+// buffer, so a scan of the conflicting buffers sorted by offset finds it; the LifetimeIndex hands
+// over just the conflicting ones, which makes a chain of n nodes O(n log n) instead of O(n^2).
+MemoryPlan place_in_order(const std::vector<BufferRequest>& req, const std::vector<size_t>& order) {
+  MemoryPlan p;
+  p.offsets.assign(req.size(), 0);
+  int horizon = 1;
+  for (const auto& r : req) horizon = std::max(horizon, r.last_use + 1);
+  LifetimeIndex placed(horizon, req.size());
+  std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of conflicting buffers
+  for (size_t i : order) {
+    busy.clear();
+    placed.for_each_overlapping(req[i].first_use, req[i].last_use, [&](uint32_t j) {
+      busy.emplace_back(p.offsets[j], p.offsets[j] + req[j].size);
+    });
+    std::sort(busy.begin(), busy.end());
+    size_t offset = 0;
+    for (const auto& [b, e] : busy) {
+      if (offset + req[i].size <= b) break;
+      offset = std::max(offset, align_up(e));
+    }
+    p.offsets[i] = offset;
+    p.arena_size = std::max(p.arena_size, align_up(offset + req[i].size));
+    placed.insert(static_cast<uint32_t>(i), req[i].first_use, req[i].last_use);
+  }
+  return p;
+}
+
+// Placement orders tried on small graphs, best arena kept. Largest first is the classic
+// heuristic; the others win on graphs where a long-lived skip connection or a late large buffer
+// fragments what largest-first leaves (residual blocks). Ties keep the earlier order.
+enum class Order { kLargestFirst, kLongestFirst, kLargestAreaFirst, kEarliestFirst };
+constexpr Order kOrders[] = {Order::kLargestFirst, Order::kLongestFirst, Order::kLargestAreaFirst,
+                             Order::kEarliestFirst};
+// Above this many buffers only largest-first runs: each order costs a full placement.
+constexpr size_t kMaxBuffersForSearch = 20000;
+
+std::vector<size_t> placement_order(const std::vector<BufferRequest>& req, Order how) {
+  std::vector<size_t> order(req.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto span = [&](size_t i) { return static_cast<size_t>(req[i].last_use - req[i].first_use) + 1; };
+  auto area = [&](size_t i) { return static_cast<long double>(req[i].size) * span(i); };
+  // Stable: ties broken by index so the plan (and the generated code) is deterministic.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    switch (how) {
+      case Order::kLargestFirst:
+        return req[a].size > req[b].size;
+      case Order::kLongestFirst:
+        return span(a) != span(b) ? span(a) > span(b) : req[a].size > req[b].size;
+      case Order::kLargestAreaFirst:
+        return area(a) > area(b);
+      case Order::kEarliestFirst:
+        return req[a].first_use != req[b].first_use ? req[a].first_use < req[b].first_use
+                                                    : req[a].size > req[b].size;
+    }
+    return false;
+  });
+  return order;
 }
 
 class GreedyBySizePlanner final : public MemoryPlanner {
  public:
   const char* name() const override { return "greedy-by-size"; }
   MemoryPlan plan(const std::vector<BufferRequest>& req) const override {
-    MemoryPlan p;
-    p.offsets.assign(req.size(), 0);
-    std::vector<size_t> order(req.size());
-    std::iota(order.begin(), order.end(), 0);
-    // Ties broken by index so the plan (and the generated code) is deterministic.
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return req[a].size > req[b].size; });
-    std::vector<size_t> placed;
-    for (size_t i : order) {
-      // Candidate offsets: 0 and the end of every placed buffer live at the same time.
-      std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of conflicting buffers
-      for (size_t j : placed)
-        if (lifetimes_overlap(req[i], req[j]))
-          busy.emplace_back(p.offsets[j], p.offsets[j] + req[j].size);
-      std::sort(busy.begin(), busy.end());
-      size_t offset = 0;
-      for (const auto& [b, e] : busy) {
-        if (offset + req[i].size <= b) break;
-        offset = std::max(offset, align_up(e));
-      }
-      p.offsets[i] = offset;
-      p.arena_size = std::max(p.arena_size, align_up(offset + req[i].size));
-      placed.push_back(i);
+    MemoryPlan best = place_in_order(req, placement_order(req, Order::kLargestFirst));
+    if (req.size() > kMaxBuffersForSearch) return best;
+    for (Order how : kOrders) {
+      if (how == Order::kLargestFirst) continue;
+      MemoryPlan p = place_in_order(req, placement_order(req, how));
+      if (p.arena_size < best.arena_size) best = std::move(p);
     }
-    return p;
+    return best;
   }
 };
 
@@ -315,25 +376,26 @@ std::vector<std::string> check_storage(const Module& module) {
       errors.push_back(fmt::format("'{}' at offset {} is not {}-byte aligned", b.name, b.begin,
                                    kArenaAlignment));
   }
-  for (size_t i = 0; i < blocks.size(); ++i)
-    for (size_t j = i + 1; j < blocks.size(); ++j) {
-      const Block &a = blocks[i], &b = blocks[j];
-      if (a.begin >= b.end || b.begin >= a.end) continue;
-      if (a.span.last < b.span.def || b.span.last < a.span.def) continue;
-      if (a.branch && b.branch && a.branch != b.branch && a.span.def == b.span.def)
-        continue;  // two branches of one If: only one runs
-      if (a.value && b.value) {
-        if (is_view_of(a.value, b.value) || is_view_of(b.value, a.value)) continue;
-        // In place: the output's node is the last reader of the value it overwrites.
-        auto in_place = [](const Block& out, const Block& in) {
-          return out.value->storage.kind == Storage::Kind::kInPlace &&
-                 out.value->storage.alias_of == in.value && in.span.last == out.span.def;
-        };
-        if (in_place(a, b) || in_place(b, a)) continue;
-      }
-      errors.push_back(fmt::format("'{}' [{}, {}) overlaps '{}' [{}, {}) while both are live",
-                                   a.name, a.begin, a.end, b.name, b.begin, b.end));
+  auto pairs = lifetime_overlapping_pairs(
+      blocks.size(), [&](size_t i) { return blocks[i].span.def; },
+      [&](size_t i) { return blocks[i].span.last; });
+  for (const auto& [i, j] : pairs) {
+    const Block &a = blocks[i], &b = blocks[j];
+    if (a.begin >= b.end || b.begin >= a.end) continue;
+    if (a.branch && b.branch && a.branch != b.branch && a.span.def == b.span.def)
+      continue;  // two branches of one If: only one runs
+    if (a.value && b.value) {
+      if (is_view_of(a.value, b.value) || is_view_of(b.value, a.value)) continue;
+      // In place: the output's node is the last reader of the value it overwrites.
+      auto in_place = [](const Block& out, const Block& in) {
+        return out.value->storage.kind == Storage::Kind::kInPlace &&
+               out.value->storage.alias_of == in.value && in.span.last == out.span.def;
+      };
+      if (in_place(a, b) || in_place(b, a)) continue;
     }
+    errors.push_back(fmt::format("'{}' [{}, {}) overlaps '{}' [{}, {}) while both are live", a.name,
+                                 a.begin, a.end, b.name, b.begin, b.end));
+  }
   return errors;
 }
 
@@ -378,6 +440,10 @@ std::vector<std::string> check_plan(const std::vector<BufferRequest>& req, const
         fmt::format("plan has {} offsets for {} buffers", plan.offsets.size(), req.size()));
     return errors;
   }
+  auto pairs = lifetime_overlapping_pairs(
+      req.size(), [&](size_t i) { return req[i].first_use; },
+      [&](size_t i) { return req[i].last_use; });
+  auto next_pair = pairs.begin();
   for (size_t i = 0; i < req.size(); ++i) {
     size_t oi = plan.offsets[i];
     if (oi % kArenaAlignment)
@@ -386,9 +452,9 @@ std::vector<std::string> check_plan(const std::vector<BufferRequest>& req, const
     if (oi + req[i].size > plan.arena_size)
       errors.push_back(fmt::format("'{}' [{}, {}) ends past the arena ({} bytes)", req[i].name, oi,
                                    oi + req[i].size, plan.arena_size));
-    for (size_t j = i + 1; j < req.size(); ++j) {
-      size_t oj = plan.offsets[j];
-      if (lifetimes_overlap(req[i], req[j]) && oi < oj + req[j].size && oj < oi + req[i].size)
+    for (; next_pair != pairs.end() && next_pair->first == i; ++next_pair) {
+      size_t j = next_pair->second, oj = plan.offsets[j];
+      if (oi < oj + req[j].size && oj < oi + req[i].size)
         errors.push_back(fmt::format("'{}' [{}, {}) overlaps '{}' [{}, {}) while both are live",
                                      req[i].name, oi, oi + req[i].size, req[j].name, oj,
                                      oj + req[j].size));
