@@ -177,8 +177,15 @@ class Emitter {
     s += fmt::format(
         "// Byte size of each input and output, in order (a trailing 0 ends the list).\n"
         "constexpr std::size_t kInputBytes[] = {{{}}};\n"
-        "constexpr std::size_t kOutputBytes[] = {{{}}};\n\n",
+        "constexpr std::size_t kOutputBytes[] = {{{}}};\n",
         sizes(g_.inputs), sizes(g_.outputs));
+    // plan-memory proved every size within --max-bytes; this proves them within this target's
+    // size_t (the braced arrays above cannot narrow silently, these scalars could).
+    s += fmt::format(
+        "static_assert(kWorkspaceSize == {}ULL && kLiveBytesLowerBound == {}ULL && "
+        "kWeightsSize == {}ULL,\n              \"a size of this model does not fit "
+        "std::size_t\");\n\n",
+        m_.memory.arena_bytes, m_.memory.live_bytes_lower_bound, weight_bytes);
     s += "struct Inputs {\n";
     for (size_t i = 0; i < g_.inputs.size(); ++i)
       s += fmt::format("  const {}* {};  // '{}' {}[{}]\n", dtype_cpp(g_.inputs[i]->dtype),

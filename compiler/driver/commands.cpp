@@ -38,8 +38,10 @@ void print_errors(const Diagnostics& diag) {
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
                                          const std::vector<std::string>& dims,
                                          const std::vector<std::string>& shapes, int* exit_code,
-                                         const PassFlags& flags, const std::string& target) {
+                                         const PassFlags& flags, const std::string& target,
+                                         int64_t max_bytes = kMaxTensorBytes) {
   ImportOptions options;
+  options.max_bytes = max_bytes;
   std::string error;
   PassOptions pass_options;
   pass_options.disabled.insert(flags.disable.begin(), flags.disable.end());
@@ -74,6 +76,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   for (const auto& d : dims) flags += " --dim " + d;
   for (const auto& s : shapes) flags += " --shape " + s;
   flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
+  if (args.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", args.max_bytes);
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
   std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
@@ -139,7 +142,8 @@ bool parse_target_flag(const std::string& name, ImportOptions& options, std::str
 
 int run_compile(const CompileArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                                 args.max_bytes);
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -170,7 +174,8 @@ int run_check(const std::string& model) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                                 args.max_bytes);
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

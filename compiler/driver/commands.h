@@ -30,6 +30,7 @@ struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
   std::string target = "generic";
   std::vector<std::string> dims, shapes;
+  int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool print_plan = false;
   PassFlags passes;
 };
@@ -40,6 +41,7 @@ int run_check(const std::string& model);
 struct InspectArgs {
   std::string model, target = "generic";
   std::vector<std::string> dims, shapes;
+  int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool ir = false, plan = false;
   bool memory = false, json = false;  // --memory [--json]: the memory report
   PassFlags passes;
