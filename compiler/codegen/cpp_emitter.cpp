@@ -103,9 +103,10 @@ class Emitter {
       diag_.error("internal: no memory plan (the plan-memory pass did not run)");
       return false;
     }
+    AliasChains chains;
     for (const Value* v : all_values(g_)) {  // control-flow subgraphs' values too
-      const Value* root = storage_root(v);
-      size_t off = offset_in_root(v);
+      const Value* root = chains.root(v);
+      size_t off = chains.offset(v);
       if (root->storage.kind == Storage::Kind::kArena && !v->is_constant() && !v->is_graph_input &&
           !v->is_graph_output)
         arena_offset_[v] = root->storage.offset + off;

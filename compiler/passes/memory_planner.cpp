@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <unordered_map>
 
 #include "passes/lifetime_index.h"
 
@@ -172,6 +173,33 @@ size_t layout_subgraphs(const Node& node, size_t base, bool assign) {
   return region;
 }
 
+const AliasChains::Info& AliasChains::info(const Value* v) {
+  if (auto it = memo_.find(v); it != memo_.end()) return it->second;
+  std::vector<const Value*> path;  // v up to the first known value or the root, exclusive
+  const Value* u = v;
+  for (; u->storage.shares() && u->storage.alias_of && !memo_.count(u); u = u->storage.alias_of)
+    if (path.size() > (size_t{1} << 26))
+      break;  // a cycle (never planned): stop somewhere
+    else
+      path.push_back(u);
+  Info base = memo_.count(u) ? memo_[u] : Info{u, 0, 0};
+  memo_[u] = base;
+  for (auto w = path.rbegin(); w != path.rend(); ++w) {
+    size_t step = (*w)->storage.kind == Storage::Kind::kInPlace ? 0 : (*w)->storage.offset;
+    base = Info{base.root, base.offset + step, base.depth + 1};
+    memo_[*w] = base;
+  }
+  return memo_[v];
+}
+
+bool AliasChains::is_view_of(const Value* v, const Value* ancestor) {
+  if (!v || !ancestor) return false;
+  size_t dv = info(v).depth, da = info(ancestor).depth;
+  if (dv <= da) return false;
+  for (size_t k = dv - da; k > 0 && v; --k) v = v->storage.alias_of;
+  return v == ancestor;
+}
+
 // A root buffer of the arena: produced by a node, not a constant or a graph output.
 static bool in_arena(const Value* root) {
   return root && root->producer && !root->is_constant() && !root->is_graph_output &&
@@ -181,6 +209,7 @@ static bool in_arena(const Value* root) {
 std::vector<BufferRequest> collect_buffers(const Graph& graph) {
   std::map<const Value*, size_t> index;  // root value -> its request
   std::vector<BufferRequest> req;
+  AliasChains chains;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = *graph.nodes[n];
     int at = static_cast<int>(n);
@@ -188,7 +217,7 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
     std::vector<const Value*> reads(node.inputs.begin(), node.inputs.end());
     for (const Value* in : implicit_inputs(node)) reads.push_back(in);
     for (const Value* in : reads) {
-      auto it = index.find(storage_root(in));
+      auto it = index.find(chains.root(in));
       if (in && it != index.end())
         req[it->second].last_use = std::max(req[it->second].last_use, at);
     }
@@ -205,7 +234,7 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
     }
     for (const Value* out : node.outputs) {
       if (!out || out->is_constant() || out->is_graph_output) continue;
-      const Value* root = storage_root(out);
+      const Value* root = chains.root(out);
       if (!in_arena(root)) continue;  // a view of a graph input: read-only, no arena bytes
       auto it = index.find(root);
       if (it != index.end()) {  // shares its root's buffer (a view, in place, a Concat slice)
@@ -263,18 +292,6 @@ std::map<const Value*, Span> value_spans(const Graph& g) {
   return spans;
 }
 
-namespace {
-
-// True when `ancestor` is on v's alias chain (v views it, is written over it or into it). The
-// in-place links on the chain are checked on their own (the overwritten value dies there).
-bool is_view_of(const Value* v, const Value* ancestor) {
-  for (; v && v->storage.shares(); v = v->storage.alias_of)
-    if (v->storage.alias_of == ancestor) return true;
-  return false;
-}
-
-}  // namespace
-
 size_t offset_in_root(const Value* v) {
   size_t off = 0;
   for (; v && v->storage.shares(); v = v->storage.alias_of)
@@ -287,6 +304,7 @@ std::vector<std::string> check_storage(const Module& module) {
   const Graph& g = *module.graph;
   std::vector<std::string> errors;
   auto spans = value_spans(g);
+  AliasChains chains;
   // Arena intervals: [begin, end) bytes and [def, last] nodes, for values and scratch.
   struct Block {
     std::string name;
@@ -299,7 +317,7 @@ std::vector<std::string> check_storage(const Module& module) {
   for (const auto& [v, span] : spans) {
     const Storage& st = v->storage;
     if (v->is_constant()) continue;
-    const Value* root = storage_root(v);
+    const Value* root = chains.root(v);
     if (st.kind == K::kUnplanned) {
       errors.push_back(fmt::format("'{}' has no storage", v->name));
       continue;
@@ -343,7 +361,7 @@ std::vector<std::string> check_storage(const Module& module) {
       }
     }
     if (root->storage.kind != K::kArena) continue;
-    size_t begin = root->storage.offset + offset_in_root(v);
+    size_t begin = root->storage.offset + chains.offset(v);
     blocks.push_back({v->name, v, begin, begin + std::max<size_t>(v->bytes(), 1), span});
   }
   for (size_t n = 0; n < g.nodes.size(); ++n) {
@@ -372,7 +390,7 @@ std::vector<std::string> check_storage(const Module& module) {
     if (b.end > module.memory.arena_bytes)
       errors.push_back(fmt::format("'{}' [{}, {}) ends past the arena ({} bytes)", b.name, b.begin,
                                    b.end, module.memory.arena_bytes));
-    if ((!b.value || storage_root(b.value) == b.value) && b.begin % kArenaAlignment)
+    if ((!b.value || chains.root(b.value) == b.value) && b.begin % kArenaAlignment)
       errors.push_back(fmt::format("'{}' at offset {} is not {}-byte aligned", b.name, b.begin,
                                    kArenaAlignment));
   }
@@ -385,7 +403,7 @@ std::vector<std::string> check_storage(const Module& module) {
     if (a.branch && b.branch && a.branch != b.branch && a.span.def == b.span.def)
       continue;  // two branches of one If: only one runs
     if (a.value && b.value) {
-      if (is_view_of(a.value, b.value) || is_view_of(b.value, a.value)) continue;
+      if (chains.is_view_of(a.value, b.value) || chains.is_view_of(b.value, a.value)) continue;
       // In place: the output's node is the last reader of the value it overwrites.
       auto in_place = [](const Block& out, const Block& in) {
         return out.value->storage.kind == Storage::Kind::kInPlace &&
@@ -403,16 +421,17 @@ std::string print_memory_plan(const Module& module) {
   using K = Storage::Kind;
   const Graph& g = *module.graph;
   auto spans = value_spans(g);
+  AliasChains chains;
   std::string s;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = *g.nodes[n];
     for (const Value* v : node.outputs) {
       if (!v || v->is_constant()) continue;
       const Storage& st = v->storage;
-      const Value* root = storage_root(v);
+      const Value* root = chains.root(v);
       std::string where;
       if (root->storage.kind == K::kArena)
-        where = fmt::format("{:>10}", root->storage.offset + offset_in_root(v));
+        where = fmt::format("{:>10}", root->storage.offset + chains.offset(v));
       else
         where = fmt::format("{:>10}", storage_kind_name(root->storage.kind));
       std::string how = storage_kind_name(st.kind);
