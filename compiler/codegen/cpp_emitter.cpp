@@ -110,9 +110,10 @@ class Emitter {
       diag_.error("internal: no memory plan (the plan-memory pass did not run)");
       return false;
     }
+    AliasChains chains;
     for (const Value* v : all_values(g_)) {  // control-flow subgraphs' values too
-      const Value* root = storage_root(v);
-      size_t off = offset_in_root(v);
+      const Value* root = chains.root(v);
+      size_t off = chains.offset(v);
       if (root->storage.kind == Storage::Kind::kArena && !v->is_constant() && !v->is_graph_input &&
           !v->is_graph_output)
         arena_offset_[v] = root->storage.offset + off;
@@ -184,8 +185,15 @@ class Emitter {
     s += fmt::format(
         "// Byte size of each input and output, in order (a trailing 0 ends the list).\n"
         "constexpr std::size_t kInputBytes[] = {{{}}};\n"
-        "constexpr std::size_t kOutputBytes[] = {{{}}};\n\n",
+        "constexpr std::size_t kOutputBytes[] = {{{}}};\n",
         sizes(g_.inputs), sizes(g_.outputs));
+    // plan-memory proved every size within --max-bytes; this proves them within this target's
+    // size_t (the braced arrays above cannot narrow silently, these scalars could).
+    s += fmt::format(
+        "static_assert(kWorkspaceSize == {}ULL && kLiveBytesLowerBound == {}ULL && "
+        "kWeightsSize == {}ULL,\n              \"a size of this model does not fit "
+        "std::size_t\");\n\n",
+        m_.memory.arena_bytes, m_.memory.live_bytes_lower_bound, weight_bytes);
     s += "struct Inputs {\n";
     for (size_t i = 0; i < g_.inputs.size(); ++i)
       s += fmt::format("  const {}* {};  // '{}' {}[{}]\n", dtype_cpp(g_.inputs[i]->dtype),

@@ -39,6 +39,7 @@ void print_errors(const Diagnostics& diag) {
 struct LowerLimits {
   bool override_shape = false;
   size_t max_errors = kDefaultMaxErrors;
+  int64_t max_bytes = kMaxTensorBytes;
 };
 
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
@@ -48,6 +49,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
                                          const LowerLimits& limits) {
   ImportOptions options;
   options.override_shape = limits.override_shape;
+  options.max_bytes = limits.max_bytes;
   std::string error;
   PassOptions pass_options;
   pass_options.disabled.insert(flags.disable.begin(), flags.disable.end());
@@ -83,6 +85,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   for (const auto& s : shapes) flags += " --shape " + s;
   if (args.override_shape) flags += " --override-shape";
   flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
+  if (args.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", args.max_bytes);
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
   std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
@@ -179,7 +182,7 @@ int run_compile(const CompileArgs& args) {
   }
   int rc = kExitOk;
   auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-                                 {args.override_shape, args.max_errors});
+                                 {args.override_shape, args.max_errors, args.max_bytes});
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -211,7 +214,7 @@ int run_check(const std::string& model, size_t max_errors) {
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
   auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-                                 {args.override_shape, args.max_errors});
+                                 {args.override_shape, args.max_errors, args.max_bytes});
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

@@ -30,6 +30,7 @@ struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
   std::string target = "generic";
   std::vector<std::string> dims, shapes;
+  int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool print_plan = false;
   bool override_shape = false;  // --override-shape: --shape may change static dims and the rank
   size_t max_errors = kDefaultMaxErrors;  // --max-errors: errors printed before "... and K more"
@@ -42,6 +43,7 @@ int run_check(const std::string& model, size_t max_errors = kDefaultMaxErrors);
 struct InspectArgs {
   std::string model, target = "generic";
   std::vector<std::string> dims, shapes;
+  int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool ir = false, plan = false;
   bool memory = false, json = false;  // --memory [--json]: the memory report
   bool override_shape = false;

@@ -37,6 +37,9 @@ int run_main(int argc, char** argv) {
   app.add_option("--max-errors", compile.max_errors, max_errors_help);
   const std::string target_help = "CPU the code is for: " + target_names();
   app.add_option("--target", compile.target, target_help);
+  const std::string max_bytes_help =
+      "Largest tensor, arena or weights size in bytes (default 2^40 = 1 TiB); more is refused";
+  app.add_option("--max-bytes", compile.max_bytes, max_bytes_help)->check(CLI::PositiveNumber);
   auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
     a->add_option("--disable-pass", f.disable, "Skip a pass of the pipeline (see --list-passes)");
     a->add_option("--print-after", f.print_after,
@@ -62,6 +65,7 @@ int run_main(int argc, char** argv) {
   insp->add_option("--target", inspect.target, target_help);
   insp->add_flag("--override-shape", inspect.override_shape, override_help);
   insp->add_option("--max-errors", inspect.max_errors, max_errors_help);
+  insp->add_option("--max-bytes", inspect.max_bytes, max_bytes_help)->check(CLI::PositiveNumber);
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
   insp->add_flag(

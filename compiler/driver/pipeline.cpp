@@ -30,6 +30,7 @@ std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions
   auto module = import_model(proto, options, diag);
   if (!diag.ok()) return nullptr;
   module->target = options.target;
+  module->max_bytes = options.max_bytes;
   module->source_path = fs::path(path).filename().string();
   module->model_name = default_model_name(path);
   std::ifstream in(path, std::ios::binary);

@@ -140,7 +140,10 @@ class Importer {
     }
     size_t position = 0;  // index among the graph inputs that are not initializers
     for (const auto& in : g.input()) {
-      if (scope.count(in.name())) continue;  // IR < 4: initializers are also listed as inputs
+      if (auto shadowed = scope.find(in.name()); shadowed != scope.end()) {
+        check_shadowed_input(in, *shadowed->second);  // IR < 4 lists initializers as inputs too
+        continue;
+      }
       auto bound =
           is_main ? options_.constant_inputs.find(in.name()) : options_.constant_inputs.end();
       if (bound != options_.constant_inputs.end()) {
@@ -175,6 +178,7 @@ class Importer {
       if (v->dtype == DataType::kUndefined && out.type().has_tensor_type())
         v->dtype = static_cast<DataType>(out.type().tensor_type().elem_type());
       graph->outputs.push_back(v);
+      if (is_main) graph->declared_outputs.push_back(declared_type(out));
     }
     return graph;
   }
@@ -192,6 +196,44 @@ class Importer {
     }
     if (o) scope[name] = o;
     return o;
+  }
+
+  // A graph output's declared type and shape (symbolic dims as -1), checked after inference.
+  static Graph::DeclaredType declared_type(const onnx::ValueInfoProto& vi) {
+    Graph::DeclaredType d;
+    if (!vi.type().has_tensor_type()) return d;
+    const auto& tt = vi.type().tensor_type();
+    d.dtype = static_cast<DataType>(tt.elem_type());
+    d.has_shape = tt.has_shape();
+    for (const auto& dim : tt.shape().dim())
+      d.dims.push_back(dim.has_dim_value() && dim.dim_value() >= 0 ? dim.dim_value() : -1);
+    return d;
+  }
+
+  // An initializer that shares a graph input's name is the input's default value (IR >= 4) or
+  // its listing (IR < 4); either way the input's declared type must be the initializer's, and a
+  // static declared dim must match, or the caller would feed bytes of another type or size.
+  void check_shadowed_input(const onnx::ValueInfoProto& in, const Value& init) {
+    if (!in.type().has_tensor_type()) return;
+    const auto& tt = in.type().tensor_type();
+    auto declared = static_cast<DataType>(tt.elem_type());
+    bool same_shape =
+        !tt.has_shape() || tt.shape().dim_size() == static_cast<int>(init.shape.size());
+    for (int d = 0; same_shape && d < tt.shape().dim_size(); ++d)
+      same_shape =
+          !tt.shape().dim(d).has_dim_value() || tt.shape().dim(d).dim_value() == init.shape[d];
+    if ((declared == DataType::kUndefined || declared == init.dtype) && same_shape) return;
+    std::string dims;
+    for (int d = 0; d < tt.shape().dim_size(); ++d) {
+      const auto& dim = tt.shape().dim(d);
+      dims += (d ? "x" : "") +
+              (dim.has_dim_value() ? std::to_string(dim.dim_value()) : std::string("?"));
+    }
+    diag_.error(
+        "graph input '{}' is declared {}[{}] but the initializer of that name is {}[{}]: an "
+        "initializer that shadows an input must have the input's type and shape",
+        in.name(), dtype_name(declared), tt.has_shape() ? (dims.empty() ? "scalar" : dims) : "?",
+        dtype_name(init.dtype), shape_str(init.shape));
   }
 
   // A graph input's dims come from the model or the command line: refuse a size that overflows

@@ -26,6 +26,7 @@ struct ImportOptions {
   // Value for every symbolic dim not pinned otherwise (-1: none; light/ cases use 1).
   int64_t default_dim = -1;
   const Target* target = &default_target();  // --target: set on the Module for the passes
+  int64_t max_bytes = kMaxTensorBytes;       // --max-bytes: set on the Module
 };
 
 std::unique_ptr<Module> import_model(const onnx::ModelProto& model, const ImportOptions& options,

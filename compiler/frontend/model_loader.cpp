@@ -158,6 +158,14 @@ class ExternalDataResolver {
   }
 
   void load(onnx::TensorProto& t, const std::string& what) {
+    // Inline data besides external data: which one is the tensor? Refused, never overwritten.
+    if (!t.raw_data().empty() || t.float_data_size() || t.int32_data_size() ||
+        t.string_data_size() || t.int64_data_size() || t.double_data_size() ||
+        t.uint64_data_size()) {
+      diag_.error("{}: holds inline data and external data; a tensor stores its data in one place",
+                  what);
+      return;
+    }
     std::string location;
     int64_t offset = 0, length = -1;
     std::set<std::string> seen;

@@ -3,14 +3,19 @@
 // conformance models (onnx-backend-tests) are all valid: every rule here accepts each of them.
 #include "frontend/validator.h"
 
+#include <algorithm>
 #include <limits>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 #include <unordered_set>
 
+#include "frontend/validator_rules.h"
 #include "ir/dtype.h"
 #include "ops/registry.h"
+#include "support/checked_math.h"
 
 namespace onnxc {
 namespace {
@@ -151,8 +156,9 @@ std::string attr_type_name(AttrType t) {
 
 // Where a list of nodes lives: the main graph (or a subgraph of it), or a function body.
 struct NodeContext {
-  const std::set<std::string>* domains;  // imported opset domains, canonical spelling
-  bool in_function;                      // ref_attr_name is only legal in function bodies
+  const std::set<std::string>* domains;            // imported opset domains, canonical spelling
+  bool in_function;                                // ref_attr_name is only legal in function bodies
+  const std::map<std::string, int64_t>* versions;  // imported opset version per domain
 };
 
 class Validator {
@@ -164,9 +170,10 @@ class Validator {
     if (model_.has_graph()) {
       Scope root;
       check_graph(model_.graph(), root, "", "main graph", /*is_main=*/true,
-                  {&model_domains_, false});
+                  {&model_domains_, false, &model_versions_});
     }
     check_functions();
+    check_function_recursion(model_, diag_);
   }
 
  private:
@@ -183,6 +190,8 @@ class Validator {
       diag_.error("model has no opset_import (required from IR version 3 on)");
     // Before IR version 3 models did not list opsets; the default domain is implied.
     check_opset_imports(model_.opset_import(), "model", model_domains_);
+    for (const auto& os : model_.opset_import())
+      model_versions_[canonical_domain(os.domain())] = os.version();
     if (model_.opset_import_size() == 0) model_domains_.insert("");
     if (!model_.has_graph()) diag_.error("model has no graph");
   }
@@ -215,11 +224,14 @@ class Validator {
       std::set<std::string> domains;
       check_opset_imports(f.opset_import(), where, domains);
       domains.insert(model_domains_.begin(), model_domains_.end());
+      std::map<std::string, int64_t> versions = model_versions_;
+      for (const auto& os : f.opset_import())
+        versions[canonical_domain(os.domain())] = os.version();
       Scope scope;
       for (const auto& in : f.input())
         if (const char* broken = define(scope, in))
           diag_.error("{}: input '{}' {}", where, in, broken);
-      check_nodes(f.node(), scope, f.name() + "/", {&domains, true});
+      check_nodes(f.node(), scope, f.name() + "/", {&domains, true, &versions});
       for (const auto& out : f.output())
         if (!scope.contains(out))
           diag_.error("{}: output '{}' is not produced by any node or input", where, out);
@@ -248,6 +260,7 @@ class Validator {
         continue;
       }
       check_value_info(in, where + " input", is_main);
+      check_input_size(in, where + " input");
       input_names.insert(in.name());
       if (const char* broken = define(scope, in.name()))
         diag_.error("{} input '{}' {}", where, in.name(), broken);
@@ -336,6 +349,24 @@ class Validator {
         diag_.node_error(label, op, "attribute '{}' appears more than once", a.name());
       check_attribute(a, label, op, scope, ctx);
     }
+    check_attribute_names(n, label, ctx);
+  }
+
+  // ONNX's checker rejects an attribute the op's schema does not declare (a typo such as
+  // "axsi" would otherwise be silently ignored and the default used). Ops and versions missing
+  // from the spec's changelogs (other domains, newer versions) are not checked.
+  void check_attribute_names(const onnx::NodeProto& n, const std::string& label,
+                             const NodeContext& ctx) {
+    auto version = ctx.versions->find(canonical_domain(n.domain()));
+    if (n.attribute_size() == 0 || version == ctx.versions->end()) return;
+    int since = 0;
+    const char* names = declared_attributes(n.domain(), n.op_type(), version->second, &since);
+    if (!names) return;
+    for (const auto& a : n.attribute())
+      if (!a.name().empty() && !names_contain(names, a.name()))
+        diag_.node_error(label, n.op_type(), "unknown attribute '{}': {}-{} declares {}", a.name(),
+                         n.op_type(), since,
+                         *names ? fmt::format("only {}", names) : std::string("no attributes"));
   }
 
   void check_attribute(const onnx::AttributeProto& a, const std::string& label,
@@ -449,6 +480,27 @@ class Validator {
         diag_.error("{} has negative size {} in dimension {}", where, shape.dim(i).dim_value(), i);
   }
 
+  // A graph input's static dims must give a size that int64 can count and that fits the 1 TiB a
+  // tensor may hold (symbolic dims are pinned, and checked, at import). Outputs are derived: their
+  // sizes are checked by inference, and against the declaration after it.
+  void check_input_size(const onnx::ValueInfoProto& vi, const std::string& where) {
+    if (!vi.type().has_tensor_type() || !is_valid_dtype(vi.type().tensor_type().elem_type()))
+      return;
+    std::vector<int64_t> dims;
+    for (const auto& d : vi.type().tensor_type().shape().dim())
+      if (d.has_dim_value()) dims.push_back(d.dim_value());
+    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) return;
+    auto type = static_cast<DataType>(vi.type().tensor_type().elem_type());
+    std::optional<int64_t> numel = checked_numel(dims);
+    std::optional<int64_t> bytes = numel ? checked_bytes(*numel, dtype_info(type).bits) : numel;
+    if (numel && bytes && *bytes <= kMaxTensorBytes) return;
+    diag_.error("{} '{}' of shape {} has {}: a tensor may hold at most 2^40 bytes (1 TiB)", where,
+                vi.name(), fmt::format("{}", fmt::join(dims, "x")),
+                !numel   ? std::string("more elements than int64 can count")
+                : !bytes ? fmt::format("{} elements, more than 2^63 bytes", *numel)
+                         : fmt::format("{} elements, {} bytes", *numel, *bytes));
+  }
+
   // Returns the element count, or -1 after reporting invalid dims.
   int64_t check_dims(const google::protobuf::RepeatedField<int64_t>& dims,
                      const std::string& what) {
@@ -474,9 +526,17 @@ class Validator {
       return;
     }
     int64_t numel = check_dims(t.dims(), what);
-    // External data is sized by the loader; a segment holds part of a larger tensor.
-    if (numel < 0 || t.data_location() == onnx::TensorProto::EXTERNAL || t.has_segment()) return;
+    if (numel < 0) return;
     auto type = static_cast<DataType>(t.data_type());
+    if (std::optional<int64_t> bytes = checked_bytes(numel, dtype_info(type).bits);
+        !bytes || *bytes > kMaxTensorBytes) {
+      diag_.error("{}: {} elements of {} are more than 2^40 bytes (1 TiB), the largest tensor",
+                  what, numel, dtype_name(type));
+      return;
+    }
+    // A segment holds part of a larger tensor; external data is sized by the loader.
+    if (t.has_segment()) check_segment(t, numel, what, diag_);
+    if (t.data_location() == onnx::TensorProto::EXTERNAL || t.has_segment()) return;
     int fields = !t.raw_data().empty();
     DataField used = DataField::kFloat;
     for (DataField f : {DataField::kFloat, DataField::kInt32, DataField::kString, DataField::kInt64,
@@ -519,11 +579,14 @@ class Validator {
     check_tensor(s.indices(), what + " indices");
     if (s.indices().data_type() != static_cast<int>(DataType::kInt64))
       diag_.error("{}: sparse indices must be int64", what);
+    else
+      check_sparse_indices(s, what, diag_);
   }
 
   const onnx::ModelProto& model_;
   Diagnostics& diag_;
   std::set<std::string> model_domains_;
+  std::map<std::string, int64_t> model_versions_;
 };
 
 }  // namespace

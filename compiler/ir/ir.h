@@ -13,6 +13,7 @@
 
 #include "ir/dtype.h"
 #include "ir/target.h"
+#include "support/checked_math.h"
 
 namespace onnxc {
 
@@ -167,6 +168,14 @@ struct Graph {
   std::vector<std::unique_ptr<Node>> nodes;    // in topological order
   std::vector<Value*> inputs;
   std::vector<Value*> outputs;
+  // Main graph: each output's type and shape as the model declares them (parallel to `outputs`),
+  // the contract a caller sizes buffers from; infer-shapes checks inference agrees with it.
+  struct DeclaredType {
+    DataType dtype = DataType::kUndefined;  // kUndefined: not declared
+    bool has_shape = false;
+    std::vector<int64_t> dims;  // -1 where the dim is symbolic or unknown
+  };
+  std::vector<DeclaredType> declared_outputs;
 
   Value* add_value(std::string name);
   Node* add_node(std::unique_ptr<Node> n);
@@ -204,6 +213,9 @@ struct Module {
   std::map<std::string, int> opsets;  // domain -> version ("" is ai.onnx)
   std::unique_ptr<Graph> graph;
   const Target* target = &default_target();  // --target
+  // --max-bytes: no tensor, arena or weights blob may be larger (plan-memory refuses the model),
+  // so every size the generated header states is proved to fit it.
+  int64_t max_bytes = kMaxTensorBytes;
   MemorySummary memory;
 };
 

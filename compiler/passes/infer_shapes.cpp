@@ -7,6 +7,8 @@
 // that fails, since later shapes would be meaningless. Control-flow handlers (If, Loop, Scan) run
 // it over their subgraphs through infer_subgraph(), binding the subgraph's handlers there (so an
 // If branch never taken needs none). Required: codegen needs every shape.
+#include <fmt/format.h>
+
 #include "ops/op.h"
 #include "ops/registry.h"
 #include "passes/pass_manager.h"
@@ -63,6 +65,38 @@ bool infer_nodes(Graph& graph, Diagnostics& diag, const Target& target, int64_t&
   return true;
 }
 
+std::string declared_str(const Graph::DeclaredType& d) {
+  if (!d.has_shape) return fmt::format("{}[?]", dtype_name(d.dtype));
+  std::string dims;
+  for (size_t i = 0; i < d.dims.size(); ++i)
+    dims += (i ? "x" : "") + (d.dims[i] < 0 ? std::string("?") : std::to_string(d.dims[i]));
+  return fmt::format("{}[{}]", dtype_name(d.dtype), dims.empty() ? "scalar" : dims);
+}
+
+// The model's declared outputs are the caller's contract: its buffers are sized from them. A
+// declared type must be the inferred one; a declared static dim must be the inferred dim (a
+// symbolic or absent dim agrees with anything; a declared rank must match).
+bool outputs_match_declared(const Graph& graph, Diagnostics& diag) {
+  bool ok = true;
+  for (size_t i = 0; i < graph.outputs.size() && i < graph.declared_outputs.size(); ++i) {
+    const Value& v = *graph.outputs[i];
+    const Graph::DeclaredType& d = graph.declared_outputs[i];
+    bool agrees = d.dtype == DataType::kUndefined || d.dtype == v.dtype;
+    if (d.has_shape) {
+      agrees &= d.dims.size() == v.shape.size();
+      for (size_t k = 0; agrees && k < d.dims.size(); ++k)
+        agrees = d.dims[k] < 0 || d.dims[k] == v.shape[k];
+    }
+    if (agrees) continue;
+    diag.error(
+        "graph output '{}' is declared {} but inference gives {}[{}]: the declared type and "
+        "shape are what callers size buffers from",
+        v.name, declared_str(d), dtype_name(v.dtype), shape_str(v.shape));
+    ok = false;
+  }
+  return ok;
+}
+
 }  // namespace
 
 bool infer_subgraph(Graph& g, Diagnostics& diag, const Target& target) {
@@ -99,6 +133,7 @@ bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand) 
       diag.error("graph output '{}' has no inferred shape", v->name);
       return false;
     }
+  if (!outputs_match_declared(graph, diag)) return false;
   if (folded_on_demand) *folded_on_demand = folded;
   return true;
 }

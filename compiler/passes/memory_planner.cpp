@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <unordered_map>
+
+#include "passes/lifetime_index.h"
 
 namespace onnxc {
 namespace {
@@ -15,39 +18,98 @@ size_t align_up(size_t x) {
   return (x + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
 
-bool lifetimes_overlap(const BufferRequest& a, const BufferRequest& b) {
-  return a.first_use <= b.last_use && b.first_use <= a.last_use;
+// Every pair (i, j), i < j, of items whose inclusive lifetimes [first(k), last(k)] overlap, in
+// (i, j) order: the candidates the plan checkers compare byte ranges of. Sorting by start and
+// stopping at the first item that starts after i dies costs O(n log n + pairs), not O(n^2), so
+// checking stays cheap on long chains while every overlapping pair is still compared.
+template <class First, class Last>
+std::vector<std::pair<size_t, size_t>> lifetime_overlapping_pairs(size_t n, First first,
+                                                                  Last last) {
+  std::vector<size_t> by_start(n);
+  std::iota(by_start.begin(), by_start.end(), 0);
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t a, size_t b) { return first(a) < first(b); });
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t x = 0; x < n; ++x)
+    for (size_t y = x + 1; y < n && first(by_start[y]) <= last(by_start[x]); ++y)
+      pairs.emplace_back(std::min(by_start[x], by_start[y]), std::max(by_start[x], by_start[y]));
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+// Places the buffers in `order`, each at the lowest aligned offset where it overlaps no placed
+// buffer live at the same time. The lowest such offset is 0 or the aligned end of a conflicting
+// buffer, so a scan of the conflicting buffers sorted by offset finds it; the LifetimeIndex hands
+// over just the conflicting ones, which makes a chain of n nodes O(n log n) instead of O(n^2).
+MemoryPlan place_in_order(const std::vector<BufferRequest>& req, const std::vector<size_t>& order) {
+  MemoryPlan p;
+  p.offsets.assign(req.size(), 0);
+  int horizon = 1;
+  for (const auto& r : req) horizon = std::max(horizon, r.last_use + 1);
+  LifetimeIndex placed(horizon, req.size());
+  std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of conflicting buffers
+  for (size_t i : order) {
+    busy.clear();
+    placed.for_each_overlapping(req[i].first_use, req[i].last_use, [&](uint32_t j) {
+      busy.emplace_back(p.offsets[j], p.offsets[j] + req[j].size);
+    });
+    std::sort(busy.begin(), busy.end());
+    size_t offset = 0;
+    for (const auto& [b, e] : busy) {
+      if (offset + req[i].size <= b) break;
+      offset = std::max(offset, align_up(e));
+    }
+    p.offsets[i] = offset;
+    p.arena_size = std::max(p.arena_size, align_up(offset + req[i].size));
+    placed.insert(static_cast<uint32_t>(i), req[i].first_use, req[i].last_use);
+  }
+  return p;
+}
+
+// Placement orders tried on small graphs, best arena kept. Largest first is the classic
+// heuristic; the others win on graphs where a long-lived skip connection or a late large buffer
+// fragments what largest-first leaves (residual blocks). Ties keep the earlier order.
+enum class Order { kLargestFirst, kLongestFirst, kLargestAreaFirst, kEarliestFirst };
+constexpr Order kOrders[] = {Order::kLargestFirst, Order::kLongestFirst, Order::kLargestAreaFirst,
+                             Order::kEarliestFirst};
+// Above this many buffers only largest-first runs: each order costs a full placement.
+constexpr size_t kMaxBuffersForSearch = 20000;
+
+std::vector<size_t> placement_order(const std::vector<BufferRequest>& req, Order how) {
+  std::vector<size_t> order(req.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto span = [&](size_t i) { return static_cast<size_t>(req[i].last_use - req[i].first_use) + 1; };
+  auto area = [&](size_t i) { return static_cast<long double>(req[i].size) * span(i); };
+  // Stable: ties broken by index so the plan (and the generated code) is deterministic.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    switch (how) {
+      case Order::kLargestFirst:
+        return req[a].size > req[b].size;
+      case Order::kLongestFirst:
+        return span(a) != span(b) ? span(a) > span(b) : req[a].size > req[b].size;
+      case Order::kLargestAreaFirst:
+        return area(a) > area(b);
+      case Order::kEarliestFirst:
+        return req[a].first_use != req[b].first_use ? req[a].first_use < req[b].first_use
+                                                    : req[a].size > req[b].size;
+    }
+    return false;
+  });
+  return order;
 }
 
 class GreedyBySizePlanner final : public MemoryPlanner {
  public:
   const char* name() const override { return "greedy-by-size"; }
   MemoryPlan plan(const std::vector<BufferRequest>& req) const override {
-    MemoryPlan p;
-    p.offsets.assign(req.size(), 0);
-    std::vector<size_t> order(req.size());
-    std::iota(order.begin(), order.end(), 0);
-    // Ties broken by index so the plan (and the generated code) is deterministic.
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return req[a].size > req[b].size; });
-    std::vector<size_t> placed;
-    for (size_t i : order) {
-      // Candidate offsets: 0 and the end of every placed buffer live at the same time.
-      std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of conflicting buffers
-      for (size_t j : placed)
-        if (lifetimes_overlap(req[i], req[j]))
-          busy.emplace_back(p.offsets[j], p.offsets[j] + req[j].size);
-      std::sort(busy.begin(), busy.end());
-      size_t offset = 0;
-      for (const auto& [b, e] : busy) {
-        if (offset + req[i].size <= b) break;
-        offset = std::max(offset, align_up(e));
-      }
-      p.offsets[i] = offset;
-      p.arena_size = std::max(p.arena_size, align_up(offset + req[i].size));
-      placed.push_back(i);
+    MemoryPlan best = place_in_order(req, placement_order(req, Order::kLargestFirst));
+    if (req.size() > kMaxBuffersForSearch) return best;
+    for (Order how : kOrders) {
+      if (how == Order::kLargestFirst) continue;
+      MemoryPlan p = place_in_order(req, placement_order(req, how));
+      if (p.arena_size < best.arena_size) best = std::move(p);
     }
-    return p;
+    return best;
   }
 };
 
@@ -111,6 +173,33 @@ size_t layout_subgraphs(const Node& node, size_t base, bool assign) {
   return region;
 }
 
+const AliasChains::Info& AliasChains::info(const Value* v) {
+  if (auto it = memo_.find(v); it != memo_.end()) return it->second;
+  std::vector<const Value*> path;  // v up to the first known value or the root, exclusive
+  const Value* u = v;
+  for (; u->storage.shares() && u->storage.alias_of && !memo_.count(u); u = u->storage.alias_of)
+    if (path.size() > (size_t{1} << 26))
+      break;  // a cycle (never planned): stop somewhere
+    else
+      path.push_back(u);
+  Info base = memo_.count(u) ? memo_[u] : Info{u, 0, 0};
+  memo_[u] = base;
+  for (auto w = path.rbegin(); w != path.rend(); ++w) {
+    size_t step = (*w)->storage.kind == Storage::Kind::kInPlace ? 0 : (*w)->storage.offset;
+    base = Info{base.root, base.offset + step, base.depth + 1};
+    memo_[*w] = base;
+  }
+  return memo_[v];
+}
+
+bool AliasChains::is_view_of(const Value* v, const Value* ancestor) {
+  if (!v || !ancestor) return false;
+  size_t dv = info(v).depth, da = info(ancestor).depth;
+  if (dv <= da) return false;
+  for (size_t k = dv - da; k > 0 && v; --k) v = v->storage.alias_of;
+  return v == ancestor;
+}
+
 // A root buffer of the arena: produced by a node, not a constant or a graph output.
 static bool in_arena(const Value* root) {
   return root && root->producer && !root->is_constant() && !root->is_graph_output &&
@@ -120,6 +209,7 @@ static bool in_arena(const Value* root) {
 std::vector<BufferRequest> collect_buffers(const Graph& graph) {
   std::map<const Value*, size_t> index;  // root value -> its request
   std::vector<BufferRequest> req;
+  AliasChains chains;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = *graph.nodes[n];
     int at = static_cast<int>(n);
@@ -127,7 +217,7 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
     std::vector<const Value*> reads(node.inputs.begin(), node.inputs.end());
     for (const Value* in : implicit_inputs(node)) reads.push_back(in);
     for (const Value* in : reads) {
-      auto it = index.find(storage_root(in));
+      auto it = index.find(chains.root(in));
       if (in && it != index.end())
         req[it->second].last_use = std::max(req[it->second].last_use, at);
     }
@@ -144,7 +234,7 @@ std::vector<BufferRequest> collect_buffers(const Graph& graph) {
     }
     for (const Value* out : node.outputs) {
       if (!out || out->is_constant() || out->is_graph_output) continue;
-      const Value* root = storage_root(out);
+      const Value* root = chains.root(out);
       if (!in_arena(root)) continue;  // a view of a graph input: read-only, no arena bytes
       auto it = index.find(root);
       if (it != index.end()) {  // shares its root's buffer (a view, in place, a Concat slice)
@@ -202,18 +292,6 @@ std::map<const Value*, Span> value_spans(const Graph& g) {
   return spans;
 }
 
-namespace {
-
-// True when `ancestor` is on v's alias chain (v views it, is written over it or into it). The
-// in-place links on the chain are checked on their own (the overwritten value dies there).
-bool is_view_of(const Value* v, const Value* ancestor) {
-  for (; v && v->storage.shares(); v = v->storage.alias_of)
-    if (v->storage.alias_of == ancestor) return true;
-  return false;
-}
-
-}  // namespace
-
 size_t offset_in_root(const Value* v) {
   size_t off = 0;
   for (; v && v->storage.shares(); v = v->storage.alias_of)
@@ -226,6 +304,7 @@ std::vector<std::string> check_storage(const Module& module) {
   const Graph& g = *module.graph;
   std::vector<std::string> errors;
   auto spans = value_spans(g);
+  AliasChains chains;
   // Arena intervals: [begin, end) bytes and [def, last] nodes, for values and scratch.
   struct Block {
     std::string name;
@@ -238,7 +317,7 @@ std::vector<std::string> check_storage(const Module& module) {
   for (const auto& [v, span] : spans) {
     const Storage& st = v->storage;
     if (v->is_constant()) continue;
-    const Value* root = storage_root(v);
+    const Value* root = chains.root(v);
     if (st.kind == K::kUnplanned) {
       errors.push_back(fmt::format("'{}' has no storage", v->name));
       continue;
@@ -282,7 +361,7 @@ std::vector<std::string> check_storage(const Module& module) {
       }
     }
     if (root->storage.kind != K::kArena) continue;
-    size_t begin = root->storage.offset + offset_in_root(v);
+    size_t begin = root->storage.offset + chains.offset(v);
     blocks.push_back({v->name, v, begin, begin + std::max<size_t>(v->bytes(), 1), span});
   }
   for (size_t n = 0; n < g.nodes.size(); ++n) {
@@ -311,29 +390,30 @@ std::vector<std::string> check_storage(const Module& module) {
     if (b.end > module.memory.arena_bytes)
       errors.push_back(fmt::format("'{}' [{}, {}) ends past the arena ({} bytes)", b.name, b.begin,
                                    b.end, module.memory.arena_bytes));
-    if ((!b.value || storage_root(b.value) == b.value) && b.begin % kArenaAlignment)
+    if ((!b.value || chains.root(b.value) == b.value) && b.begin % kArenaAlignment)
       errors.push_back(fmt::format("'{}' at offset {} is not {}-byte aligned", b.name, b.begin,
                                    kArenaAlignment));
   }
-  for (size_t i = 0; i < blocks.size(); ++i)
-    for (size_t j = i + 1; j < blocks.size(); ++j) {
-      const Block &a = blocks[i], &b = blocks[j];
-      if (a.begin >= b.end || b.begin >= a.end) continue;
-      if (a.span.last < b.span.def || b.span.last < a.span.def) continue;
-      if (a.branch && b.branch && a.branch != b.branch && a.span.def == b.span.def)
-        continue;  // two branches of one If: only one runs
-      if (a.value && b.value) {
-        if (is_view_of(a.value, b.value) || is_view_of(b.value, a.value)) continue;
-        // In place: the output's node is the last reader of the value it overwrites.
-        auto in_place = [](const Block& out, const Block& in) {
-          return out.value->storage.kind == Storage::Kind::kInPlace &&
-                 out.value->storage.alias_of == in.value && in.span.last == out.span.def;
-        };
-        if (in_place(a, b) || in_place(b, a)) continue;
-      }
-      errors.push_back(fmt::format("'{}' [{}, {}) overlaps '{}' [{}, {}) while both are live",
-                                   a.name, a.begin, a.end, b.name, b.begin, b.end));
+  auto pairs = lifetime_overlapping_pairs(
+      blocks.size(), [&](size_t i) { return blocks[i].span.def; },
+      [&](size_t i) { return blocks[i].span.last; });
+  for (const auto& [i, j] : pairs) {
+    const Block &a = blocks[i], &b = blocks[j];
+    if (a.begin >= b.end || b.begin >= a.end) continue;
+    if (a.branch && b.branch && a.branch != b.branch && a.span.def == b.span.def)
+      continue;  // two branches of one If: only one runs
+    if (a.value && b.value) {
+      if (chains.is_view_of(a.value, b.value) || chains.is_view_of(b.value, a.value)) continue;
+      // In place: the output's node is the last reader of the value it overwrites.
+      auto in_place = [](const Block& out, const Block& in) {
+        return out.value->storage.kind == Storage::Kind::kInPlace &&
+               out.value->storage.alias_of == in.value && in.span.last == out.span.def;
+      };
+      if (in_place(a, b) || in_place(b, a)) continue;
     }
+    errors.push_back(fmt::format("'{}' [{}, {}) overlaps '{}' [{}, {}) while both are live", a.name,
+                                 a.begin, a.end, b.name, b.begin, b.end));
+  }
   return errors;
 }
 
@@ -341,16 +421,17 @@ std::string print_memory_plan(const Module& module) {
   using K = Storage::Kind;
   const Graph& g = *module.graph;
   auto spans = value_spans(g);
+  AliasChains chains;
   std::string s;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = *g.nodes[n];
     for (const Value* v : node.outputs) {
       if (!v || v->is_constant()) continue;
       const Storage& st = v->storage;
-      const Value* root = storage_root(v);
+      const Value* root = chains.root(v);
       std::string where;
       if (root->storage.kind == K::kArena)
-        where = fmt::format("{:>10}", root->storage.offset + offset_in_root(v));
+        where = fmt::format("{:>10}", root->storage.offset + chains.offset(v));
       else
         where = fmt::format("{:>10}", storage_kind_name(root->storage.kind));
       std::string how = storage_kind_name(st.kind);
@@ -378,6 +459,10 @@ std::vector<std::string> check_plan(const std::vector<BufferRequest>& req, const
         fmt::format("plan has {} offsets for {} buffers", plan.offsets.size(), req.size()));
     return errors;
   }
+  auto pairs = lifetime_overlapping_pairs(
+      req.size(), [&](size_t i) { return req[i].first_use; },
+      [&](size_t i) { return req[i].last_use; });
+  auto next_pair = pairs.begin();
   for (size_t i = 0; i < req.size(); ++i) {
     size_t oi = plan.offsets[i];
     if (oi % kArenaAlignment)
@@ -386,9 +471,9 @@ std::vector<std::string> check_plan(const std::vector<BufferRequest>& req, const
     if (oi + req[i].size > plan.arena_size)
       errors.push_back(fmt::format("'{}' [{}, {}) ends past the arena ({} bytes)", req[i].name, oi,
                                    oi + req[i].size, plan.arena_size));
-    for (size_t j = i + 1; j < req.size(); ++j) {
-      size_t oj = plan.offsets[j];
-      if (lifetimes_overlap(req[i], req[j]) && oi < oj + req[j].size && oj < oi + req[i].size)
+    for (; next_pair != pairs.end() && next_pair->first == i; ++next_pair) {
+      size_t j = next_pair->second, oj = plan.offsets[j];
+      if (oi < oj + req[j].size && oj < oi + req[i].size)
         errors.push_back(fmt::format("'{}' [{}, {}) overlaps '{}' [{}, {}) while both are live",
                                      req[i].name, oi, oi + req[i].size, req[j].name, oj,
                                      oj + req[j].size));

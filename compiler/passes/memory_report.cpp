@@ -47,15 +47,16 @@ std::string memory_report(const Module& m, bool json) {
   using K = Storage::Kind;
   const Graph& g = *m.graph;
   auto spans = value_spans(g);
+  AliasChains chains;  // memoized storage_root / offset_in_root (long in-place chains)
   std::vector<TensorRow> rows;
   for (const auto& n : g.nodes)
     for (const Value* v : n->outputs) {
       if (!v || v->is_constant()) continue;
-      const Value* root = storage_root(v);
+      const Value* root = chains.root(v);
       TensorRow r{v, storage_kind_name(v->storage.kind), "", -1, spans[v]};
       if (v->storage.alias_of) r.alias_of = v->storage.alias_of->name;
       if (root->storage.kind == K::kArena)
-        r.offset = static_cast<long long>(root->storage.offset + offset_in_root(v));
+        r.offset = static_cast<long long>(root->storage.offset + chains.offset(v));
       rows.push_back(r);
     }
   // Control flow: subgraph values, live over their node (see layout_subgraphs()).

@@ -8,9 +8,35 @@
 
 #include "passes/memory_planner.h"
 #include "passes/pass_manager.h"
+#include "support/checked_math.h"
 
 namespace onnxc {
 namespace {
+
+// --max-bytes: no single tensor, the arena, or the weights together may be larger, so every size
+// the generated header states (kInputBytes, kOutputBytes, kWorkspaceSize, kWeightsSize) is proved
+// to fit the budget, and with it size_t. Reports the first offender of each kind.
+bool within_byte_budget(const Module& module, size_t arena, Diagnostics& diag) {
+  const size_t budget = static_cast<size_t>(module.max_bytes);
+  size_t weights = 0;
+  bool weights_overflow = false;
+  for (const Value* v : all_values(*module.graph)) {
+    if (v->is_constant()) weights_overflow |= !checked_add(weights, v->bytes(), &weights);
+    if (v->bytes() <= budget) continue;
+    diag.error("tensor '{}' ({}[{}]) needs {} bytes, more than --max-bytes {}", v->name,
+               dtype_name(v->dtype), shape_str(v->shape), v->bytes(), budget);
+    return false;
+  }
+  if (weights_overflow || weights > budget) {
+    diag.error("the weights need {} bytes, more than --max-bytes {}", weights, budget);
+    return false;
+  }
+  if (arena > budget) {
+    diag.error("the arena needs {} bytes, more than --max-bytes {}", arena, budget);
+    return false;
+  }
+  return true;
+}
 
 class PlanMemoryPass final : public Pass {
  public:
@@ -52,6 +78,7 @@ class PlanMemoryPass final : public Pass {
     module.memory.live_bytes_lower_bound = live_bytes_lower_bound(buffers);
     module.memory.planner = planner->name();
     for (const auto& e : check_storage(module)) ctx.diag().error("memory plan: {}", e);
+    if (!within_byte_budget(module, plan.arena_size, ctx.diag())) return false;
     ctx.count("arena bytes", static_cast<int64_t>(plan.arena_size));
     ctx.count("live-bytes lower bound", static_cast<int64_t>(module.memory.live_bytes_lower_bound));
     ctx.count("buffers placed", static_cast<int64_t>(buffers.size()));

@@ -26,7 +26,7 @@ void int_init(ModelBuilder& mb, const std::string& name, std::vector<int64_t> di
 // x -> Relu -> Reshape -> Neg -> Flatten -> Sigmoid -> y
 ModelBuilder chain_model() {
   ModelBuilder mb(13);
-  mb.input("x", onnx::TensorProto::FLOAT, {2, 3, 4}).output("y", onnx::TensorProto::FLOAT, {2, 12});
+  mb.input("x", onnx::TensorProto::FLOAT, {2, 3, 4}).output("y", onnx::TensorProto::FLOAT, {6, 4});
   int_init(mb, "shape", {2}, {6, 4});
   mb.node("Relu", {"x"}, {"r"}, "relu");
   mb.node("Reshape", {"r", "shape"}, {"rs"}, "reshape");
