@@ -13,7 +13,8 @@ OpRegistry::OpRegistry() {
         data_movement_ops, attention_ops,     scatter_gather_ops, scan_ops,      bitwise_ops,
         misc_ops,          resize_ops,        image_ops,          quantize_ops,  qlinear_ops,
         recurrent_ops,     signal_ops,        einsum_ops,         detection_ops, random_ops,
-        training_ops,      gradient_ops,      control_flow_ops,   tfidf_ops}) {
+        training_ops,      gradient_ops,      control_flow_ops,   tfidf_ops,     sequence_ops,
+        optional_ops}) {
     auto rows = family();
     rows_.insert(rows_.end(), rows.begin(), rows.end());
   }

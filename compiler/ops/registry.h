@@ -48,6 +48,8 @@ std::vector<OpRegistration> random_ops();          // ops/random.cpp
 std::vector<OpRegistration> training_ops();        // ops/training.cpp
 std::vector<OpRegistration> tfidf_ops();           // ops/tfidf.cpp
 std::vector<OpRegistration> control_flow_ops();    // ops/control_flow.cpp
+std::vector<OpRegistration> sequence_ops();        // ops/sequence.cpp
+std::vector<OpRegistration> optional_ops();        // ops/optional.cpp
 std::vector<OpRegistration> gradient_ops();        // ops/gradient.cpp (Gradient's lowering helpers)
 
 class OpRegistry {
