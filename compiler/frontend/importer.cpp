@@ -228,11 +228,20 @@ class Importer {
                                     : positional != options_.positional_containers.end()
                                         ? &positional->second
                                         : nullptr;
+    ContainerLayout present;  // an optional tensor pinned with a plain --shape NAME=DIMS
+    auto shape = options_.input_shapes.find(vi.name());
+    if (!layout && c->kind == ValueKind::kOptional && !opt_seq &&
+        shape != options_.input_shapes.end()) {
+      present.shapes.push_back(shape->second);
+      layout = &present;
+    }
     if (!layout) {
       diag_.error(
-          "graph input '{}' is a {}: its layout must be known at compile time (sequence lengths "
-          "and optional presence known only at run time are not supported)",
-          vi.name(), value_kind_name(c->kind));
+          "graph input '{}' is {}: its layout must be known at compile time; pin it with "
+          "--shape {}=[2x3;4x3] (element shapes) or --shape {}=none (an empty optional); "
+          "sequence lengths and optional presence known only at run time are not supported",
+          vi.name(), c->kind == ValueKind::kSequence ? "a sequence" : "an optional", vi.name(),
+          vi.name());
       return c;
     }
     if (c->kind == ValueKind::kOptional && layout->absent) return c;
