@@ -14,6 +14,10 @@
 namespace onnxc {
 namespace {
 
+// Each element of a sequence is a tensor value (and usually a node) of the IR: SplitToSequence
+// refuses to make more.
+constexpr int64_t kMaxSequenceLength = 65536;
+
 const Value* sequence_input(InferContext& ctx, size_t i) {
   const Value* v = ctx.input(i);
   if (!v || v->kind != ValueKind::kSequence) {
@@ -170,6 +174,9 @@ class SplitToSequenceOp final : public OpHandler {
     const int64_t dim = x->shape[static_cast<size_t>(axis)];
     std::vector<int64_t> sizes;
     if (!split_sizes(ctx, dim, sizes)) return false;
+    if (static_cast<int64_t>(sizes.size()) > kMaxSequenceLength)
+      return ctx.fail("splitting into {} tensors: at most {} are supported", sizes.size(),
+                      kMaxSequenceLength);
     const bool squeeze = !ctx.has_input(1) && ctx.attr_int("keepdims", 1) == 0;
     Graph& g = *ctx.graph();
     const Node& node = ctx.node();
@@ -212,6 +219,9 @@ class SplitToSequenceOp final : public OpHandler {
   // scalar, the given lengths for a 1-D split.
   static bool split_sizes(InferContext& ctx, int64_t dim, std::vector<int64_t>& sizes) {
     if (!ctx.has_input(1)) {
+      if (dim > kMaxSequenceLength)
+        return ctx.fail("splitting into {} tensors: at most {} are supported", dim,
+                        kMaxSequenceLength);
       sizes.assign(static_cast<size_t>(dim), 1);
       return true;
     }
@@ -223,6 +233,10 @@ class SplitToSequenceOp final : public OpHandler {
     if (s->shape.empty()) {
       const int64_t chunk = s->int_at(0);
       if (chunk <= 0) return ctx.fail("a scalar 'split' must be positive, got {}", chunk);
+      const int64_t pieces = dim / chunk + (dim % chunk != 0 ? 1 : 0);
+      if (pieces > kMaxSequenceLength)
+        return ctx.fail("splitting into {} tensors: at most {} are supported", pieces,
+                        kMaxSequenceLength);
       for (int64_t at = 0; at < dim; at += chunk) sizes.push_back(std::min(chunk, dim - at));
       return true;
     }

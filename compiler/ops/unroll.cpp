@@ -160,7 +160,7 @@ class UnrollContainerLoop final : public OpHandler {
     if (!body) return ctx.fail("attribute 'body' (a graph) is required");
     if (ctx.num_inputs() < 2) return ctx.fail("needs inputs M and cond (either may be empty)");
     const size_t N = ctx.num_inputs() - 2;
-    if (body->inputs.size() != N + 2 || body->outputs.size() != N + 1 + 0 || ctx.num_outputs() != N)
+    if (body->inputs.size() != N + 2 || body->outputs.size() != N + 1 || ctx.num_outputs() != N)
       return ctx.fail(
           "a Loop that carries or builds sequences is unrolled, and needs exactly its {} "
           "loop-carried values as outputs (scan outputs are not supported)",
@@ -178,7 +178,7 @@ class UnrollContainerLoop final : public OpHandler {
           "the body's condition must never end the loop early (it is unrolled to resolve its "
           "sequences or optionals at compile time)");
     const int64_t trips = starts ? std::max<int64_t>(m->int_at(0), 0) : 0;
-    if (trips * static_cast<int64_t>(body->nodes.size() + 1) > kMaxUnrolledNodes)
+    if (trips > kMaxUnrolledNodes / static_cast<int64_t>(body->nodes.size() + 1))
       return ctx.fail("unrolling {} iterations of a {}-node body exceeds {} nodes", trips,
                       body->nodes.size(), kMaxUnrolledNodes);
     Graph& g = *ctx.graph();

@@ -4,6 +4,7 @@
 // refused with the node named. Numerical results are checked by the conformance cases.
 #include <catch2/catch.hpp>
 
+#include "driver/commands.h"
 #include "passes/pass_harness.h"
 #include "support/filecheck.h"
 
@@ -228,4 +229,48 @@ TEST_CASE("Sequence graph inputs are flattened by their compile-time layout", "[
   PassManager pm(PassOptions{});
   REQUIRE(pm.run(*m, ok));
   CHECK(m->graph->outputs[0]->shape == Shape{4, 3});
+}
+
+TEST_CASE("--shape gives sequence and optional inputs their layout", "[sequence][driver]") {
+  ImportOptions options;
+  std::string error;
+  REQUIRE(parse_dim_flags({}, {"xs=[2x3;4x3]", "opt=none", "one=[5]", "x=1x2"}, options, &error));
+  CHECK(options.container_inputs["xs"].shapes == std::vector<Shape>{{2, 3}, {4, 3}});
+  CHECK(options.container_inputs["opt"].absent);
+  CHECK(options.container_inputs["one"].shapes == std::vector<Shape>{{5}});
+  CHECK(options.input_shapes["x"] == Shape{1, 2});
+  ImportOptions bad;
+  CHECK_FALSE(parse_dim_flags({}, {"xs=[2x3;-1]"}, bad, &error));
+  CHECK(error == "bad --shape 'xs=[2x3;-1]': expected INPUT=[2x3;4x3] for a sequence");
+}
+
+TEST_CASE("Sequence and optional ops refuse malformed input without crashing", "[sequence]") {
+  ModelBuilder mb(18);
+  mb.input("x", kF, {4});
+  mb.output("y", kF, {4});
+  mb.node("OptionalGetElement", {""}, {"y"}, "get_nothing");
+  auto r = run_passes(mb);
+  CHECK_FALSE(r.ok);
+  INFO(r.diag.str());
+  CHECK(r.diag.str().find("node 'get_nothing' (OptionalGetElement): required input 0 is missing") !=
+        std::string::npos);
+
+  ModelBuilder huge(13);
+  huge.input("x", kF, {100000});
+  sequence_type(huge.proto().mutable_graph()->add_output(), "seq", kF);
+  huge.node("SplitToSequence", {"x"}, {"seq"}, "split");
+  auto h = run_passes(huge);
+  CHECK_FALSE(h.ok);
+  CHECK(h.diag.str().find("splitting into 100000 tensors: at most 65536 are supported") !=
+        std::string::npos);
+
+  ModelBuilder at(13);
+  at.input("x", kF, {4});
+  at.output("y", kF, {4});
+  int64_init(at, "zero", {0}, true);
+  at.node("SequenceAt", {"x", "zero"}, {"y"}, "not_a_sequence");
+  auto a = run_passes(at);
+  CHECK_FALSE(a.ok);
+  CHECK(a.diag.str().find("node 'not_a_sequence' (SequenceAt): input 0 must be a sequence") !=
+        std::string::npos);
 }
