@@ -69,6 +69,13 @@ void inline_header(const std::string& path, std::set<std::string>& done, std::st
   out += fmt::format("// ---- runtime_support/{} ----\n{}", path, body);
 }
 
+// With --profile only: per-node timing hooks the host may define (onnxc bench's driver does);
+// `node` is the node's index in the top-level graph.
+constexpr const char* kProfileHooks =
+    "\n// --profile: define ONNXC_PROFILE_BEGIN/END(node) before this file to time each node.\n"
+    "#ifndef ONNXC_PROFILE_BEGIN\n#define ONNXC_PROFILE_BEGIN(node) static_cast<void>(0)\n#endif\n"
+    "#ifndef ONNXC_PROFILE_END\n#define ONNXC_PROFILE_END(node) static_cast<void>(0)\n#endif\n";
+
 class Emitter {
  public:
   Emitter(const Module& m, const CodegenOptions& o, Diagnostics& d)
@@ -209,6 +216,7 @@ class Emitter {
         for (const Value* v : *list) uses += fmt::format(" {}", dtype_cpp(v->dtype));
       s += inline_runtime(includes_, uses, {"onnxc/types.h"});  // the header pastes types.h
     }
+    if (o_.profile) s += kProfileHooks;
     s += fmt::format("\nnamespace {} {{\nnamespace {{\n\n", o_.name);
     if (!external() && !used_constants_.empty()) {
       s += fmt::format("alignas(64) const unsigned char kWeights[{}] =\n", blob.bytes.size() + 1);
@@ -379,7 +387,8 @@ class Emitter {
   // The statements of `g`'s nodes (the main graph, or a control-flow subgraph emitted by its
   // node's handler through EmitContext::emit_subgraph).
   void emit_graph_nodes(const Graph& g, std::string& body) {
-    for (const auto& n : g.nodes) {
+    for (size_t index = 0; index < g.nodes.size(); ++index) {
+      const auto& n = g.nodes[index];
       std::vector<std::string> in_names, out_names;
       for (const Value* v : n->inputs) in_names.push_back(v ? escape_model_text(v->name) : "-");
       for (const Value* v : n->outputs) {
@@ -412,7 +421,10 @@ class Emitter {
       // Inside a control-flow body, pointers stay queued: they are declared before the outermost
       // control-flow node's block, so each is in scope wherever that node's code uses it.
       if (nesting_ == 0) body += flush_pending(n.get());
+      const bool timed = o_.profile && nesting_ == 0;  // a body is timed with its node
+      if (timed) body += fmt::format("  ONNXC_PROFILE_BEGIN({});\n", index);
       body += "  {\n" + block + "  }\n";
+      if (timed) body += fmt::format("  ONNXC_PROFILE_END({});\n", index);
     }
   }
 

@@ -27,6 +27,9 @@ struct CodegenOptions {
   // Never paths, the working directory or anything else machine-specific: the same model bytes
   // and flags must give byte-identical files from anywhere.
   std::string flags;
+  // --profile (onnxc bench): wrap each top-level node block in ONNXC_PROFILE_BEGIN/END(index)
+  // hooks for the host to time. Off, nothing of it is emitted.
+  bool profile = false;
 };
 
 struct GeneratedCode {

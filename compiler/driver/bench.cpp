@@ -1,14 +1,27 @@
-// `onnxc bench`: compiles the model with -O3 -march=native, feeds deterministic inputs and reports
-// the latency of one inference as `median_ms=X min_ms=Y`.
+// `onnxc bench`: compiles the model for --target (default native) with -O3, feeds deterministic
+// inputs and reports the latency of one inference. Output, in order:
+//   build: onnxc_s=.. cxx_s=.. cxx_peak_rss_mb=.. source_bytes=.. flops=..   (the build cost)
+//   [--profile: a per-node table, heaviest first: time, share, GFLOP/s, op, node]
+//   gflop_s=..                                                               (at the median)
+//   median_ms=X min_ms=Y
+// With --out DIR the timing program (DIR/bench, which also has a --serve mode for bench/run) and
+// its inputs stay in DIR; --no-run stops after the build line.
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
+#include <vector>
 
 #include "driver/commands.h"
+#include "driver/node_flops.h"
 #include "driver/pipeline.h"
 #include "support/temp_dir.h"
 
@@ -16,6 +29,12 @@ namespace onnxc {
 namespace fs = std::filesystem;
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // Deterministic, well-conditioned input values: small floats, small non-negative integers.
 Tensor bench_input(const Value& v) {
@@ -43,6 +62,92 @@ Tensor bench_input(const Value& v) {
   return t;
 }
 
+void write_inputs(const Graph& g, const fs::path& dir) {
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    Tensor t = bench_input(*g.inputs[i]);
+    std::ofstream(dir / fmt::format("input_{}.bin", i), std::ios::binary)
+        .write(reinterpret_cast<const char*>(t.data.data()),
+               static_cast<std::streamsize>(t.data.size()));
+  }
+}
+
+// The translation unit the C++ compiler builds: the harness, which includes the model after
+// defining the profiling hooks.
+void write_main(const fs::path& dir, const Graph& g, bool profile) {
+  std::ofstream main(dir / "main.cpp");
+  main << "#define ONNXC_BENCH_MODEL bench_model\n#define ONNXC_BENCH_SOURCE \"bench_model.cpp\"\n";
+  if (profile) main << "#define ONNXC_BENCH_PROFILE_NODES " << g.nodes.size() << "\n";
+  main << "#include \"bench_main.cpp\"\n";
+}
+
+struct CompileCost {
+  double seconds = 0;
+  long peak_rss_kb = 0;  // the largest process the compiler ran (cc1plus)
+};
+
+// Runs the C++ compiler; its peak memory is the largest RSS among this process's waited-for
+// descendants (onnxc bench runs no other child before it).
+bool compile(const std::string& command, CompileCost& cost) {
+  auto t0 = Clock::now();
+  int rc = std::system(command.c_str());
+  cost.seconds = seconds_since(t0);
+  rusage usage{};
+  if (getrusage(RUSAGE_CHILDREN, &usage) == 0) cost.peak_rss_kb = usage.ru_maxrss;
+  return rc == 0;
+}
+
+// One line of the --profile table per node that took time, heaviest first.
+void print_profile(const Graph& g, const std::vector<std::pair<size_t, double>>& node_ns) {
+  std::vector<std::pair<size_t, double>> rows = node_ns;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  double total = 0;
+  for (const auto& r : rows) total += r.second;
+  std::printf("%4s %10s %6s %10s %9s  %-20s %s\n", "rank", "ms", "share", "MFLOP", "GFLOP/s", "op",
+              "node");
+  int rank = 0;
+  for (const auto& [index, ns] : rows) {
+    const Node& n = *g.nodes[index];
+    double flops = static_cast<double>(node_flops(n));
+    std::printf("%4d %10.4f %5.1f%% %10.3f %9.2f  %-20s %s\n", ++rank, ns / 1e6,
+                total > 0 ? 100.0 * ns / total : 0.0, flops / 1e6, ns > 0 ? flops / ns : 0.0,
+                n.op_type.c_str(), n.name.c_str());
+  }
+}
+
+// Runs the timing program and prints its result; with profiling, its per-node lines become the
+// profile table.
+bool run_timed(const fs::path& dir, int iters, const Module& module, bool profile) {
+  std::string cmd = fmt::format("'{}' '{}' {}", (dir / "bench").string(), dir.string(), iters);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return false;
+  std::string out;
+  char buf[4096];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
+  if (pclose(p) != 0) return false;
+  std::vector<std::pair<size_t, double>> node_ns;
+  std::string summary;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    size_t index;
+    double ns;
+    if (std::sscanf(line.c_str(), "node %zu %lf", &index, &ns) == 2 &&
+        index < module.graph->nodes.size())
+      node_ns.emplace_back(index, ns);
+    else if (line.rfind("median_ms=", 0) == 0)
+      summary = line;
+  }
+  if (summary.empty()) return false;
+  if (profile) print_profile(*module.graph, node_ns);
+  double median_ms = 0;
+  std::sscanf(summary.c_str(), "median_ms=%lf", &median_ms);
+  double flops = static_cast<double>(graph_flops(*module.graph));
+  std::printf("gflop_s=%.3f\n%s\n", median_ms > 0 ? flops / (median_ms * 1e6) : 0.0,
+              summary.c_str());
+  return true;
+}
+
 }  // namespace
 
 int run_bench(const BenchArgs& args) {
@@ -62,46 +167,56 @@ int run_bench(const BenchArgs& args) {
     std::fprintf(stderr, "onnxc bench: %s\n", error.c_str());
     return kExitUsage;
   }
+  std::optional<TempDir> tmp;
+  fs::path dir = args.out_dir;
+  if (dir.empty()) {
+    tmp.emplace("onnxc-bench-");  // removed on every return below
+    if (!tmp->ok()) {
+      std::fprintf(stderr, "onnxc bench: cannot create a temporary folder\n");
+      return kExitModelError;
+    }
+    dir = tmp->path();
+  } else {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+  }
+  auto t0 = Clock::now();
   Diagnostics diag;
   PassManager passes(pass_options);
   auto module = lower_model(args.model, options, diag, &passes);
   CodegenOptions cg;
   cg.name = "bench_model";
   cg.header_file = "bench_model.h";
-  cg.flags = "(onnxc bench)";
+  cg.flags = args.profile ? "(onnxc bench --profile)" : "(onnxc bench)";
+  cg.profile = args.profile;
   GeneratedCode code;
-  TempDir tmp("onnxc-bench-");  // removed on every return below
-  if (!tmp.ok()) {
-    std::fprintf(stderr, "onnxc bench: cannot create a temporary folder\n");
-    return kExitModelError;
-  }
-  const fs::path& dir = tmp.path();
   if (!module || !generate_cpp(*module, cg, code, diag) ||
       !write_generated((dir / "bench_model.cpp").string(), code, cg, diag)) {
     std::fputs(diag.str().c_str(), stderr);
     return kExitModelError;
   }
-  for (size_t i = 0; i < module->graph->inputs.size(); ++i) {
-    Tensor t = bench_input(*module->graph->inputs[i]);
-    std::ofstream(dir / fmt::format("input_{}.bin", i), std::ios::binary)
-        .write(reinterpret_cast<const char*>(t.data.data()),
-               static_cast<std::streamsize>(t.data.size()));
-  }
-  {
-    std::ofstream main(dir / "main.cpp");
-    main << "#include \"bench_model.cpp\"\n#define ONNXC_BENCH_MODEL bench_model\n"
-         << "#include \"bench_main.cpp\"\n";
-  }
+  double onnxc_seconds = seconds_since(t0);
+  write_inputs(*module->graph, dir);
+  write_main(dir, *module->graph, args.profile);
   const char* env_cxx = std::getenv("CXX");
   std::string cxx = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
-  std::string build = fmt::format("{} -std=c++17 -O3 {} -I{} -I{} -o {} {}", cxx,
-                                  options.target->cxx_flags, dir.string(), ONNXC_TEMPLATES_DIR,
-                                  (dir / "bench").string(), (dir / "main.cpp").string());
-  int rc = std::system(build.c_str());
-  if (rc == 0)
-    rc = std::system(
-        fmt::format("{} {} {}", (dir / "bench").string(), dir.string(), args.iters).c_str());
-  return rc == 0 ? kExitOk : kExitModelError;
+  CompileCost cost;
+  if (!compile(fmt::format("{} -std=c++17 -O3 {} -I{} -I{} -o {} {}", cxx,
+                           options.target->cxx_flags, dir.string(), ONNXC_TEMPLATES_DIR,
+                           (dir / "bench").string(), (dir / "main.cpp").string()),
+               cost)) {
+    std::fprintf(stderr, "onnxc bench: %s: the C++ compiler failed on the generated code\n",
+                 args.model.c_str());
+    return kExitModelError;
+  }
+  std::error_code ec;
+  std::printf("build: onnxc_s=%.3f cxx_s=%.3f cxx_peak_rss_mb=%.1f source_bytes=%llu flops=%lld\n",
+              onnxc_seconds, cost.seconds, static_cast<double>(cost.peak_rss_kb) / 1024.0,
+              static_cast<unsigned long long>(fs::file_size(dir / "bench_model.cpp", ec)),
+              static_cast<long long>(graph_flops(*module->graph)));
+  std::fflush(stdout);
+  if (args.no_run) return kExitOk;
+  return run_timed(dir, args.iters, *module, args.profile) ? kExitOk : kExitModelError;
 }
 
 }  // namespace onnxc

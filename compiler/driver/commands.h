@@ -63,6 +63,9 @@ struct BenchArgs {
   std::vector<std::string> dims, shapes;
   int iters = 50, threads = 1;
   std::vector<std::string> disable_passes;  // --disable-pass: time the model without a pass
+  bool profile = false;                     // --profile: per-node timing hooks and table
+  std::string out_dir;                      // --out: build here and keep it (else a temp dir)
+  bool no_run = false;                      // --no-run: build only
 };
 int run_bench(const BenchArgs& args);
 

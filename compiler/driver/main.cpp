@@ -96,6 +96,11 @@ int run_main(int argc, char** argv) {
   bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
   bch->add_option("--disable-pass", bench.disable_passes,
                   "Skip a pass of the pipeline (see --list-passes)");
+  bch->add_flag("--profile", bench.profile,
+                "Time every node (hooks emitted only with this flag); table heaviest first");
+  bch->add_option("--out", bench.out_dir,
+                  "Build the timing program in this folder and keep it (bench/run serves it)");
+  bch->add_flag("--no-run", bench.no_run, "Stop after the build (prints its cost)");
 
   bool markdown = false;
   auto* ops = app.add_subcommand("ops", "List supported ops and opset ranges");

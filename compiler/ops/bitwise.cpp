@@ -70,37 +70,24 @@ class BitwiseBinaryOp final : public OpHandler {
 
 // ---- unary: BitwiseNot, Shrink, Swish ---------------------------------------------------------
 
-constexpr unsigned kHalf = 1u << 8;  // float16 and bfloat16 (computed in float by unary_ref)
-
 struct UnaryState : OpState {
   float a = 0, b = 0;  // the functor's attributes (lambd, bias / alpha)
 };
-
-template <unsigned kSet, typename F>
-bool visit_with_half(DataType t, F&& f) {
-  if constexpr ((kSet & kHalf) != 0) {
-    if (t == DataType::kFloat16) return f(float16{}), true;
-    if (t == DataType::kBFloat16) return f(bfloat16{}), true;
-  }
-  return visit_dtype<kSet & ~kHalf>(t, f);
-}
 
 enum class Unary { kNot, kShrink, kSwish };
 
 template <Unary kOp>
 class UnaryBitsOp final : public OpHandler {
   static constexpr unsigned kTypes = kOp == Unary::kNot      ? unsigned{kIntTypes}
-                                     : kOp == Unary::kShrink ? unsigned{kNumeric | kHalf}
-                                                             : unsigned{kFloatTypes | kHalf};
+                                     : kOp == Unary::kShrink ? unsigned{kNumeric | kHalfTypes}
+                                                             : unsigned{kFloatTypes | kHalfTypes};
 
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
     const Value* x = ctx.input(0);
-    const bool half = x->dtype == DataType::kFloat16 || x->dtype == DataType::kBFloat16;
-    const bool ok =
-        half ? (kTypes & kHalf) != 0 && !(kOp == Unary::kShrink && x->dtype == DataType::kBFloat16)
-             : in_type_set(x->dtype, kTypes & ~kHalf);
+    const bool ok = in_type_set(x->dtype, kTypes) &&
+                    !(kOp == Unary::kShrink && x->dtype == DataType::kBFloat16);
     if (!ok) return ctx.fail("type {} is not supported", dtype_name(x->dtype));
     auto& s = ctx.make_state<UnaryState>();
     if (kOp == Unary::kShrink) {
@@ -115,7 +102,7 @@ class UnaryBitsOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<UnaryState>();
-    return visit_with_half<kTypes>(in[0]->dtype, [&](auto tag) {
+    return visit_dtype<kTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       const T* x = in[0]->as<T>();
       T* y = out[0].as<T>();

@@ -10,93 +10,14 @@
 #include <cctype>
 #include <string>
 
+#include "ops/dispatch.h"
 #include "ops/registry.h"
 
 namespace onnxc {
 namespace {
 
-// The first opset of Cast (and CastLike) whose type constraints include `t`.
-int first_opset_with_type(DataType t) {
-  switch (t) {
-    case DataType::kBFloat16:
-      return 13;
-    case DataType::kFloat8E4M3FN:
-    case DataType::kFloat8E4M3FNUZ:
-    case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ:
-      return 19;
-    case DataType::kInt4:
-    case DataType::kUint4:
-      return 21;
-    case DataType::kFloat4E2M1:
-      return 23;
-    case DataType::kFloat8E8M0:
-      return 24;
-    case DataType::kInt2:
-    case DataType::kUint2:
-      return 25;
-    default:
-      return 1;
-  }
-}
-
-// Calls f(T{}) with the storage type T of any element type the Cast kernels handle.
-template <typename F>
-bool visit_cast_type(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kFloat:
-      return f(float{}), true;
-    case DataType::kDouble:
-      return f(double{}), true;
-    case DataType::kInt8:
-      return f(int8_t{}), true;
-    case DataType::kInt16:
-      return f(int16_t{}), true;
-    case DataType::kInt32:
-      return f(int32_t{}), true;
-    case DataType::kInt64:
-      return f(int64_t{}), true;
-    case DataType::kUint8:
-      return f(uint8_t{}), true;
-    case DataType::kUint16:
-      return f(uint16_t{}), true;
-    case DataType::kUint32:
-      return f(uint32_t{}), true;
-    case DataType::kUint64:
-      return f(uint64_t{}), true;
-    case DataType::kBool:
-      return f(bool{}), true;
-    case DataType::kFloat16:
-      return f(float16{}), true;
-    case DataType::kBFloat16:
-      return f(bfloat16{}), true;
-    case DataType::kFloat8E4M3FN:
-      return f(float8e4m3fn{}), true;
-    case DataType::kFloat8E4M3FNUZ:
-      return f(float8e4m3fnuz{}), true;
-    case DataType::kFloat8E5M2:
-      return f(float8e5m2{}), true;
-    case DataType::kFloat8E5M2FNUZ:
-      return f(float8e5m2fnuz{}), true;
-    case DataType::kFloat8E8M0:
-      return f(float8e8m0{}), true;
-    case DataType::kInt4:
-      return f(int4x2{}), true;
-    case DataType::kUint4:
-      return f(uint4x2{}), true;
-    case DataType::kFloat4E2M1:
-      return f(float4e2m1x2{}), true;
-    case DataType::kInt2:
-      return f(int2x4{}), true;
-    case DataType::kUint2:
-      return f(uint2x4{}), true;
-    default:
-      return false;
-  }
-}
-
 bool is_cast_type(DataType t) {
-  return visit_cast_type(t, [](auto) {});
+  return in_type_set(t, kCastTypes);
 }
 
 const char* rounding_cpp(E8M0Rounding r) {
@@ -131,9 +52,9 @@ bool infer_cast(InferContext& ctx, DataType to) {
   for (DataType t : {x->dtype, to}) {
     if (t == DataType::kString) return ctx.fail("casting from or to string is not supported");
     if (!is_cast_type(t)) return ctx.fail("type {} is not supported by Cast", dtype_name(t));
-    if (ctx.opset() < first_opset_with_type(t))
+    if (ctx.opset() < dtype_info(t).since)
       return ctx.fail("type {} needs opset {} or later (model imports opset {})", dtype_name(t),
-                      first_opset_with_type(t), ctx.opset());
+                      dtype_info(t).since, ctx.opset());
   }
   auto& s = ctx.make_state<CastState>();
   s.from = x->dtype;
@@ -190,9 +111,9 @@ class CastKernelOp : public OpHandler {
     const auto& s = n.state_as<CastState>();
     const Tensor& x = *inputs[0];
     Tensor& y = outputs[0];
-    return visit_cast_type(s.from, [&](auto from_tag) {
+    return visit_dtype<kCastTypes>(s.from, [&](auto from_tag) {
       using From = decltype(from_tag);
-      visit_cast_type(s.to, [&](auto to_tag) {
+      visit_dtype<kCastTypes>(s.to, [&](auto to_tag) {
         using To = decltype(to_tag);
         cast_ref<From, To>(x.as<From>(), y.as<To>(), x.numel(), s.params);
       });

@@ -71,48 +71,13 @@ class ConstantOp final : public OpHandler {
   void emit(EmitContext&) const override {}  // the output is always a compile-time value
 };
 
-// The first ConstantOfShape opset whose output types include `t`; 0 when no version has it.
+// The first ConstantOfShape opset whose output types include `t`; 0 when no version has it. Its
+// first version (9) took the plain types and float16; version 20 added bfloat16 and float8, and
+// later types arrive in the opset that introduced them.
 int constant_of_shape_first_opset(DataType t) {
-  if (in_type_set(t, kAllPlain) || t == DataType::kFloat16) return 9;
-  switch (t) {
-    case DataType::kBFloat16:
-    case DataType::kFloat8E4M3FN:
-    case DataType::kFloat8E4M3FNUZ:
-    case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ:
-      return 20;
-    case DataType::kInt4:
-    case DataType::kUint4:
-      return 21;
-    case DataType::kFloat4E2M1:
-      return 23;
-    case DataType::kFloat8E8M0:
-      return 24;
-    case DataType::kInt2:
-    case DataType::kUint2:
-      return 25;
-    default:
-      return 0;
-  }
-}
-
-// Calls f(P{}) for the packed sub-byte types.
-template <typename F>
-bool visit_packed_type(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kInt4:
-      return f(int4x2{}), true;
-    case DataType::kUint4:
-      return f(uint4x2{}), true;
-    case DataType::kFloat4E2M1:
-      return f(float4e2m1x2{}), true;
-    case DataType::kInt2:
-      return f(int2x4{}), true;
-    case DataType::kUint2:
-      return f(uint2x4{}), true;
-    default:
-      return false;
-  }
+  if (in_type_set(t, kAllPlain | type_set({DataType::kFloat16}))) return 9;
+  if (in_type_set(t, kCastTypes)) return std::max(20, dtype_info(t).since);
+  return 0;
 }
 
 struct FillState : OpState {
@@ -169,7 +134,7 @@ class ConstantOfShapeOp final : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const Tensor& value = n.state_as<FillState>().value;
     Tensor& y = out[0];
-    if (visit_packed_type(y.dtype, [&](auto tag) {
+    if (visit_dtype<kPackedTypes>(y.dtype, [&](auto tag) {
           using P = decltype(tag);
           fill_packed_ref(y.as<P>(), y.numel(), packed_code_at(value.as<P>(), 0));
         }))

@@ -21,29 +21,14 @@ namespace {
 constexpr int L = kMaxOpset;
 
 // Type sets: dispatch.h's plus the half types.
-constexpr unsigned kHalfTypes = 1u << 8;
 constexpr unsigned kFloats = kFloatTypes | kHalfTypes;
 constexpr unsigned kNum = kNumeric | kHalfTypes;
 constexpr unsigned kSignedNum = kSignedNumeric | kHalfTypes;
 constexpr unsigned kAny = kAllPlain | kHalfTypes;
 
-bool in_set(DataType t, unsigned set) {
-  if (t == DataType::kFloat16 || t == DataType::kBFloat16) return (set & kHalfTypes) != 0;
-  return in_type_set(t, set);
-}
-
-template <unsigned kSet, typename F>
-bool visit(DataType t, F&& f) {
-  if constexpr ((kSet & kHalfTypes) != 0) {
-    if (t == DataType::kFloat16) return f(float16{}), true;
-    if (t == DataType::kBFloat16) return f(bfloat16{}), true;
-  }
-  return visit_dtype<kSet & ~kHalfTypes>(t, f);
-}
-
 bool check_types(InferContext& ctx, size_t input, unsigned set, const char* note = nullptr) {
   const Value* v = ctx.input(input);
-  if (!v || in_set(v->dtype, set)) return true;
+  if (!v || in_type_set(v->dtype, set)) return true;
   return ctx.fail("input {} ('{}') has unsupported type {}{}", input, v->name, dtype_name(v->dtype),
                   note ? note : "");
 }
@@ -92,7 +77,7 @@ class UnaryOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<UnaryState>();
-    return visit<kTypes>(in[0]->dtype, [&](auto tag) {
+    return visit_dtype<kTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       using Y = std::conditional_t<kBoolOut, bool, T>;
       unary_ref(in[0]->as<T>(), out[0].as<Y>(), in[0]->numel(), F{s.alpha, s.beta});
@@ -203,13 +188,13 @@ class BinaryOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& p = n.state_as<BinaryState>().params;
-    return visit<kTypes>(in[0]->dtype, [&](auto tag_a) {
+    return visit_dtype<kTypes>(in[0]->dtype, [&](auto tag_a) {
       using A = decltype(tag_a);
       using Y = std::conditional_t<kOut == BinaryOut::kBool, bool, A>;
       if constexpr (kTypesB == 0) {
         binary_ref(p, in[0]->as<A>(), in[1]->as<A>(), out[0].as<Y>(), F{});
       } else {
-        visit<kTypesB>(in[1]->dtype, [&](auto tag_b) {
+        visit_dtype<kTypesB>(in[1]->dtype, [&](auto tag_b) {
           using B = decltype(tag_b);
           binary_ref(p, in[0]->as<A>(), in[1]->as<B>(), out[0].as<Y>(), F{});
         });
@@ -272,7 +257,7 @@ class VariadicOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<VariadicState>();
-    return visit<kTypes>(in[0]->dtype, [&](auto tag) {
+    return visit_dtype<kTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       T* y = out[0].as<T>();
       binary_ref(s.steps[0], in[0]->as<T>(), in[0]->as<T>(), y, First{});
@@ -342,7 +327,7 @@ class ClipOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<ClipState>();
-    return visit<kNum>(in[0]->dtype, [&](auto tag) {
+    return visit_dtype<kNum>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       const T attr_lo = ElemStore<T>::to(s.lo), attr_hi = ElemStore<T>::to(s.hi);
       auto bound = [&](size_t i, bool has_attr, const T* attr) -> const T* {
@@ -398,7 +383,7 @@ class WhereOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& p = n.state_as<BinaryState>().params;
-    return visit<kAny>(in[1]->dtype, [&](auto tag) {
+    return visit_dtype<kAny>(in[1]->dtype, [&](auto tag) {
       using T = decltype(tag);
       where_ref(p, in[0]->as<bool>(), in[1]->as<T>(), in[2]->as<T>(), out[0].as<T>());
     });
@@ -471,14 +456,14 @@ class DropoutOp final : public OpHandler {
     const auto& s = n.state_as<DropoutState>();
     const Tensor* ratio = s.training ? in[1] : nullptr;
     const bool* training = s.training ? in[2]->as<bool>() : nullptr;
-    return visit<kFloats>(in[0]->dtype, [&](auto tag) {
+    return visit_dtype<kFloats>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       auto run = [&](auto* mask) {
         using M = std::remove_pointer_t<decltype(mask)>;
         if (!ratio)
           return dropout_ref<T, float, M>(in[0]->as<T>(), out[0].as<T>(), mask, in[0]->numel(),
                                           nullptr, training, s.seed);
-        visit<kFloats>(ratio->dtype, [&](auto tag_r) {
+        visit_dtype<kFloats>(ratio->dtype, [&](auto tag_r) {
           using R = decltype(tag_r);
           dropout_ref(in[0]->as<T>(), out[0].as<T>(), mask, in[0]->numel(), ratio->as<R>(),
                       training, s.seed);

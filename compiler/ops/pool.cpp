@@ -58,14 +58,9 @@ bool read_p(InferContext& ctx, int int_since, double& p) {
   return true;
 }
 
-template <typename F>
-bool visit_pool_type(DataType t, F&& f) {
-  if (t == DataType::kFloat16) return f(float16{}), true;
-  if (t == DataType::kBFloat16) return f(bfloat16{}), true;
-  if (t == DataType::kInt8) return f(int8_t{}), true;
-  if (t == DataType::kUint8) return f(uint8_t{}), true;
-  return visit_dtype<kFloatTypes>(t, f);
-}
+// The pooling kernels' element types (int8/uint8: MaxPool only; the handlers check).
+constexpr TypeSet kPoolTypes =
+    kFloatTypes | kHalfTypes | type_set({DataType::kInt8, DataType::kUint8});
 
 std::string arr3(const index_t* v) {
   return fmt::format("{{{}, {}, {}}}", v[0], v[1], v[2]);
@@ -134,7 +129,7 @@ class PoolOp final : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const auto& s = node.state_as<PoolState>();
     int64_t* indices = node.output(1) ? out[1].as<int64_t>() : nullptr;
-    return visit_pool_type(in[0]->dtype, [&](auto tag) {
+    return visit_dtype<kPoolTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       const T* x = in[0]->as<T>();
       T* y = out[0].as<T>();
@@ -216,7 +211,7 @@ class GlobalPoolOp final : public OpHandler {
     const index_t channels = xs[0] * xs[1],
                   spatial = shape_numel(xs) / std::max<int64_t>(channels, 1);
     const double p = node.state_as<GlobalPoolState>().p;
-    return visit_pool_type(in[0]->dtype, [&](auto tag) {
+    return visit_dtype<kPoolTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_integral_v<T>) {
         const T* x = in[0]->as<T>();

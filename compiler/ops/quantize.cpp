@@ -9,112 +9,36 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "ops/dispatch.h"
 #include "ops/registry.h"
 
 namespace onnxc {
 namespace {
 
-// First opset whose QuantizeLinear output / DequantizeLinear input types include `t` (0: never).
+// QuantizeLinear's outputs and DequantizeLinear's inputs (DequantizeLinear also takes int32).
+constexpr TypeSet kQuantTypes =
+    type_set({DataType::kInt8, DataType::kUint8, DataType::kInt16, DataType::kUint16}) |
+    kFloat8Types | kPackedTypes;
+// float, float16, bfloat16 (the full-precision types).
+constexpr TypeSet kWideTypes = type_set({DataType::kFloat}) | kHalfTypes;
+constexpr TypeSet kScaleTypes = kWideTypes | type_set({DataType::kFloat8E8M0});
+
+// First opset whose QuantizeLinear output / DequantizeLinear input types include `t` (0: never):
+// int8/uint8 from the first version (10), int16/uint16 from 21, the rest from the opset that
+// introduced them.
 int quant_type_since(DataType t) {
-  switch (t) {
-    case DataType::kInt8:
-    case DataType::kUint8:
-      return 10;
-    case DataType::kFloat8E4M3FN:
-    case DataType::kFloat8E4M3FNUZ:
-    case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ:
-      return 19;
-    case DataType::kInt16:
-    case DataType::kUint16:
-    case DataType::kInt4:
-    case DataType::kUint4:
-      return 21;
-    case DataType::kFloat4E2M1:
-      return 23;
-    case DataType::kInt2:
-    case DataType::kUint2:
-      return 25;
-    default:
-      return 0;
-  }
+  if (!in_type_set(t, kQuantTypes)) return 0;
+  if (t == DataType::kInt8 || t == DataType::kUint8) return 10;
+  if (t == DataType::kInt16 || t == DataType::kUint16) return 21;
+  return dtype_info(t).since;
 }
 
 // First opset whose scale types include `t` (0: not supported here).
 int scale_type_since(DataType t) {
-  switch (t) {
-    case DataType::kFloat:
-      return 10;
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
-      return 19;
-    case DataType::kFloat8E8M0:
-      return 24;
-    default:
-      return 0;
-  }
-}
-
-template <typename F>
-bool visit_quant_type(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kInt8:
-      return f(int8_t{}), true;
-    case DataType::kUint8:
-      return f(uint8_t{}), true;
-    case DataType::kInt16:
-      return f(int16_t{}), true;
-    case DataType::kUint16:
-      return f(uint16_t{}), true;
-    case DataType::kFloat8E4M3FN:
-      return f(float8e4m3fn{}), true;
-    case DataType::kFloat8E4M3FNUZ:
-      return f(float8e4m3fnuz{}), true;
-    case DataType::kFloat8E5M2:
-      return f(float8e5m2{}), true;
-    case DataType::kFloat8E5M2FNUZ:
-      return f(float8e5m2fnuz{}), true;
-    case DataType::kInt4:
-      return f(int4x2{}), true;
-    case DataType::kUint4:
-      return f(uint4x2{}), true;
-    case DataType::kFloat4E2M1:
-      return f(float4e2m1x2{}), true;
-    case DataType::kInt2:
-      return f(int2x4{}), true;
-    case DataType::kUint2:
-      return f(uint2x4{}), true;
-    default:
-      return false;
-  }
-}
-
-// DequantizeLinear's inputs: the quantized types and int32.
-template <typename F>
-bool visit_dequant_input(DataType t, F&& f) {
-  if (t == DataType::kInt32) return f(int32_t{}), true;
-  return visit_quant_type(t, f);
-}
-
-// float, float16, bfloat16 (the full-precision types).
-template <typename F>
-bool visit_wide_type(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kFloat:
-      return f(float{}), true;
-    case DataType::kFloat16:
-      return f(float16{}), true;
-    case DataType::kBFloat16:
-      return f(bfloat16{}), true;
-    default:
-      return false;
-  }
-}
-
-template <typename F>
-bool visit_scale_type(DataType t, F&& f) {
-  if (t == DataType::kFloat8E8M0) return f(float8e8m0{}), true;
-  return visit_wide_type(t, f);
+  if (t == DataType::kFloat) return 10;
+  return in_type_set(t, kScaleTypes) ? std::max(19, dtype_info(t).since) : 0;
 }
 
 struct QuantState : OpState {
@@ -291,11 +215,11 @@ class QuantizeLinearOp final : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<QuantState>();
     bool ok = false;
-    visit_wide_type(s.x, [&](auto xt) {
+    visit_dtype<kWideTypes>(s.x, [&](auto xt) {
       using X = decltype(xt);
-      visit_scale_type(s.scale, [&](auto st) {
+      visit_dtype<kScaleTypes>(s.scale, [&](auto st) {
         using S = decltype(st);
-        ok = visit_quant_type(s.y, [&](auto yt) {
+        ok = visit_dtype<kQuantTypes>(s.y, [&](auto yt) {
           using Y = decltype(yt);
           const Y* zp = in.size() > 2 && in[2] ? in[2]->as<Y>() : nullptr;
           quantize_linear_ref<X, S, Y>(in[0]->as<X>(), in[1]->as<S>(), zp, out[0].as<Y>(), s.p);
@@ -335,7 +259,7 @@ class DequantizeLinearOp final : public OpHandler {
     DataType out = DataType::kUndefined;
     if (!dtype_attr(ctx, "output_dtype", out)) return false;
     if (out == DataType::kUndefined) out = scale->dtype;
-    if (!visit_wide_type(out, [](auto) {}))
+    if (!visit_dtype<kWideTypes>(out, [](auto) {}))
       return ctx.fail("output type {} is not float, float16 or bfloat16{}", dtype_name(out),
                       ctx.has_attr("output_dtype") ? "" : " (set output_dtype)");
     s.x = x->dtype;
@@ -348,11 +272,11 @@ class DequantizeLinearOp final : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<QuantState>();
     bool ok = false;
-    visit_dequant_input(s.x, [&](auto xt) {
+    visit_dtype<kQuantTypes | type_set({DataType::kInt32})>(s.x, [&](auto xt) {
       using X = decltype(xt);
-      visit_scale_type(s.scale, [&](auto st) {
+      visit_dtype<kScaleTypes>(s.scale, [&](auto st) {
         using S = decltype(st);
-        ok = visit_wide_type(s.y, [&](auto yt) {
+        ok = visit_dtype<kWideTypes>(s.y, [&](auto yt) {
           using Y = decltype(yt);
           const X* zp = in.size() > 2 && in[2] ? in[2]->as<X>() : nullptr;
           dequantize_linear_ref<X, S, Y>(in[0]->as<X>(), in[1]->as<S>(), zp, out[0].as<Y>(), s.p);

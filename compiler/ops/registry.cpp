@@ -6,22 +6,27 @@
 
 namespace onnxc {
 
+namespace {
+
+std::string index_key(const std::string& domain, const std::string& op_type) {
+  return domain + ":" + op_type;
+}
+
+}  // namespace
+
 OpRegistry::OpRegistry() {
-  for (auto family :
-       {elementwise_ops,   cast_ops,          constant_ops,       conv_ops,      pool_ops,
-        matmul_ops,        normalization_ops, softmax_ops,        reduce_ops,    shape_ops,
-        data_movement_ops, attention_ops,     scatter_gather_ops, scan_ops,      bitwise_ops,
-        misc_ops,          resize_ops,        image_ops,          quantize_ops,  qlinear_ops,
-        recurrent_ops,     signal_ops,        einsum_ops,         detection_ops, random_ops,
-        training_ops,      gradient_ops,      control_flow_ops,   tfidf_ops,     sequence_ops,
-        optional_ops}) {
-    auto rows = family();
-    rows_.insert(rows_.end(), rows.begin(), rows.end());
-  }
+#define ONNXC_COLLECT_OP_FAMILY(family) \
+  for (const auto& row : family##_ops()) rows_.push_back(row);
+  ONNXC_OP_FAMILIES(ONNXC_COLLECT_OP_FAMILY)
+#undef ONNXC_COLLECT_OP_FAMILY
   std::sort(rows_.begin(), rows_.end(), [](const OpRegistration& a, const OpRegistration& b) {
     int d = std::strcmp(a.domain, b.domain), o = std::strcmp(a.op_type, b.op_type);
     return std::tie(d, o, a.since_version) < std::make_tuple(0, 0, b.since_version);
   });
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    auto [it, added] = index_.try_emplace(index_key(rows_[i].domain, rows_[i].op_type), i, i + 1);
+    if (!added) it->second.second = i + 1;  // rows of one op are adjacent after the sort
+  }
 }
 
 const OpRegistry& OpRegistry::instance() {
@@ -31,10 +36,10 @@ const OpRegistry& OpRegistry::instance() {
 
 const OpHandler* OpRegistry::find(const std::string& domain, const std::string& op_type,
                                   int opset) const {
-  for (const auto& r : rows_)
-    if (domain == r.domain && op_type == r.op_type && opset >= r.since_version &&
-        opset <= r.until_version)
-      return r.handler;
+  auto it = index_.find(index_key(domain, op_type));
+  if (it == index_.end()) return nullptr;
+  for (size_t i = it->second.first; i < it->second.second; ++i)
+    if (opset >= rows_[i].since_version && opset <= rows_[i].until_version) return rows_[i].handler;
   return nullptr;
 }
 

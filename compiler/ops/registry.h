@@ -3,9 +3,12 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ops/op.h"
+#include "ops/op_families.h"
 
 namespace onnxc {
 
@@ -19,38 +22,11 @@ struct OpRegistration {
   const OpHandler* handler;
 };
 
-// Rows of each op family, defined in compiler/ops/<family>.cpp.
-std::vector<OpRegistration> elementwise_ops();     // ops/elementwise.cpp
-std::vector<OpRegistration> cast_ops();            // ops/cast.cpp
-std::vector<OpRegistration> constant_ops();        // ops/constant.cpp
-std::vector<OpRegistration> conv_ops();            // ops/conv.cpp
-std::vector<OpRegistration> pool_ops();            // ops/pool.cpp
-std::vector<OpRegistration> matmul_ops();          // ops/matmul.cpp
-std::vector<OpRegistration> normalization_ops();   // ops/normalization.cpp
-std::vector<OpRegistration> softmax_ops();         // ops/softmax.cpp
-std::vector<OpRegistration> reduce_ops();          // ops/reduce.cpp
-std::vector<OpRegistration> shape_ops();           // ops/shape_ops.cpp
-std::vector<OpRegistration> data_movement_ops();   // ops/data_movement.cpp
-std::vector<OpRegistration> attention_ops();       // ops/attention.cpp, ops/rotary.cpp
-std::vector<OpRegistration> scatter_gather_ops();  // ops/scatter_gather.cpp
-std::vector<OpRegistration> scan_ops();            // ops/scan_ops.cpp
-std::vector<OpRegistration> bitwise_ops();         // ops/bitwise.cpp
-std::vector<OpRegistration> misc_ops();            // ops/misc_ops.cpp
-std::vector<OpRegistration> resize_ops();          // ops/resize.cpp
-std::vector<OpRegistration> image_ops();           // ops/image.cpp
-std::vector<OpRegistration> quantize_ops();        // ops/quantize.cpp
-std::vector<OpRegistration> qlinear_ops();         // ops/qlinear.cpp
-std::vector<OpRegistration> recurrent_ops();       // ops/recurrent.cpp
-std::vector<OpRegistration> signal_ops();          // ops/signal.cpp
-std::vector<OpRegistration> einsum_ops();          // ops/einsum.cpp
-std::vector<OpRegistration> detection_ops();       // ops/detection.cpp
-std::vector<OpRegistration> random_ops();          // ops/random.cpp
-std::vector<OpRegistration> training_ops();        // ops/training.cpp
-std::vector<OpRegistration> tfidf_ops();           // ops/tfidf.cpp
-std::vector<OpRegistration> control_flow_ops();    // ops/control_flow.cpp
-std::vector<OpRegistration> sequence_ops();        // ops/sequence.cpp
-std::vector<OpRegistration> optional_ops();        // ops/optional.cpp
-std::vector<OpRegistration> gradient_ops();        // ops/gradient.cpp (Gradient's lowering helpers)
+// Rows of each op family (ops/op_families.h), defined in compiler/ops/<family>.cpp; attention_ops
+// also gathers ops/rotary.cpp, data_movement_ops the data_movement_*.cpp files.
+#define ONNXC_DECLARE_OP_FAMILY(family) std::vector<OpRegistration> family##_ops();
+ONNXC_OP_FAMILIES(ONNXC_DECLARE_OP_FAMILY)
+#undef ONNXC_DECLARE_OP_FAMILY
 
 class OpRegistry {
  public:
@@ -66,6 +42,8 @@ class OpRegistry {
  private:
   OpRegistry();
   std::vector<OpRegistration> rows_;
+  // "domain:op" -> [first, last) of its rows in rows_: lookups stay cheap on million-node graphs.
+  std::unordered_map<std::string, std::pair<size_t, size_t>> index_;
 };
 
 }  // namespace onnxc

@@ -1,0 +1,37 @@
+// The op families, one row each: X(family) names `std::vector<OpRegistration> family_ops()`,
+// defined in compiler/ops/<family>.cpp (or the files its comment in registry.h lists). The
+// registry declares and collects every family from this list: a new family is one line here.
+#pragma once
+
+#define ONNXC_OP_FAMILIES(X) \
+  X(elementwise)             \
+  X(cast)                    \
+  X(constant)                \
+  X(conv)                    \
+  X(pool)                    \
+  X(matmul)                  \
+  X(normalization)           \
+  X(softmax)                 \
+  X(reduce)                  \
+  X(shape)                   \
+  X(data_movement)           \
+  X(attention)               \
+  X(scatter_gather)          \
+  X(scan)                    \
+  X(bitwise)                 \
+  X(misc)                    \
+  X(resize)                  \
+  X(image)                   \
+  X(quantize)                \
+  X(qlinear)                 \
+  X(recurrent)               \
+  X(signal)                  \
+  X(einsum)                  \
+  X(detection)               \
+  X(random)                  \
+  X(training)                \
+  X(gradient)                \
+  X(control_flow)            \
+  X(tfidf)                   \
+  X(sequence)                \
+  X(optional)

@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""The bad-model corpus runner (CTest `bad_models`).
+
+Every other `*.py` in this folder (except names starting with '_') is one case: a generator run as
+`/usr/bin/python3 CASE.py OUT.onnx` that writes a hostile model (and any side files it needs, e.g.
+external data or symlinks, beside OUT.onnx). Its header comments say what onnxc must do with it:
+
+    # command: compile|check|inspect [EXTRA FLAGS...]   ({model} and {dir} are substituted)
+    # expect-exit: 1
+    # expect: <Python regex searched in stderr>
+    # max-rss-mb: N          (optional: onnxc's peak memory limit)
+
+`compile` gets `-o {dir}/out.cpp` unless the flags hold their own -o. Each run has a time limit (a
+hang is a failure) and must end by exit code, not by a signal; its stderr must match the regex,
+stay bounded (at most --max-lines lines of at most --max-line-bytes bytes: one line per error) and
+hold no sanitizer report.
+
+Usage: run.py ONNXC WORK_DIR [--timeout S] [-j N] [NAME_FILTER...]
+Exit 0 when every case passes, 1 otherwise, 77 (CTest skip) when /usr/bin/python3 has no onnx.
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SANITIZER_MARKS = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "LeakSanitizer",
+                   "runtime error:", "Sanitizer:DEADLYSIGNAL")
+
+
+def parse_header(path):
+    """Returns (command words, expected exit, regex) from the case's header comments."""
+    command, exit_code, regex, max_rss_mb = None, None, None, None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("#"):
+                if line.strip():
+                    break
+                continue
+            m = re.match(r"#\s*(command|expect-exit|expect|max-rss-mb):\s?(.*)$", line.rstrip("\n"))
+            if not m:
+                continue
+            key, value = m.group(1), m.group(2)
+            if key == "command":
+                command = shlex.split(value)
+            elif key == "max-rss-mb":
+                max_rss_mb = int(value)
+            elif key == "expect-exit":
+                exit_code = int(value)
+            else:
+                regex = value.strip()
+    if not command or command[0] not in ("compile", "check", "inspect"):
+        raise ValueError("no '# command: compile|check|inspect' header")
+    if exit_code is None or regex is None:
+        raise ValueError("needs both '# expect-exit:' and '# expect:' headers")
+    return command, exit_code, re.compile(regex), max_rss_mb
+
+
+def run_limited(argv, cwd, timeout):
+    """Runs argv; returns (exit code or -signal, stderr text, peak RSS in MB, timed out). Keeps
+    the first 4 MB of stderr; os.wait4 gives the child's own peak memory."""
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    chunks, kept = [], [0]
+
+    def drain():
+        while True:
+            block = proc.stderr.read(65536)
+            if not block:
+                break
+            if kept[0] < (4 << 20):
+                chunks.append(block)
+                kept[0] += len(block)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    timed_out = threading.Event()
+
+    def kill():
+        timed_out.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    timer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    reader.join()
+    proc.stderr.close()
+    stderr = b"".join(chunks).decode("utf-8", errors="replace")
+    return proc.returncode, stderr, usage.ru_maxrss // 1024, timed_out.is_set()
+
+
+def run_case(name, args):
+    """Generates and runs one case; returns (name, failure reason or None, seconds)."""
+    start = time.monotonic()
+    path = os.path.join(HERE, name + ".py")
+    try:
+        command, want_exit, regex, max_rss_mb = parse_header(path)
+    except (ValueError, re.error) as e:
+        return name, "bad header: %s" % e, 0.0
+    case_dir = os.path.join(args.work, name)
+    shutil.rmtree(case_dir, ignore_errors=True)
+    os.makedirs(case_dir)
+    model = os.path.join(case_dir, "model.onnx")
+    gen = subprocess.run([sys.executable, path, model], capture_output=True, text=True,
+                         errors="replace", timeout=300)
+    if gen.returncode != 0:
+        return name, "generator failed: " + gen.stderr.strip()[-400:], 0.0
+    flags = [w.replace("{model}", model).replace("{dir}", case_dir) for w in command[1:]]
+    argv = [args.onnxc]
+    if command[0] == "compile":
+        argv += [model] + flags
+        if "-o" not in flags and "--output" not in flags:
+            argv += ["-o", os.path.join(case_dir, "out.cpp")]
+    else:
+        argv += [command[0], model] + flags
+    returncode, stderr, rss_mb, timed_out = run_limited(argv, case_dir, args.timeout)
+    if timed_out:
+        return name, "timed out after %g s (a hang)" % args.timeout, args.timeout
+    seconds = time.monotonic() - start
+    lines = stderr.splitlines()
+    shown = " | ".join(lines[:3])[:300]
+    if returncode < 0:
+        return name, "killed by signal %d: %s" % (-returncode, shown), seconds
+    if any(mark in stderr for mark in SANITIZER_MARKS):
+        report = [l for l in lines if any(m in l for m in SANITIZER_MARKS)][:2]
+        return name, "sanitizer report: " + " | ".join(report)[:300], seconds
+    if returncode != want_exit:
+        return name, "exit %d, expected %d: %s" % (returncode, want_exit, shown), seconds
+    if len(lines) > args.max_lines:
+        return name, "%d stderr lines, at most %d allowed" % (len(lines), args.max_lines), seconds
+    longest = max((len(l.encode()) for l in lines), default=0)
+    if longest > args.max_line_bytes:
+        return name, "a stderr line of %d bytes, at most %d allowed" % (
+            longest, args.max_line_bytes), seconds
+    if "\0" in stderr:
+        return name, "a NUL byte in stderr", seconds
+    if max_rss_mb and args.check_rss and rss_mb > max_rss_mb:
+        return name, "peak memory %d MB, at most %d MB allowed" % (rss_mb, max_rss_mb), seconds
+    if not regex.search(stderr):
+        return name, "stderr does not match /%s/: %s" % (regex.pattern, shown), seconds
+    return name, None, seconds
+
+
+def case_names(filters):
+    names = sorted(f[:-3] for f in os.listdir(HERE)
+                   if f.endswith(".py") and f != "run.py" and not f.startswith("_"))
+    if filters:
+        names = [n for n in names if any(f in n for f in filters)]
+    return names
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("onnxc")
+    p.add_argument("work")
+    p.add_argument("filters", nargs="*", help="only cases whose name contains one of these")
+    p.add_argument("--timeout", type=float, default=20.0, help="seconds per onnxc run")
+    p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--max-lines", type=int, default=25,
+                   help="stderr lines allowed (the default --max-errors is 20, plus a summary)")
+    p.add_argument("--max-line-bytes", type=int, default=1000)
+    p.add_argument("--no-rss", dest="check_rss", action="store_false",
+                   help="skip the '# max-rss-mb:' limits (sanitizer builds use more memory)")
+    args = p.parse_args()
+    args.onnxc = os.path.abspath(args.onnxc)
+    args.work = os.path.abspath(args.work)
+    if subprocess.run([sys.executable, "-c", "import onnx"], capture_output=True).returncode:
+        print("bad_models: SKIPPED: %s cannot import onnx (apt install python3-onnx)"
+              % sys.executable)
+        return 77
+    names = case_names(args.filters)
+    if not names:
+        print("bad_models: no case matches")
+        return 1
+    os.makedirs(args.work, exist_ok=True)
+    failures = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for name, why, seconds in pool.map(lambda n: run_case(n, args), names):
+            if why:
+                failures.append(name)
+                print("FAIL %s: %s" % (name, why))
+            elif os.environ.get("VERBOSE"):
+                print("ok   %s (%.1f s)" % (name, seconds))
+    print("bad_models: %d cases, %d passed, %d failed" %
+          (len(names), len(names) - len(failures), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
