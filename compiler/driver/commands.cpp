@@ -120,6 +120,20 @@ std::string output_clash(const CompileArgs& args) {
 
 }  // namespace
 
+// "1x3x224x224" (or "1,3,224,224"; "" is a scalar) into `shape`.
+static bool parse_shape(const std::string& text, Shape& shape) {
+  size_t start = 0;
+  while (!text.empty()) {
+    size_t x = text.find_first_of("x,", start);
+    int64_t v;
+    if (!parse_int(text.substr(start, x == std::string::npos ? x : x - start), v)) return false;
+    shape.push_back(v);
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  return true;
+}
+
 bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std::string>& shapes,
                      ImportOptions& options, std::string* error) {
   for (const auto& d : dims) {
@@ -137,21 +151,35 @@ bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std
       *error = fmt::format("bad --shape '{}': expected INPUT=1x3x224x224", s);
       return false;
     }
-    Shape shape;
-    std::string dims_text = s.substr(eq + 1);
-    size_t start = 0;
-    while (!dims_text.empty()) {
-      size_t x = dims_text.find_first_of("x,", start);
-      int64_t v;
-      if (!parse_int(dims_text.substr(start, x == std::string::npos ? x : x - start), v)) {
-        *error = fmt::format("bad --shape '{}': dims must be non-negative integers", s);
-        return false;
-      }
-      shape.push_back(v);
-      if (x == std::string::npos) break;
-      start = x + 1;
+    const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
+    // Sequence and optional inputs: INPUT=[2x3;4x3] (element shapes), INPUT=none (empty).
+    if (text == "none") {
+      options.container_inputs[name].absent = true;
+      continue;
     }
-    options.input_shapes[s.substr(0, eq)] = shape;
+    if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+      ContainerLayout& layout = options.container_inputs[name];
+      std::string list = text.substr(1, text.size() - 2);
+      for (size_t start = 0; !list.empty() && start <= list.size();) {
+        size_t semi = list.find(';', start);
+        Shape shape;
+        if (!parse_shape(list.substr(start, semi == std::string::npos ? semi : semi - start),
+                         shape)) {
+          *error = fmt::format("bad --shape '{}': expected INPUT=[2x3;4x3] for a sequence", s);
+          return false;
+        }
+        layout.shapes.push_back(shape);
+        if (semi == std::string::npos) break;
+        start = semi + 1;
+      }
+      continue;
+    }
+    Shape shape;
+    if (!parse_shape(text, shape)) {
+      *error = fmt::format("bad --shape '{}': dims must be non-negative integers", s);
+      return false;
+    }
+    options.input_shapes[name] = shape;
   }
   return true;
 }

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 #include "frontend/importer.h"
 #include "frontend/model_loader.h"
@@ -87,46 +90,135 @@ std::vector<TestCase> discover_test_cases(const std::vector<std::string>& paths,
   return cases;
 }
 
-bool load_case_data(TestCase& tc, std::string* error) {
-  auto load = [&](const fs::path& file, std::vector<Tensor>& into) {
+namespace {
+
+// Reads `bytes` as a message of type M with nothing left unknown.
+template <typename M>
+bool parse_exact(const std::string& bytes, M& m) {
+  return m.ParseFromString(bytes) && m.GetReflection()->GetUnknownFields(m).empty();
+}
+
+std::string read_bytes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Appends one tensor; strings are not supported.
+bool add_tensor(const onnx::TensorProto& proto, std::vector<Tensor>& into, std::string* error) {
+  Tensor t;
+  if (!tensor_from_proto(proto, t, error)) return false;
+  if (t.dtype == DataType::kString) {
+    *error = "string tensors are not supported";
+    return false;
+  }
+  into.push_back(std::move(t));
+  return true;
+}
+
+bool add_sequence(const onnx::SequenceProto& seq, std::vector<Tensor>& into, DataLayout& layout,
+                  std::string* error) {
+  if (seq.elem_type() != onnx::SequenceProto::TENSOR && seq.tensor_values_size() == 0 &&
+      seq.elem_type() != onnx::SequenceProto::UNDEFINED) {
+    *error = "a sequence of non-tensors is not supported";
+    return false;
+  }
+  layout.count = static_cast<size_t>(seq.tensor_values_size());
+  for (const auto& t : seq.tensor_values())
+    if (!add_tensor(t, into, error)) return false;
+  return true;
+}
+
+// One file, read as the type the model declares for it (null: a TensorProto).
+bool load_value(const fs::path& file, const onnx::TypeProto* type, std::vector<Tensor>& into,
+                std::vector<DataLayout>& layouts, std::string* error) {
+  const std::string bytes = read_bytes(file);
+  DataLayout layout;
+  layout.first = into.size();
+  bool ok = false;
+  if (type && type->has_sequence_type()) {
+    onnx::SequenceProto seq;
+    layout.kind = ValueKind::kSequence;
+    ok = parse_exact(bytes, seq) && add_sequence(seq, into, layout, error);
+  } else if (type && type->has_optional_type()) {
+    onnx::OptionalProto opt;
+    layout.kind = ValueKind::kOptional;
+    ok = parse_exact(bytes, opt);
+    if (ok && opt.has_tensor_value()) {
+      ok = add_tensor(opt.tensor_value(), into, error);
+    } else if (ok && opt.has_sequence_value()) {
+      ok = add_sequence(opt.sequence_value(), into, layout, error);
+    } else if (ok) {
+      layout.absent = true;
+      layout.count = 0;
+    }
+  } else {
     onnx::TensorProto proto;
-    std::string err;
-    Tensor t;
-    bool parsed = load_tensor_proto(file.string(), proto, &err);
-    if (parsed && !proto.GetReflection()->GetUnknownFields(proto).empty()) {
-      parsed = false;
-      err = "not a TensorProto";
+    ok = parse_exact(bytes, proto) && add_tensor(proto, into, error);
+  }
+  if (!ok) {
+    if (error->empty()) *error = "cannot be parsed as the type the model declares";
+    *error = fmt::format("{}: {}", file.filename().string(), *error);
+    return false;
+  }
+  layouts.push_back(layout);
+  return true;
+}
+
+// The declared types of the model's graph inputs (initializers left out) and outputs, for
+// reading SequenceProto / OptionalProto files.
+bool declared_types(const fs::path& model, std::vector<onnx::TypeProto>& inputs,
+                    std::vector<onnx::TypeProto>& outputs) {
+  onnx::ModelProto proto;
+  Diagnostics diag;
+  if (!load_model(model.string(), proto, diag)) return false;
+  std::set<std::string> initializers;
+  for (const auto& init : proto.graph().initializer()) initializers.insert(init.name());
+  for (const auto& in : proto.graph().input())
+    if (!initializers.count(in.name())) inputs.push_back(in.type());
+  for (const auto& out : proto.graph().output()) outputs.push_back(out.type());
+  return true;
+}
+
+}  // namespace
+
+bool load_case_data(TestCase& tc, std::string* error) {
+  // Most cases hold tensors only: read every file as a TensorProto first, and look at the model's
+  // declared types only when that fails (sequences and optionals).
+  auto load_all = [&](const std::vector<onnx::TypeProto>* in_types,
+                      const std::vector<onnx::TypeProto>* out_types) {
+    for (auto& d : tc.datasets) {
+      d.inputs.clear(), d.outputs.clear(), d.input_layout.clear(), d.output_layout.clear();
+      for (size_t k = 0; k < d.input_files.size(); ++k) {
+        const onnx::TypeProto* t = in_types && k < in_types->size() ? &(*in_types)[k] : nullptr;
+        if (!load_value(d.input_files[k], t, d.inputs, d.input_layout, error)) return false;
+      }
+      for (size_t k = 0; k < d.output_files.size(); ++k) {
+        const onnx::TypeProto* t = out_types && k < out_types->size() ? &(*out_types)[k] : nullptr;
+        if (!load_value(d.output_files[k], t, d.outputs, d.output_layout, error)) return false;
+      }
     }
-    if (!parsed || !tensor_from_proto(proto, t, &err)) {
-      *error = fmt::format("{}: {} (sequence, map and optional test data are not supported)",
-                           file.filename().string(), err);
-      return false;
-    }
-    if (t.dtype == DataType::kString) {
-      *error = "string tensors are not supported";
-      return false;
-    }
-    into.push_back(std::move(t));
     return true;
   };
-  for (auto& d : tc.datasets) {
-    for (const auto& f : d.input_files)
-      if (!load(f, d.inputs)) return false;
-    for (const auto& f : d.output_files)
-      if (!load(f, d.outputs)) return false;
-  }
-  return true;
+  if (load_all(nullptr, nullptr)) return true;
+  std::vector<onnx::TypeProto> in_types, out_types;
+  if (!declared_types(tc.model, in_types, out_types)) return false;
+  error->clear();
+  return load_all(&in_types, &out_types);
 }
 
 void synthesize_light_inputs(TestCase& tc, const Graph& graph) {
   for (auto& d : tc.datasets) {
     d.inputs.clear();
+    d.input_layout.clear();
     for (const Value* in : graph.inputs) {
       Tensor t = Tensor::zeros(DataType::kFloat, in->shape);
       int64_t n = t.numel();
       for (int64_t i = 0; i < n; ++i)
         t.as<float>()[i] = static_cast<float>(i) / static_cast<float>(n);
       d.inputs.push_back(std::move(t));
+      d.input_layout.push_back(DataLayout{ValueKind::kTensor, false, d.inputs.size() - 1, 1});
     }
   }
 }

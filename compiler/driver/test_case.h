@@ -11,9 +11,20 @@
 
 namespace onnxc {
 
+// How one input_K.pb / output_K.pb maps onto TestData::inputs / outputs: a TensorProto is one
+// tensor; a SequenceProto its `count` tensors; an OptionalProto its tensor, its sequence's
+// tensors, or none when empty (`absent`). The generated code takes them flattened in this order.
+struct DataLayout {
+  ValueKind kind = ValueKind::kTensor;
+  bool absent = false;
+  size_t first = 0;  // index of its first tensor
+  size_t count = 1;
+};
+
 struct TestData {
   std::vector<std::filesystem::path> input_files, output_files;
-  std::vector<Tensor> inputs, outputs;
+  std::vector<Tensor> inputs, outputs;                  // flattened (see DataLayout)
+  std::vector<DataLayout> input_layout, output_layout;  // one per file
 };
 
 struct TestCase {
@@ -37,7 +48,8 @@ struct CaseResult {
 std::vector<TestCase> discover_test_cases(const std::vector<std::string>& paths,
                                           const std::string& filter, std::string* error);
 
-// Reads the .pb tensors of every data set. Fails (unsupported) on sequence/map/optional data.
+// Reads the .pb files of every data set: TensorProto, or SequenceProto/OptionalProto of tensors
+// where the model declares a sequence/optional. Fails (unsupported) on maps and strings.
 bool load_case_data(TestCase& tc, std::string* error);
 
 // light/ cases ship no inputs: each graph input gets arange(n) / n as float32.

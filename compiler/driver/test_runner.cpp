@@ -170,9 +170,18 @@ class TestRunner {
     ImportOptions options;
     options.target = target_;
     options.default_dim = tc.light ? 1 : -1;
-    if (!tc.datasets.empty())
-      for (const auto& t : tc.datasets[0].inputs)
-        options.positional_input_shapes.push_back(t.shape);
+    if (!tc.datasets.empty()) {  // shapes from the first data set; containers' layouts too
+      const TestData& d = tc.datasets[0];
+      for (size_t k = 0; k < d.input_layout.size(); ++k) {
+        const DataLayout& l = d.input_layout[k];
+        options.positional_input_shapes.push_back(
+            l.kind == ValueKind::kTensor ? d.inputs[l.first].shape : Shape{});
+        if (l.kind == ValueKind::kTensor) continue;
+        ContainerLayout& c = options.positional_containers[k];
+        c.absent = l.absent;
+        for (size_t i = 0; i < l.count; ++i) c.shapes.push_back(d.inputs[l.first + i].shape);
+      }
+    }
     Diagnostics diag;
     PassOptions pass_options;
     pass_options.disabled.insert(args_.disable_passes.begin(), args_.disable_passes.end());
@@ -191,10 +200,12 @@ class TestRunner {
         size_t position = 0;
         for (const auto& in : proto.graph().input()) {
           if (initializers.count(in.name())) continue;
-          const auto& data = tc.datasets[0].inputs;
-          if (position < data.size() && data[position].dtype != DataType::kString &&
-              data[position].numel() <= 64) {
-            options.constant_inputs[in.name()] = data[position];
+          const TestData& d = tc.datasets[0];
+          const bool tensor = position < d.input_layout.size() &&
+                              d.input_layout[position].kind == ValueKind::kTensor;
+          const Tensor* data = tensor ? &d.inputs[d.input_layout[position].first] : nullptr;
+          if (data && data->dtype != DataType::kString && data->numel() <= 64) {
+            options.constant_inputs[in.name()] = *data;
             p.bound_inputs.push_back(position);
           }
           ++position;
@@ -322,12 +333,14 @@ class TestRunner {
       const TestData& data = tc.datasets[d];
       fs::path dir = work_ / p.symbol / fmt::format("data{}", d);
       fs::create_directories(dir);
-      for (size_t k = 0, written = 0; k < data.inputs.size(); ++k) {
+      size_t written = 0;  // sequences and optionals go in flattened (DataLayout)
+      for (size_t k = 0; k < data.input_layout.size(); ++k) {
         if (std::count(p.bound_inputs.begin(), p.bound_inputs.end(), k)) continue;
-        const auto& t = data.inputs[k];
-        std::ofstream(dir / fmt::format("input_{}.bin", written++), std::ios::binary)
-            .write(reinterpret_cast<const char*>(t.data.data()),
-                   static_cast<std::streamsize>(t.data.size()));
+        const DataLayout& l = data.input_layout[k];
+        for (size_t i = l.first; i < l.first + l.count; ++i)
+          std::ofstream(dir / fmt::format("input_{}.bin", written++), std::ios::binary)
+              .write(reinterpret_cast<const char*>(data.inputs[i].data.data()),
+                     static_cast<std::streamsize>(data.inputs[i].data.size()));
       }
       std::string out;
       int rc =
@@ -336,6 +349,15 @@ class TestRunner {
         results_[i] = {CaseStatus::kFail,
                        fmt::format("data set {}: generated code exited with {}{}", d, rc,
                                    rc == 124 ? " (timeout)" : "")};
+        return;
+      }
+      const bool containers =
+          std::any_of(data.output_layout.begin(), data.output_layout.end(),
+                      [](const DataLayout& l) { return l.kind != ValueKind::kTensor; });
+      if (containers && data.outputs.size() != p.output_types.size()) {  // count tensors
+        results_[i] = {CaseStatus::kFail,
+                       fmt::format("data set {}: the model gives {} output tensors, {} expected", d,
+                                   p.output_types.size(), data.outputs.size())};
         return;
       }
       for (size_t k = 0; k < data.outputs.size(); ++k) {

@@ -156,6 +156,10 @@ class Importer {
         ++position;
         continue;
       }
+      if (is_main && is_container_type(in.type())) {
+        scope[in.name()] = import_container_input(in, *graph, position++);
+        continue;
+      }
       Value* v = graph->add_value(in.name());
       v->is_graph_input = is_main;  // a subgraph's inputs are fed by its control-flow node
       import_value_info(in, *v, is_main, position++);
@@ -175,6 +179,8 @@ class Importer {
         continue;
       }
       if (is_main) v->is_graph_output = true;  // a subgraph's outputs are read by its node
+      if (is_main && is_container_type(out.type()) && !v->is_graph_input)
+        v->is_graph_output = false;  // infer-shapes exposes its tensors (flattened) instead
       if (v->dtype == DataType::kUndefined && out.type().has_tensor_type())
         v->dtype = static_cast<DataType>(out.type().tensor_type().elem_type());
       graph->outputs.push_back(v);
@@ -234,6 +240,80 @@ class Importer {
         "initializer that shadows an input must have the input's type and shape",
         in.name(), dtype_name(declared), tt.has_shape() ? (dims.empty() ? "scalar" : dims) : "?",
         dtype_name(init.dtype), shape_str(init.shape));
+  }
+
+  static bool is_container_type(const onnx::TypeProto& t) {
+    return t.has_sequence_type() || t.has_optional_type();
+  }
+  // The element type of a tensor, sequence-of-tensor or optional type (undefined for others).
+  static DataType elem_dtype(const onnx::TypeProto& t) {
+    if (t.has_tensor_type()) return static_cast<DataType>(t.tensor_type().elem_type());
+    if (t.has_sequence_type()) return elem_dtype(t.sequence_type().elem_type());
+    if (t.has_optional_type()) return elem_dtype(t.optional_type().elem_type());
+    return DataType::kUndefined;
+  }
+
+  // A sequence or optional input of the main graph: a container value (not a graph input) whose
+  // tensors are graph inputs, one per element, named NAME.0, NAME.1, ... (a sequence) or NAME (a
+  // present optional tensor), shaped by the layout the options give; none for an empty optional.
+  Value* import_container_input(const onnx::ValueInfoProto& vi, Graph& graph, size_t position) {
+    Value* c = graph.add_value(vi.name());
+    const onnx::TypeProto& t = vi.type();
+    c->kind = t.has_sequence_type() ? ValueKind::kSequence : ValueKind::kOptional;
+    c->dtype = elem_dtype(t);
+    c->has_shape = true;
+    const bool opt_seq = t.has_optional_type() && t.optional_type().elem_type().has_sequence_type();
+    c->contained = opt_seq ? ValueKind::kSequence : ValueKind::kTensor;
+    auto named = options_.container_inputs.find(vi.name());
+    auto positional = options_.positional_containers.find(position);
+    const ContainerLayout* layout = named != options_.container_inputs.end() ? &named->second
+                                    : positional != options_.positional_containers.end()
+                                        ? &positional->second
+                                        : nullptr;
+    ContainerLayout present;  // an optional tensor pinned with a plain --shape NAME=DIMS
+    auto shape = options_.input_shapes.find(vi.name());
+    if (!layout && c->kind == ValueKind::kOptional && !opt_seq &&
+        shape != options_.input_shapes.end()) {
+      present.shapes.push_back(shape->second);
+      layout = &present;
+    }
+    if (!layout) {
+      diag_.error(
+          "graph input '{}' is {}: its layout must be known at compile time; pin it with "
+          "--shape {}=[2x3;4x3] (element shapes) or --shape {}=none (an empty optional); "
+          "sequence lengths and optional presence known only at run time are not supported",
+          vi.name(), c->kind == ValueKind::kSequence ? "a sequence" : "an optional", vi.name(),
+          vi.name());
+      return c;
+    }
+    if (c->kind == ValueKind::kOptional && layout->absent) return c;
+    Value* seq = c;
+    if (opt_seq) {
+      seq = graph.add_value(vi.name() + ".value");
+      seq->kind = ValueKind::kSequence;
+      seq->dtype = c->dtype;
+      seq->has_shape = true;
+    }
+    if (c->kind == ValueKind::kOptional && !opt_seq && layout->shapes.size() != 1) {
+      diag_.error("graph input '{}': an optional tensor holds one tensor, the layout gives {}",
+                  vi.name(), layout->shapes.size());
+      return c;
+    }
+    for (size_t i = 0; i < layout->shapes.size(); ++i) {
+      Value* e = graph.add_value(seq == c && c->kind == ValueKind::kOptional
+                                     ? vi.name()
+                                     : fmt::format("{}.{}", vi.name(), i));
+      e->dtype = c->dtype;
+      e->shape = layout->shapes[i];
+      e->has_shape = true;
+      e->is_graph_input = true;
+      check_input_size(*e);
+      graph.inputs.push_back(e);
+      seq->elements.push_back(e);
+    }
+    if (seq != c) c->elements.push_back(seq);
+    return c;
+>>>>>>> seqopt
   }
 
   // A graph input's dims come from the model or the command line: refuse a size that overflows

@@ -14,12 +14,24 @@
 
 namespace onnxc {
 
+// The static layout a sequence or optional graph input is compiled for (containers are resolved at
+// compile time, see ValueKind): an empty optional, or the shapes of the tensors it holds (one for
+// an optional tensor, one per element for a sequence).
+struct ContainerLayout {
+  bool absent = false;
+  std::vector<Shape> shapes;
+};
+
 struct ImportOptions {
   std::map<std::string, int64_t> dims;        // --dim NAME=VALUE
   std::map<std::string, Shape> input_shapes;  // --shape INPUT=1x3x224x224
   bool override_shape = false;  // --override-shape: --shape may change static dims and the rank
   // Shapes of the graph inputs in order (the test runner takes them from input_N.pb files).
   std::vector<Shape> positional_input_shapes;
+  // Layouts of sequence/optional graph inputs, by name or by position among the graph inputs (the
+  // test runner takes them from SequenceProto/OptionalProto files).
+  std::map<std::string, ContainerLayout> container_inputs;
+  std::map<size_t, ContainerLayout> positional_containers;
   // Graph inputs bound to known values: the model is specialized to them (the test runner binds
   // integer inputs that ops need at compile time, e.g. Reshape's shape fed as an input).
   std::map<std::string, Tensor> constant_inputs;

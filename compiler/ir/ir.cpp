@@ -97,6 +97,11 @@ const char* storage_kind_name(Storage::Kind k) {
   return kNames[static_cast<int>(k)];
 }
 
+const char* value_kind_name(ValueKind k) {
+  static const char* const kNames[] = {"tensor", "sequence", "optional"};
+  return kNames[static_cast<int>(k)];
+}
+
 Value* Graph::add_value(std::string n) {
   auto v = std::make_unique<Value>();
   v->id = static_cast<int>(values.size());

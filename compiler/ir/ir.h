@@ -73,6 +73,14 @@ struct Storage {
 };
 const char* storage_kind_name(Storage::Kind k);
 
+// What a value holds (the ONNX TypeProto it has): a tensor, or a container of tensors. Containers
+// are compile-time facts: the sequence and optional ops (ops/sequence.cpp, ops/optional.cpp)
+// resolve them during infer-shapes into the tensor values they hold, and replace their nodes by
+// tensor nodes, so no node reads or writes a container after inference and codegen sees only
+// tensors (sequence and optional graph inputs and outputs are flattened into tensors).
+enum class ValueKind { kTensor, kSequence, kOptional };
+const char* value_kind_name(ValueKind k);
+
 struct Value {
   int id = -1;
   std::string name;
@@ -85,7 +93,14 @@ struct Value {
   bool is_graph_input = false;
   bool is_graph_output = false;
   Storage storage;  // set by assign-storage and plan-memory
+  // Containers (kind != kTensor; `dtype` is then the element type, `shape` unused): a sequence's
+  // tensor values in order; an optional's value (none when empty), a tensor or a sequence, and
+  // for an empty one the kind it would hold.
+  ValueKind kind = ValueKind::kTensor;
+  std::vector<Value*> elements;
+  ValueKind contained = ValueKind::kTensor;
 
+  bool is_container() const { return kind != ValueKind::kTensor; }
   bool is_constant() const { return constant != nullptr; }
   int64_t numel() const { return shape_numel(shape); }
   size_t bytes() const { return dtype_bytes(dtype, numel()); }

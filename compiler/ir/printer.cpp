@@ -63,7 +63,19 @@ std::string storage_str(const Value& v) {
 
 }  // namespace
 
+// Tensors "float[2x3]"; containers spell out what they hold: "seq<float>[2x3, 4x3]",
+// "optional<float[5]>", "optional<none: seq<float>>".
 std::string value_type_str(const Value& v) {
+  if (v.kind == ValueKind::kSequence) {
+    std::vector<std::string> shapes;
+    for (const Value* e : v.elements) shapes.push_back(e->has_shape ? shape_str(e->shape) : "?");
+    return fmt::format("seq<{}>[{}]", dtype_name(v.dtype), fmt::join(shapes, ", "));
+  }
+  if (v.kind == ValueKind::kOptional) {
+    if (!v.elements.empty()) return fmt::format("optional<{}>", value_type_str(*v.elements[0]));
+    return fmt::format("optional<none: {}<{}>>",
+                       v.contained == ValueKind::kSequence ? "seq" : "tensor", dtype_name(v.dtype));
+  }
   return fmt::format("{}[{}]", dtype_name(v.dtype), v.has_shape ? shape_str(v.shape) : "?");
 }
 

@@ -13,6 +13,7 @@
 //     need a static size: a constant trip count and a condition that provably never ends the
 //     loop early; otherwise a compile error names the node (a --max-trip-count bound is not
 //     implemented yet).
+#include "ops/containers.h"
 #include "ops/registry.h"
 
 namespace onnxc {
@@ -307,19 +308,6 @@ struct LoopState : OpState {
   int64_t trips = -1;  // static trip count when there are scan outputs
 };
 
-// Whether the body's condition output is its condition input passed through (Identity chains) or
-// a constant true: then the loop never ends early on its own.
-bool condition_stays(const Graph& body) {
-  const Value* v = body.outputs[0];
-  for (int guard = 0; guard < 64 && v; ++guard) {
-    if (v == body.inputs[1]) return true;
-    if (v->is_constant()) return v->constant->int_at(0) != 0;
-    if (!v->producer || v->producer->op_type != "Identity") return false;
-    v = v->producer->input(0);
-  }
-  return false;
-}
-
 class LoopOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
@@ -366,7 +354,7 @@ class LoopOp final : public OpHandler {
       const Tensor* c = ctx.has_input(1) ? ctx.constant_input(1) : nullptr;
       bool starts = !ctx.has_input(1) || (c && c->int_at(0) != 0);
       bool stopped = c && c->int_at(0) == 0;
-      if (!m || !(stopped || (starts && condition_stays(*body))))
+      if (!m || !(stopped || (starts && loop_condition_stays(*body))))
         return ctx.fail(
             "the trip count M must be a constant, and the condition must never end the "
             "loop early, for its {} scan output(s) to have a static size; a "
@@ -421,6 +409,17 @@ const ScanOp kScan;
 const LoopOp kLoop;
 
 }  // namespace
+
+bool loop_condition_stays(const Graph& body) {
+  const Value* v = body.outputs[0];
+  for (int guard = 0; guard < 64 && v; ++guard) {
+    if (v == body.inputs[1]) return true;
+    if (v->is_constant()) return v->constant->int_at(0) != 0;
+    if (!v->producer || v->producer->op_type != "Identity") return false;
+    v = v->producer->input(0);
+  }
+  return false;
+}
 
 std::vector<OpRegistration> control_flow_ops() {
   return {

@@ -88,12 +88,29 @@ class InferContext {
     return static_cast<S&>(*node_.state);
   }
 
+  // Rewriting during inference (sequences, optionals, unrolled loops; see ops/containers.h). The
+  // graph that owns the node (set by infer-shapes; null elsewhere, where nothing may rewrite).
+  void set_graph(Graph* g) { graph_ = g; }
+  Graph* graph() const { return graph_; }
+  // Once infer() returns true, the node is replaced by `nodes` (new nodes of graph(), possibly
+  // none), which infer-shapes infers next. The node's output values stay: a replacement node may
+  // produce them, a container output keeps its elements, a constant output its value.
+  void replace_node(std::vector<std::unique_ptr<Node>> nodes) {
+    replacement_ = std::move(nodes);
+    replaced_ = true;
+  }
+  bool replaced() const { return replaced_; }
+  std::vector<std::unique_ptr<Node>> take_replacement() { return std::move(replacement_); }
+
  private:
   const Attribute* attr_of_kind(const std::string& name, Attribute::Kind kind);
   Node& node_;
   Diagnostics& diag_;
   const Target& target_;
   std::function<void(const Value*)> demand_;
+  Graph* graph_ = nullptr;
+  bool replaced_ = false;
+  std::vector<std::unique_ptr<Node>> replacement_;
 };
 
 // Writes the statements for one node. Tensor expressions name typed pointers that the code

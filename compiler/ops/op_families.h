@@ -36,4 +36,6 @@
   X(ml_tree)                 \
   X(ml_preprocess)           \
   X(ml_linear)               \
-  X(ml_encode)
+  X(ml_encode)               \
+  X(sequence)                \
+  X(optional)
