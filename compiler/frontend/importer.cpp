@@ -313,7 +313,6 @@ class Importer {
     }
     if (seq != c) c->elements.push_back(seq);
     return c;
->>>>>>> seqopt
   }
 
   // A graph input's dims come from the model or the command line: refuse a size that overflows
