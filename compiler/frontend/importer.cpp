@@ -184,7 +184,12 @@ class Importer {
       if (v->dtype == DataType::kUndefined && out.type().has_tensor_type())
         v->dtype = static_cast<DataType>(out.type().tensor_type().elem_type());
       graph->outputs.push_back(v);
-      if (is_main) graph->declared_outputs.push_back(declared_type(out));
+      if (is_main) {
+        graph->declared_outputs.push_back(declared_type(out));
+        // --override-shape changes static input dims on purpose: declared output shapes no
+        // longer hold then, the declared types still do.
+        if (options_.override_shape) graph->declared_outputs.back().has_shape = false;
+      }
     }
     return graph;
   }
