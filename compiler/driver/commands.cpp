@@ -38,7 +38,8 @@ void print_errors(const Diagnostics& diag) {
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
                                          const std::vector<std::string>& dims,
                                          const std::vector<std::string>& shapes, int* exit_code,
-                                         const PassFlags& flags, const std::string& target) {
+                                         const PassFlags& flags, const std::string& target,
+                                         size_t max_scratch) {
   ImportOptions options;
   std::string error;
   PassOptions pass_options;
@@ -52,6 +53,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
     *exit_code = kExitUsage;
     return nullptr;
   }
+  options.target = with_max_scratch(*options.target, max_scratch);
   Diagnostics diag;
   PassManager passes(pass_options);
   auto module = lower_model(model, options, diag, &passes);
@@ -74,6 +76,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   for (const auto& d : dims) flags += " --dim " + d;
   for (const auto& s : shapes) flags += " --shape " + s;
   flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
+  if (args.max_scratch) flags += " --max-scratch " + std::to_string(args.max_scratch);
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
   std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
@@ -139,7 +142,8 @@ bool parse_target_flag(const std::string& name, ImportOptions& options, std::str
 
 int run_compile(const CompileArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                                 args.max_scratch);
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -170,7 +174,8 @@ int run_check(const std::string& model) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target);
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                                 args.max_scratch);
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

@@ -32,6 +32,10 @@ int run_main(int argc, char** argv) {
   app.add_flag("--print-plan", compile.print_plan, "Print the arena memory plan");
   const std::string target_help = "CPU the code is for: " + target_names();
   app.add_option("--target", compile.target, target_help);
+  const std::string scratch_help =
+      "Cap each kernel's scratch (tiles, packed panels) at BYTES of the arena (default: sized for "
+      "the target's cache)";
+  app.add_option("--max-scratch", compile.max_scratch, scratch_help);
   auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
     a->add_option("--disable-pass", f.disable, "Skip a pass of the pipeline (see --list-passes)");
     a->add_option("--print-after", f.print_after,
@@ -53,6 +57,7 @@ int run_main(int argc, char** argv) {
   insp->add_option("--dim", inspect.dims, "Pin a symbolic dim: NAME=VALUE");
   insp->add_option("--shape", inspect.shapes, "Pin an input's shape: INPUT=1x3x224x224");
   insp->add_option("--target", inspect.target, target_help);
+  insp->add_option("--max-scratch", inspect.max_scratch, scratch_help);
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
   insp->add_flag(
