@@ -28,8 +28,9 @@ m4_flags=(-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard)
 m0_flags=(-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft)
 bare=(-std=c++17 -O2 -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti
       --specs=rdimon.specs -T "$here/mps2.ld" -Wl,--gc-sections "-Wl,--defsym=STACK_SIZE=$stack")
-# The generated code must compile cleanly for each CPU.
-strict=(-Wall -Wextra -Werror)
+# The generated code must compile cleanly for each CPU, with no implicit double math and no
+# pointer casts that raise alignment.
+strict=(-Wall -Wextra -Werror -Wcast-align=strict -Wdouble-promotion)
 
 # build CONFIG TARGET COMPILER FLAGS...: generates the models for TARGET and links CONFIG/app.
 build() {
@@ -56,10 +57,12 @@ build() {
 start=$SECONDS
 build host generic g++ &
 build m4f cortex-m4 arm-none-eabi-g++ "${m4_flags[@]}" "${bare[@]}" &
-wait -n && wait -n
+wait -n
+wait -n
 build m0plus cortex-m0plus arm-none-eabi-g++ "${m0_flags[@]}" "${bare[@]}" &
 build aarch64 aarch64 aarch64-linux-gnu-g++ -static &
-wait -n && wait -n
+wait -n
+wait -n
 echo "built in $((SECONDS - start)) s"
 
 # run NAME COMMAND...: NAME.txt gets the output; a fault (exit 1 through semihosting) or a hang

@@ -587,8 +587,8 @@ inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float
   const index_t k_size = conv_detail::volume(p.kernel);
   const index_t hq = conv_detail::dw_phase_extent(p, 1), wq = conv_detail::dw_phase_extent(p, 2);
   index_t* offsets = static_cast<index_t*>(scratch);
-  float* xp = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
-                                       conv_detail::dw_offsets_bytes(p));
+  float* xp = static_cast<float*>(
+      static_cast<void*>(static_cast<unsigned char*>(scratch) + conv_detail::dw_offsets_bytes(p)));
   float* wide = xp + conv_detail::dw_phases_floats(p);
   conv_detail::dw_tap_offsets(p, offsets);
   // Output (od, oh, ow) is wide[(od * hq + oh) * wq + ow].
