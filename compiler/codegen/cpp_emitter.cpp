@@ -353,22 +353,26 @@ class Emitter {
     std::stable_sort(pending_.begin(), pending_.end(),
                      [&](const Value* a, const Value* b) { return rank(a) < rank(b); });
     std::string s;
+    // Typed pointers through void*: the planner aligns every offset (and the caller the arena
+    // and blob) to kArenaAlignment, and the casts stay clean under -Wcast-align=strict.
     for (const Value* v : pending_) {
       const char* t = dtype_cpp(v->dtype);
       if (v->is_constant())
         s += fmt::format(
-            "  const {0}* const {1} = reinterpret_cast<const {0}*>(blob + {2});  // '{3}' "
-            "{4}[{5}]\n",
+            "  const {0}* const {1} = static_cast<const {0}*>(static_cast<const void*>(blob + "
+            "{2}));"
+            "  // '{3}' {4}[{5}]\n",
             t, names_.at(v), weight_offset(v), escape_model_text(v->name), dtype_name(v->dtype),
             shape_str(v->shape));
       else if (input_view_.count(v))
         s += fmt::format(
-            "  const {0}* const {1} = reinterpret_cast<const {0}*>("
-            "reinterpret_cast<const unsigned char*>({2}) + {3});  // a view\n",
+            "  const {0}* const {1} = static_cast<const {0}*>(static_cast<const void*>("
+            "static_cast<const unsigned char*>(static_cast<const void*>({2})) + {3}));  // a "
+            "view\n",
             t, names_.at(v), names_.at(input_view_.at(v).first), input_view_.at(v).second);
       else
-        s += fmt::format("  {0}* const {1} = reinterpret_cast<{0}*>(arena + {2});\n", t,
-                         names_.at(v), arena_offset_.at(v));
+        s += fmt::format("  {0}* const {1} = static_cast<{0}*>(static_cast<void*>(arena + {2}));\n",
+                         t, names_.at(v), arena_offset_.at(v));
     }
     pending_.clear();
     return s;

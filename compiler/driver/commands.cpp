@@ -40,6 +40,7 @@ struct LowerLimits {
   bool override_shape = false;
   size_t max_errors = kDefaultMaxErrors;
   int64_t max_bytes = kMaxTensorBytes;
+  size_t max_scratch = 0;  // 0: the target's budget
 };
 
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
@@ -62,6 +63,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
     *exit_code = kExitUsage;
     return nullptr;
   }
+  options.target = with_max_scratch(*options.target, limits.max_scratch);
   Diagnostics diag("", limits.max_errors);
   PassManager passes(pass_options);
   auto module = lower_model(model, options, diag, &passes);
@@ -86,6 +88,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   if (args.override_shape) flags += " --override-shape";
   flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
   if (args.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", args.max_bytes);
+  if (args.max_scratch) flags += " --max-scratch " + std::to_string(args.max_scratch);
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
   std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
@@ -209,8 +212,9 @@ int run_compile(const CompileArgs& args) {
     return kExitUsage;
   }
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-                                 {args.override_shape, args.max_errors, args.max_bytes});
+  auto module =
+      lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                       {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch});
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -241,8 +245,9 @@ int run_check(const std::string& model, size_t max_errors) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-                                 {args.override_shape, args.max_errors, args.max_bytes});
+  auto module =
+      lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                       {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch});
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

@@ -29,6 +29,7 @@ bool parse_target_flag(const std::string& name, ImportOptions& options, std::str
 struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
   std::string target = "generic";
+  size_t max_scratch = 0;  // --max-scratch: caps each kernel's tiles (0: the target's budget)
   std::vector<std::string> dims, shapes;
   int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool print_plan = false;
@@ -42,6 +43,7 @@ int run_check(const std::string& model, size_t max_errors = kDefaultMaxErrors);
 
 struct InspectArgs {
   std::string model, target = "generic";
+  size_t max_scratch = 0;
   std::vector<std::string> dims, shapes;
   int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool ir = false, plan = false;

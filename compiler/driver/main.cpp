@@ -40,6 +40,10 @@ int run_main(int argc, char** argv) {
   const std::string max_bytes_help =
       "Largest tensor, arena or weights size in bytes (default 2^40 = 1 TiB); more is refused";
   app.add_option("--max-bytes", compile.max_bytes, max_bytes_help)->check(CLI::PositiveNumber);
+  const std::string scratch_help =
+      "Cap each kernel's scratch (tiles, packed panels) at BYTES of the arena (default: sized for "
+      "the target's cache)";
+  app.add_option("--max-scratch", compile.max_scratch, scratch_help);
   auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
     a->add_option("--disable-pass", f.disable, "Skip a pass of the pipeline (see --list-passes)");
     a->add_option("--print-after", f.print_after,
@@ -66,6 +70,7 @@ int run_main(int argc, char** argv) {
   insp->add_flag("--override-shape", inspect.override_shape, override_help);
   insp->add_option("--max-errors", inspect.max_errors, max_errors_help);
   insp->add_option("--max-bytes", inspect.max_bytes, max_bytes_help)->check(CLI::PositiveNumber);
+  insp->add_option("--max-scratch", inspect.max_scratch, scratch_help);
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
   insp->add_flag(

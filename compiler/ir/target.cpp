@@ -1,5 +1,8 @@
 #include "ir/target.h"
 
+#include <deque>
+#include <mutex>
+
 namespace onnxc {
 
 const std::vector<Target>& all_targets() {
@@ -50,6 +53,18 @@ bool host_can_run(const Target& t) {
 
 const Target& default_target() {
   return all_targets().front();
+}
+
+const Target* with_max_scratch(const Target& t, size_t bytes) {
+  if (!bytes) return &t;
+  static std::mutex mutex;
+  static std::deque<Target> copies;  // a deque: pointers to earlier copies stay valid
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const Target& c : copies)
+    if (c.name == t.name && c.max_scratch == bytes) return &c;
+  copies.push_back(t);
+  copies.back().max_scratch = bytes;
+  return &copies.back();
 }
 
 std::string_view isa_name(Isa isa) {

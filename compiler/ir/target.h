@@ -52,7 +52,9 @@ enum class Fpu { kDouble, kSingle, kNone };
     "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard",                                  \
     "Cortex-M4F (single-precision FPU)")                                                           \
   X("cortex-m3", scalar, kNone, 16384, 256, "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft",            \
-    "Cortex-M3 (no FPU)")
+    "Cortex-M3 (no FPU)")                                                                          \
+  X("cortex-m0plus", scalar, kNone, 8192, 256, "-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft",     \
+    "Cortex-M0+ (ARMv6-M, no FPU, no unaligned access)")
 
 struct Target {
   std::string_view name;
@@ -62,8 +64,16 @@ struct Target {
   size_t max_kernel_stack;
   std::string_view cxx_flags;
   std::string_view description;
+  // --max-scratch: the most arena bytes one kernel's tiles and panels may take (0: no cap
+  // beyond cache_bytes). Set on a copy of a table row by with_max_scratch().
+  size_t max_scratch = 0;
 
   bool is_microcontroller() const { return max_kernel_stack <= 256; }
+  // The bytes of planned scratch a kernel sizes its tiles for: the cache budget, capped by
+  // --max-scratch.
+  size_t scratch_budget() const {
+    return max_scratch && max_scratch < cache_bytes ? max_scratch : cache_bytes;
+  }
 };
 
 // Every target of ONNXC_TARGETS, in table order.
@@ -71,6 +81,8 @@ const std::vector<Target>& all_targets();
 // The target named `name` ("native" resolves to the host's), or nullptr when there is none.
 const Target* find_target(std::string_view name);
 const Target& default_target();
+// `t` with max_scratch set to `bytes` (0: `t` itself). The copies live as long as the process.
+const Target* with_max_scratch(const Target& t, size_t bytes);
 // Whether code built for `t` runs on the machine the compiler runs on (onnxc test and bench run
 // what they build).
 bool host_can_run(const Target& t);

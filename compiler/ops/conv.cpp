@@ -53,6 +53,23 @@ int64_t equal_blocks(int64_t positions, int64_t widest) {
   return std::max<int64_t>(1, (positions + blocks - 1) / std::max<int64_t>(blocks, 1));
 }
 
+// The Conv GEMM's blocks, fitted to the target's scratch budget (onnxc/conv.h sizes the
+// workspace from them): positions in blocks of up to kConvPositionBlock (the desktop optimum),
+// narrowed to 32 positions and then made shallower down to 8 patch-matrix rows until the
+// workspace fits (or nothing smaller is left).
+void fit_gemm_blocks(ConvParams& p, int64_t positions, size_t budget) {
+  const auto fits = [&] { return static_cast<size_t>(conv_gemm_scratch_bytes(p)) <= budget; };
+  p.depth_block = 0;
+  for (int64_t widest = kConvPositionBlock;; widest /= 2) {
+    p.tile = equal_blocks(positions, widest);
+    if (fits() || widest <= 32) break;
+  }
+  const int64_t depth = p.c_in / p.group * p.kernel[0] * p.kernel[1] * p.kernel[2];
+  for (int64_t block = std::min<int64_t>(depth, kConvDepthBlock) / 2; !fits() && block >= 8;
+       block /= 2)
+    p.depth_block = block;
+}
+
 struct ConvState : OpState {
   ConvParams p{};
   const ConvKernel* kernel = &kConvRef;
@@ -113,9 +130,10 @@ std::string arr3(const index_t* v) {
 std::string params_literal(const ConvParams& p) {
   return fmt::format(
       "{{/*batch=*/{}, /*c_in=*/{}, /*c_out=*/{}, /*group=*/{}, /*in=*/{}, /*out=*/{}, "
-      "/*kernel=*/{}, /*stride=*/{}, /*dilation=*/{}, /*pad=*/{}, /*tile=*/{}}}",
+      "/*kernel=*/{}, /*stride=*/{}, /*dilation=*/{}, /*pad=*/{}, /*tile=*/{}{}}}",
       p.batch, p.c_in, p.c_out, p.group, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride),
-      arr3(p.dilation), arr3(p.pad), p.tile);
+      arr3(p.dilation), arr3(p.pad), p.tile,
+      p.depth_block ? fmt::format(", /*depth_block=*/{}", p.depth_block) : "");
 }
 
 // Calls f(T{}) for the node's element type: float, double, float16 or bfloat16.
@@ -208,7 +226,7 @@ class ConvOp final : public ConvLikeOp {
         ctx.request_scratch(static_cast<size_t>(conv_dw_scratch_bytes(p)));
       } else {
         s.kernel = &kConvGemm;
-        p.tile = equal_blocks(shape_numel(g.out), kConvPositionBlock);
+        fit_gemm_blocks(p, shape_numel(g.out), ctx.target().scratch_budget());
         ctx.request_scratch(static_cast<size_t>(conv_gemm_scratch_bytes(p)));
       }
     }
@@ -288,7 +306,9 @@ class ConvTransposeOp final : public ConvLikeOp {
     if (ctx.input(0)->dtype == DataType::kFloat) {
       s.kernel = &kConvTransposeGemm;
       const int64_t rows = ws[1] * p.kernel[0] * p.kernel[1] * p.kernel[2];
-      p.tile = equal_blocks(shape_numel(in), std::max<int64_t>(64, kColumnTileBytes / (4 * rows)));
+      const int64_t tile_bytes =
+          std::min<int64_t>(kColumnTileBytes, static_cast<int64_t>(ctx.target().scratch_budget()));
+      p.tile = equal_blocks(shape_numel(in), std::max<int64_t>(64, tile_bytes / (4 * rows)));
       ctx.request_scratch(static_cast<size_t>(conv_transpose_scratch_bytes(p)));
     }
     Shape y = {p.batch, p.c_out};

@@ -77,8 +77,8 @@ inline HalfNames emit_widen(EmitContext& ctx, const HalfPlan& plan) {
       continue;
     }
     names.ins[i] = fmt::format("half_in{}", i);
-    ctx.line("float* const {} = reinterpret_cast<float*>({} + {});", names.ins[i], ctx.scratch(),
-             plan.in_offset[i]);
+    ctx.line("float* const {} = static_cast<float*>(static_cast<void*>({} + {}));", names.ins[i],
+             ctx.scratch(), plan.in_offset[i]);
     ctx.include("onnxc/cast.h");
     ctx.line("onnxc::{}_f32_cast__scalar({}, {}, {}, onnxc::CastParams{{}});",
              half_detail::suffix(ctx.input(i)->dtype), ctx.in(i), names.ins[i],
@@ -91,8 +91,8 @@ inline HalfNames emit_widen(EmitContext& ctx, const HalfPlan& plan) {
       continue;
     }
     names.outs[i] = fmt::format("half_out{}", i);
-    ctx.line("float* const {} = reinterpret_cast<float*>({} + {});", names.outs[i], ctx.scratch(),
-             plan.out_offset[i]);
+    ctx.line("float* const {} = static_cast<float*>(static_cast<void*>({} + {}));", names.outs[i],
+             ctx.scratch(), plan.out_offset[i]);
   }
   return names;
 }

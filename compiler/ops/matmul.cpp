@@ -9,6 +9,9 @@
 // transB (an operand stored with its last two axes swapped: a folded Transpose).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "onnxc/gemm.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
@@ -70,10 +73,46 @@ std::string residual_arg(const EmitContext& ctx) {
   return typed_input(ctx, kResidualInput, ctx.in(kResidualInput));
 }
 
+// Bytes a GEMM's packed B panels may take: about an L1 (an eighth of the target's cache
+// budget, 32 KiB on desktops), at least 4 KiB (a few dozen panel rows), never over --max-scratch.
+index_t kernel_scratch_budget(const InferContext& ctx) {
+  const size_t budget = ctx.target().scratch_budget();
+  const size_t l1 = std::max<size_t>(budget / 8, 4096);
+  return static_cast<index_t>(std::min(l1, budget));
+}
+
+// The GEMM's packing workspace in the node's scratch, after the float copies of half operands.
+struct GemmWorkspace {
+  size_t offset = 0, bytes = 0;
+};
+
+// Reserves `bytes` (0: none) at the end of the node's scratch; float kernels only.
+GemmWorkspace plan_workspace(InferContext& ctx, const HalfPlan& half, index_t bytes) {
+  const DataType t = ctx.input(0)->dtype;
+  if (bytes <= 0 || !(t == DataType::kFloat || is_half(t))) return {};
+  const GemmWorkspace ws{half.bytes, static_cast<size_t>(bytes)};
+  ctx.request_scratch(ws.offset + ws.bytes);
+  return ws;
+}
+
+// ", onnxc::Workspace{scratch + offset, bytes}", or "" when the kernel needs none.
+std::string workspace_arg(const EmitContext& ctx, const GemmWorkspace& ws) {
+  if (!ws.bytes) return "";
+  return fmt::format(", onnxc::Workspace{{{} + {}, {}}}", ctx.scratch(), ws.offset, ws.bytes);
+}
+
+// Runs `kernel(Workspace)` on a host buffer of the node's workspace (constant folding).
+template <typename F>
+bool with_workspace(const GemmWorkspace& plan, F&& kernel) {
+  std::vector<float> buffer((plan.bytes + sizeof(float) - 1) / sizeof(float));
+  return kernel(Workspace{buffer.data(), static_cast<index_t>(plan.bytes)});
+}
+
 struct GemmState : OpState {
   GemmParams p{};
   HalfPlan half;
   Epilogue epilogue{};
+  GemmWorkspace ws;
 };
 
 class GemmOp final : public OpHandler {
@@ -117,17 +156,20 @@ class GemmOp final : public OpHandler {
     if (!infer_epilogue(ctx, {p.m, p.n}, s.epilogue)) return false;
     ctx.set_output(0, a->dtype, {p.m, p.n});
     s.half = plan_half(ctx, {0, 1, 2}, {0});
+    s.ws = plan_workspace(ctx, s.half, gemm_workspace_bytes(p, kernel_scratch_budget(ctx)));
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<GemmState>();
-    return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      const T* c = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
-      const T* r =
-          in.size() > kResidualInput && in[kResidualInput] ? in[kResidualInput]->as<T>() : nullptr;
-      gemm<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), s.epilogue, r);
+    return with_workspace(s.ws, [&](const Workspace& ws) {
+      return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
+        using T = decltype(tag);
+        const T* c = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
+        const T* r = in.size() > kResidualInput && in[kResidualInput] ? in[kResidualInput]->as<T>()
+                                                                      : nullptr;
+        gemm<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), s.epilogue, r, ws);
+      });
     });
   }
   void emit(EmitContext& ctx) const override {
@@ -137,11 +179,11 @@ class GemmOp final : public OpHandler {
     const HalfNames n = emit_widen(ctx, s.half);
     if (has_epilogue(s.epilogue)) {
       ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
-      ctx.line("onnxc::gemm(p, {}, {}, {}, {}, e, {});", n.in(0), n.in(1),
-               typed_input(ctx, 2, n.in(2)), n.out(0), residual_arg(ctx));
+      ctx.line("onnxc::gemm(p, {}, {}, {}, {}, e, {}{});", n.in(0), n.in(1),
+               typed_input(ctx, 2, n.in(2)), n.out(0), residual_arg(ctx), workspace_arg(ctx, s.ws));
     } else {
-      ctx.line("onnxc::gemm(p, {}, {}, {}, {});", n.in(0), n.in(1), typed_input(ctx, 2, n.in(2)),
-               n.out(0));
+      ctx.line("onnxc::gemm(p, {}, {}, {}, {}{});", n.in(0), n.in(1), typed_input(ctx, 2, n.in(2)),
+               n.out(0), workspace_arg(ctx, s.ws));
     }
     emit_narrow(ctx, s.half, n);
   }
@@ -151,6 +193,7 @@ struct MatMulState : OpState {
   MatMulParams p{};
   HalfPlan half;
   Epilogue epilogue{};
+  GemmWorkspace ws;
 };
 
 class MatMulOp final : public OpHandler {
@@ -215,16 +258,20 @@ class MatMulOp final : public OpHandler {
       return ctx.fail("a fused bias needs float tensors");
     ctx.set_output(0, a->dtype, out);
     s.half = plan_half(ctx, {0, 1}, {0});
+    s.ws = plan_workspace(ctx, s.half,
+                          matmul_workspace_bytes(p, ctx.input(2), kernel_scratch_budget(ctx)));
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<MatMulState>();
-    return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
-      using T = decltype(tag);
-      auto opt = [&](size_t i) { return in.size() > i && in[i] ? in[i]->as<T>() : nullptr; };
-      matmul<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(), s.epilogue,
-                opt(kResidualInput));
+    return with_workspace(s.ws, [&](const Workspace& ws) {
+      return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
+        using T = decltype(tag);
+        auto opt = [&](size_t i) { return in.size() > i && in[i] ? in[i]->as<T>() : nullptr; };
+        matmul<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(), s.epilogue,
+                  opt(kResidualInput), ws);
+      });
     });
   }
   void emit(EmitContext& ctx) const override {
@@ -234,10 +281,12 @@ class MatMulOp final : public OpHandler {
     const HalfNames n = emit_widen(ctx, s.half);
     if (has_epilogue(s.epilogue) || ctx.input(2)) {
       ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
-      ctx.line("onnxc::matmul(p, {}, {}, {}, {}, e, {});", n.in(0), n.in(1),
-               typed_input(ctx, 2, ctx.in(2)), n.out(0), residual_arg(ctx));
+      ctx.line("onnxc::matmul(p, {}, {}, {}, {}, e, {}{});", n.in(0), n.in(1),
+               typed_input(ctx, 2, ctx.in(2)), n.out(0), residual_arg(ctx),
+               workspace_arg(ctx, s.ws));
     } else {
-      ctx.line("onnxc::matmul(p, {}, {}, {});", n.in(0), n.in(1), n.out(0));
+      ctx.line("onnxc::matmul(p, {}, {}, {}{});", n.in(0), n.in(1), n.out(0),
+               workspace_arg(ctx, s.ws));
     }
     emit_narrow(ctx, s.half, n);
   }

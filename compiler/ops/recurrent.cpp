@@ -188,8 +188,8 @@ class RecurrentOp final : public OpHandler {
         p.layout, cpp_float(p.clip), p.input_forget, p.linear_before_reset, acts);
     const HalfNames n = emit_widen(ctx, s.half);
     const char* t = kernel_cpp_type(ctx.input(0)->dtype);
-    ctx.line("{0}* const rec_scratch = reinterpret_cast<{0}*>({1} + {2});", t, ctx.scratch(),
-             s.kernel_offset);
+    ctx.line("{0}* const rec_scratch = static_cast<{0}*>(static_cast<void*>({1} + {2}));", t,
+             ctx.scratch(), s.kernel_offset);
     const std::string seq_lens = ctx.input(4) ? ctx.in(4) : "nullptr";
     ctx.line(
         "onnxc::recurrent_ref<{}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, rec_scratch);", t,

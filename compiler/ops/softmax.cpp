@@ -180,8 +180,8 @@ class LossOp final : public OpHandler {
       std::string log_prob = n.out(1);
       if (s.log_prob_offset >= 0) {
         log_prob = "log_prob";
-        ctx.line("{0}* const log_prob = reinterpret_cast<{0}*>({1} + {2});", t, ctx.scratch(),
-                 s.log_prob_offset);
+        ctx.line("{0}* const log_prob = static_cast<{0}*>(static_cast<void*>({1} + {2}));", t,
+                 ctx.scratch(), s.log_prob_offset);
       }
       ctx.line("onnxc::softmax_cross_entropy_ref(p, {}, {}, {}, {}, {});", n.in(0), n.in(1), weight,
                n.out(0), log_prob);

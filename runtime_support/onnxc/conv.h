@@ -19,7 +19,7 @@
 //   conv_transpose_ref<T>        ConvTranspose, any float type
 //   f32_conv_transpose__gemm     ConvTranspose: a GEMM per tile of input positions, then col2im
 //                                                                  [conv_transpose_scratch_bytes]
-// No heap; the GEMM variants use 8 KiB of stack.
+// No heap; every buffer of a variant is in its scratch (the stack holds register tiles only).
 //
 // The float Conv variants (f32_conv_*__gemm, f32_conv_gemm_best, f32_dwconv__generic) also have
 // an overload (..., scratch, const Epilogue& e, const float* residual) that finishes each output
@@ -43,6 +43,9 @@ struct ConvParams {
   // The GEMM variants' tile: output positions per patch-matrix tile (Conv) or input positions
   // per column tile (ConvTranspose). conv_scratch_bytes() gives the workspace it needs.
   index_t tile;
+  // The GEMM variants' depth block: patch-matrix rows packed per slice (0: kConvDepthBlock).
+  // With tile, it sizes the workspace to the target's memory.
+  index_t depth_block = 0;
 };
 
 namespace conv_detail {
@@ -51,6 +54,8 @@ namespace conv_detail {
 // over float arrays get vectorized across the wrong loop, with gathers, by g++ 12).
 #if defined(__AVX512F__)
 constexpr index_t kLanes = 16;
+#elif defined(ONNXC_SMALL_TILES)
+constexpr index_t kLanes = 4;  // no vector unit: short "vectors" keep the tiles' frames small
 #else
 constexpr index_t kLanes = 8;
 #endif
@@ -178,11 +183,34 @@ inline void im2col_row(const ConvParams& p, const float* xg, const Tap& t, index
 // from the input: the patch matrix is never stored whole), then MR x NR register tiles of Y
 // accumulate W rows (read in place) times a panel. The first slice starts from the bias, so Y is
 // written once when the depth fits one slice.
-constexpr index_t kKc = 256;  // depth per slice: a kKc x 32 panel is 32 KiB, for L1
+constexpr index_t kKc = 256;  // default depth per slice: a kKc x 32 panel is 32 KiB, for L1
 constexpr index_t kMc = 192;  // W rows per block: 192 x kKc floats (192 KiB) stay in L2
 constexpr index_t kMaxNr = 32;
 constexpr index_t kMaxTile = 2048;  // positions per block at most (ConvParams::tile)
 
+#if defined(ONNXC_SMALL_TILES)
+// y[0..mr) x [0..nr) = (accumulate ? y : bias) + a[mr x kc] panel[kc x NR], for FPUs without
+// vectors: MR x NR scalar accumulators, which a 4 x 4 tile keeps in the 32 single registers.
+template <index_t MR, index_t NR>
+__attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const float* panel,
+                                         index_t kc, float* y, index_t ldy, index_t mr, index_t nr,
+                                         const float* bias, bool accumulate) {
+  float acc[MR][NR];
+  for (index_t r = 0; r < MR; ++r)
+    for (index_t j = 0; j < NR; ++j)
+      acc[r][j] = r >= mr || j >= nr ? 0.0f : accumulate ? y[r * ldy + j] : bias ? bias[r] : 0.0f;
+  for (index_t kk = 0; kk < kc; ++kk) {
+    const float* bk = panel + kk * NR;
+    for (index_t r = 0; r < MR; ++r) {
+      const float av = a[(r < mr ? r : mr - 1) * lda + kk];
+      for (index_t j = 0; j < NR; ++j) acc[r][j] += av * bk[j];
+    }
+  }
+  for (index_t r = 0; r < MR; ++r)
+    for (index_t j = 0; j < NR; ++j)
+      if (r < mr && j < nr) y[r * ldy + j] = acc[r][j];
+}
+#else
 // y[0..mr) x [0..nr) = (accumulate ? y : bias) + a[mr x kc] panel[kc x NR]. Rows past mr
 // re-read the last row and are not stored; columns past nr are zeros in the panel.
 // The accumulators stay in registers only if every loop over them is unrolled before g++'s
@@ -245,6 +273,8 @@ __attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const floa
   }
 }
 
+#endif  // ONNXC_SMALL_TILES
+
 // Copies nc values of src into the panels' row kk (panels[jp][kk][0..NR), kc rows per panel),
 // zero past nc. Whole panels copy NR floats: a fixed size, so no library call.
 template <index_t NR>
@@ -259,23 +289,28 @@ inline void to_panels(const float* src, index_t nc, index_t kk, index_t kc, floa
   }
 }
 
+inline index_t depth_block(const ConvParams& p) {
+  return p.depth_block > 0 ? p.depth_block : kKc;
+}
+
 // One image and group: Y (cout_g x out positions) of the group. panels holds
-// kKc x round_up(p.tile, NR) floats.
+// depth_block(p) x round_up(p.tile, NR) floats, buf p.tile floats.
 template <index_t MR, index_t NR>
 inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w, const float* b,
-                            float* y, float* panels, const Epilogue* e, const float* res) {
+                            float* y, float* panels, float* buf, const Epilogue* e,
+                            const float* res) {
   const index_t m = p.c_out / p.group, cin_g = p.c_in / p.group;
   const index_t depth = cin_g * volume(p.kernel), positions = volume(p.out);
   const index_t plane = p.out[1] * p.out[2];
   const bool pointwise =
       depth == cin_g && volume(p.stride) == 1 && p.pad[0] + p.pad[1] + p.pad[2] == 0;
-  float buf[kMaxTile];  // one patch-matrix row of a position block
   for (index_t p0 = 0; p0 < positions; p0 += p.tile) {
     const index_t nc = positions - p0 < p.tile ? positions - p0 : p.tile;
     const index_t n_panels = (nc + NR - 1) / NR;
     const index_t od = p0 / plane, oh = p0 / p.out[2] % p.out[1], ow = p0 % p.out[2];
-    for (index_t k0 = 0; k0 < depth; k0 += kKc) {
-      const index_t kc = depth - k0 < kKc ? depth - k0 : kKc;
+    const index_t kc_max = depth_block(p);
+    for (index_t k0 = 0; k0 < depth; k0 += kc_max) {
+      const index_t kc = depth - k0 < kc_max ? depth - k0 : kc_max;
       Tap t = tap_of_row(p, k0);
       for (index_t kk = 0; kk < kc; ++kk, t.next(p)) {
         if (pointwise) {
@@ -304,34 +339,50 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
   }
 }
 
+// Floats of the packed panels of one slice, for any panel width up to kMaxNr.
+constexpr index_t panel_floats(const ConvParams& p) {
+  const index_t depth = p.c_in / p.group * p.kernel[0] * p.kernel[1] * p.kernel[2];
+  const index_t block = p.depth_block > 0 ? p.depth_block : kKc;
+  return (depth < block ? depth : block) * ((p.tile + kMaxNr - 1) / kMaxNr * kMaxNr);
+}
+
+// The GEMM panels of a ConvTranspose (see gemm_workspace_bytes): floats, rounded to 64 bytes.
+constexpr index_t transpose_panel_floats(const ConvParams& p) {
+  const index_t depth = p.c_in / p.group;
+  const index_t block = p.depth_block > 0 ? p.depth_block : kKc;
+  return (depth < block ? depth : block) * kMaxNr;
+}
+
 template <index_t MR, index_t NR>
 inline void conv_gemm_all(const ConvParams& p, const float* x, const float* w, const float* b,
                           float* y, void* scratch, const Epilogue* e, const float* res) {
   const index_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   const index_t depth = cin_g * volume(p.kernel);
+  float* const panels = static_cast<float*>(scratch);
+  float* const buf = panels + panel_floats(p);  // one patch-matrix row of a position block
   for (index_t n = 0; n < p.batch; ++n)
     for (index_t g = 0; g < p.group; ++g)
       conv_gemm_group<MR, NR>(p, x + (n * p.c_in + g * cin_g) * volume(p.in),
                               w + g * cout_g * depth, b ? b + g * cout_g : nullptr,
-                              y + (n * p.c_out + g * cout_g) * volume(p.out),
-                              static_cast<float*>(scratch), e,
+                              y + (n * p.c_out + g * cout_g) * volume(p.out), panels, buf, e,
                               res ? res + (n * p.c_out + g * cout_g) * volume(p.out) : res);
 }
 
 }  // namespace conv_detail
 
 // Workspace bytes of the Conv GEMM variants for p (p.tile set, at most kMaxConvTile): one
-// kKc-deep slice of B panels for a block of positions, for any panel width up to 32.
+// depth_block-deep slice of B panels for a block of positions, for any panel width up to 32,
+// and one patch-matrix row of the block.
 inline constexpr index_t kMaxConvTile = conv_detail::kMaxTile;
+inline constexpr index_t kConvDepthBlock = conv_detail::kKc;
 constexpr index_t conv_gemm_scratch_bytes(const ConvParams& p) {
-  const index_t depth = p.c_in / p.group * p.kernel[0] * p.kernel[1] * p.kernel[2];
-  return (depth < conv_detail::kKc ? depth : conv_detail::kKc) *
-         ((p.tile + conv_detail::kMaxNr - 1) / conv_detail::kMaxNr * conv_detail::kMaxNr) *
-         static_cast<index_t>(sizeof(float));
+  return (conv_detail::panel_floats(p) + p.tile) * static_cast<index_t>(sizeof(float));
 }
+// The column tile, then the GEMM's B panels (p.depth_block deep, 0: kConvDepthBlock).
 constexpr index_t conv_transpose_scratch_bytes(const ConvParams& p) {
-  return p.c_out / p.group * p.kernel[0] * p.kernel[1] * p.kernel[2] * p.tile *
-         static_cast<index_t>(sizeof(float));
+  const index_t cols = (p.c_out / p.group * p.kernel[0] * p.kernel[1] * p.kernel[2] * p.tile + 15) /
+                       16 * 16;  // whole 64-byte lines, so the panels stay aligned
+  return (cols + conv_detail::transpose_panel_floats(p)) * static_cast<index_t>(sizeof(float));
 }
 
 // ---- Conv --------------------------------------------------------------------------------------
@@ -398,12 +449,22 @@ inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float
                                 float* y, void* scratch) {
   conv_detail::conv_gemm_all<6, 16>(p, x, w, b, y, scratch, nullptr, nullptr);
 }
+#if defined(ONNXC_SMALL_TILES)
+// 4 x 4: 16 scalar accumulators, for microcontrollers (see ONNXC_SMALL_TILES).
+inline void f32_conv_4x4__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
+                               float* y, void* scratch, const Epilogue& e, const float* residual) {
+  conv_detail::conv_gemm_all<4, 4>(p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e),
+                                   residual);
+}
+#endif
 // The tile for the target's vector registers (measured with g++ 12 on an AVX-512 EPYC: 8 x 32
 // beats 12 x 32 and 14 x 32 on ResNet, MobileNet and SqueezeNet layers).
 inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w, const float* b,
                                float* y, void* scratch, const Epilogue& e, const float* residual) {
 #if defined(__AVX512F__)
   f32_conv_8x32__gemm(p, x, w, b, y, scratch, e, residual);
+#elif defined(ONNXC_SMALL_TILES)
+  f32_conv_4x4__gemm(p, x, w, b, y, scratch, e, residual);
 #else
   f32_conv_6x16__gemm(p, x, w, b, y, scratch, e, residual);
 #endif
@@ -526,8 +587,8 @@ inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float
   const index_t k_size = conv_detail::volume(p.kernel);
   const index_t hq = conv_detail::dw_phase_extent(p, 1), wq = conv_detail::dw_phase_extent(p, 2);
   index_t* offsets = static_cast<index_t*>(scratch);
-  float* xp = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
-                                       conv_detail::dw_offsets_bytes(p));
+  float* xp = static_cast<float*>(
+      static_cast<void*>(static_cast<unsigned char*>(scratch) + conv_detail::dw_offsets_bytes(p)));
   float* wide = xp + conv_detail::dw_phases_floats(p);
   conv_detail::dw_tap_offsets(p, offsets);
   // Output (od, oh, ow) is wide[(od * hq + oh) * wq + ow].
@@ -607,6 +668,9 @@ inline void f32_conv_transpose__gemm(const ConvParams& p, const float* x, const 
   const index_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   const index_t in_size = conv_detail::volume(p.in), out_size = conv_detail::volume(p.out);
   const index_t k_size = conv_detail::volume(p.kernel), rows = cout_g * k_size;
+  const index_t cols_floats = (rows * p.tile + 15) / 16 * 16;
+  const Workspace ws = {cols + cols_floats, conv_detail::transpose_panel_floats(p) *
+                                                static_cast<index_t>(sizeof(float))};
   for (index_t n = 0; n < p.batch; ++n) {
     for (index_t oc = 0; oc < p.c_out; ++oc) {
       float* yc = y + (n * p.c_out + oc) * out_size;
@@ -618,7 +682,8 @@ inline void f32_conv_transpose__gemm(const ConvParams& p, const float* x, const 
       for (index_t p0 = 0; p0 < in_size; p0 += p.tile) {
         const index_t nc = in_size - p0 < p.tile ? in_size - p0 : p.tile;
         const GemmParams gp = {rows, nc, cin_g, 1, 0, rows, in_size, nc, 1.0, 0.0, 0, 0};
-        gemm<float>(gp, w + g * cin_g * rows, xg + p0, static_cast<const float*>(nullptr), cols);
+        gemm<float>(gp, w + g * cin_g * rows, xg + p0, static_cast<const float*>(nullptr), cols,
+                    ws);
         for (index_t r = 0; r < rows; ++r) {
           const index_t m = r / k_size, tap = r % k_size;
           const index_t kd = tap / (p.kernel[1] * p.kernel[2]),

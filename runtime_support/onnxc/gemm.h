@@ -4,8 +4,9 @@
 //
 //   struct GemmParams { m, n, k, trans_a, trans_b, lda, ldb, ldy, alpha, beta,
 //                       c_row_stride, c_col_stride };
+//   struct Workspace { void* data; index_t bytes; };
 //   template <typename T>
-//   void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y);
+//   void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y, Workspace ws);
 //
 // computes, for i < m and j < n (all matrices row-major, leading dimensions in elements):
 //
@@ -23,7 +24,10 @@
 //     gemm_ref<T>                 any arithmetic T; integers accumulate with wraparound
 //     f32_gemm_4x16__generic      float; cache-blocked, 4x16 register tile (AVX2, NEON)
 //     f32_gemm_8x32__generic      float; cache-blocked, 8x32 register tile (AVX-512's pick)
-//   They use no heap and at most 32 KiB of stack.
+// - ws is the kernel's working memory (a slice of the planned arena): the blocked variants pack
+//   B panels into it, as deep as gemm_workspace_bytes(p, budget) allows. Given less than one
+//   panel row (or no ws: the overloads without it), they compute as gemm_ref does. No variant
+//   uses the heap or keeps more than its register tile (at most 1 KiB) on the stack.
 //
 // MatMul (numpy semantics) runs a GEMM per broadcast batch: matmul_ref, and matmul (via gemm).
 //
@@ -44,6 +48,13 @@
 
 #include "onnxc/base.h"
 
+// Microcontrollers (Arm's M profile) have no vector unit and a few KiB of stack: the kernels
+// pick register tiles whose accumulators fit the FPU's registers (a spilled 4 x 16 tile alone
+// takes 256 bytes of stack).
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define ONNXC_SMALL_TILES 1
+#endif
+
 namespace onnxc {
 
 struct GemmParams {
@@ -52,6 +63,13 @@ struct GemmParams {
   index_t lda, ldb, ldy;  // row strides of A and B as stored, and of Y
   double alpha, beta;
   index_t c_row_stride, c_col_stride;  // C's strides; beta is ignored when C is null
+};
+
+// A kernel's working memory: `bytes` bytes at `data`, a slice of the planned arena (aligned to
+// 64 bytes), or {nullptr, 0}. Kernels keep their buffers here, never on the stack.
+struct Workspace {
+  void* data;
+  index_t bytes;
 };
 
 // The epilogue's activation (Epilogue::activation).
@@ -193,10 +211,12 @@ inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T*
 
 namespace gemm_detail {
 
-// Blocking (float elements): a packed B panel of KC x NR (32 KiB for 8x32) stays in L1 while
-// a kBlockM x KC block of A (256 KiB) stays in L2 across the panels of one k block.
+// Blocking (float elements): a packed B panel of KC x NR (32 KiB at most, for L1; the
+// workspace may hold less) stays in cache while a kBlockM x KC block of A (256 KiB) stays in
+// L2 across the panels of one k block.
 constexpr index_t kPanelFloats = 8192;
 constexpr index_t kBlockM = 256;
+constexpr index_t kMaxNr = 32;  // the widest register tile's NR (workspaces are sized for it)
 
 // panel[kk][0..NR) = opB(k0 + kk, j0 .. j0 + nr), zero beyond nr: tiles never branch on n.
 template <index_t NR>
@@ -247,15 +267,15 @@ __attribute__((noinline)) void tile(const float* a, index_t lda, const float* pa
   }
 }
 
-// Y (+)= alpha * opA opB over the blocks, Y already holding beta * C.
-// With an epilogue (e non-null), each tile is finished right after its last k block.
-template <index_t MR, index_t NR, index_t KC>
+// Y (+)= alpha * opA opB over the blocks, Y already holding beta * C. panel holds kc_max x NR
+// floats. With an epilogue (e non-null), each tile is finished right after its last k block.
+template <index_t MR, index_t NR>
 inline void blocked_product(const GemmParams& p, const float* a, const float* b, float* y,
-                            float alpha, const Epilogue* e, const float* residual) {
-  alignas(64) float panel[KC * NR];
+                            float alpha, const Epilogue* e, const float* residual, float* panel,
+                            index_t kc_max) {
   const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
-  for (index_t k0 = 0; k0 < p.k; k0 += KC) {
-    const index_t kc = p.k - k0 < KC ? p.k - k0 : KC;
+  for (index_t k0 = 0; k0 < p.k; k0 += kc_max) {
+    const index_t kc = p.k - k0 < kc_max ? p.k - k0 : kc_max;
     for (index_t i0 = 0; i0 < p.m; i0 += kBlockM) {
       const index_t mc = p.m - i0 < kBlockM ? p.m - i0 : kBlockM;
       for (index_t j0 = 0; j0 < p.n; j0 += NR) {
@@ -304,10 +324,22 @@ inline void f32_gemv(const GemmParams& p, const float* a, const float* b, float*
   }
 }
 
+// Whether the blocked variants pack B for p (the other paths stream A or B as stored).
+constexpr bool packs_panels(const GemmParams& p) {
+  const index_t a_ks = p.trans_a ? p.lda : 1, b_ks = p.trans_b ? 1 : p.ldb;
+  if (p.k == 0 || (p.m < 4 && (a_ks == 1 || p.k == 1))) return false;
+  return !(p.n == 1 && !p.trans_a && (b_ks == 1 || p.k == 1) && p.ldy == 1);
+}
+
 // Cache-blocked GEMM around an MR x NR register tile (BLIS loop order, A read in place).
+// Without room for one panel row in ws, the reference.
 template <index_t MR, index_t NR, index_t KC = kPanelFloats / NR>
 inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b, const float* c,
-                             float* y, const Epilogue* e, const float* residual) {
+                             float* y, const Epilogue* e, const float* residual,
+                             const Workspace& ws) {
+  const index_t ws_depth = ws.data ? ws.bytes / (NR * static_cast<index_t>(sizeof(float))) : 0;
+  const index_t kc_max = ws_depth < KC ? ws_depth : KC;
+  if (packs_panels(p) && kc_max < 1) return gemm_ref(p, a, b, c, y, e ? *e : Epilogue{}, residual);
   // Y = beta * C (or 0) first; the k blocks then accumulate into it.
   const float beta = static_cast<float>(p.beta), alpha = static_cast<float>(p.alpha);
   for (index_t i = 0; i < p.m; ++i) {
@@ -338,7 +370,7 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
     f32_gemv(t, b, a, y, alpha);
     return finish_rows();
   }
-  blocked_product<MR, NR, KC>(p, a, b, y, alpha, e, residual);
+  blocked_product<MR, NR>(p, a, b, y, alpha, e, residual, static_cast<float*>(ws.data), kc_max);
 }
 
 inline const Epilogue* epilogue_or_null(const Epilogue& e) {
@@ -350,23 +382,33 @@ inline const Epilogue* epilogue_or_null(const Epilogue& e) {
 // 4 x 16 tile: 4 accumulators of 16 floats (8 ymm with AVX2, 16 q registers with NEON).
 inline void f32_gemm_4x16__generic(const GemmParams& p, const float* a, const float* b,
                                    const float* c, float* y, const Epilogue& e,
-                                   const float* residual) {
-  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual);
+                                   const float* residual, const Workspace& ws) {
+  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual,
+                                       ws);
 }
 inline void f32_gemm_4x16__generic(const GemmParams& p, const float* a, const float* b,
-                                   const float* c, float* y) {
-  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, nullptr, nullptr);
+                                   const float* c, float* y, const Workspace& ws) {
+  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, nullptr, nullptr, ws);
 }
 
 // 8 x 32 tile: 16 zmm accumulators of AVX-512's 32 registers.
 inline void f32_gemm_8x32__generic(const GemmParams& p, const float* a, const float* b,
                                    const float* c, float* y, const Epilogue& e,
-                                   const float* residual) {
-  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual);
+                                   const float* residual, const Workspace& ws) {
+  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual,
+                                       ws);
 }
 inline void f32_gemm_8x32__generic(const GemmParams& p, const float* a, const float* b,
-                                   const float* c, float* y) {
-  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, nullptr, nullptr);
+                                   const float* c, float* y, const Workspace& ws) {
+  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, nullptr, nullptr, ws);
+}
+
+// 4 x 4 tile: 16 scalar accumulators (microcontrollers; see ONNXC_SMALL_TILES).
+inline void f32_gemm_4x4__generic(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y, const Epilogue& e,
+                                  const float* residual, const Workspace& ws) {
+  gemm_detail::f32_gemm_blocked<4, 4>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual,
+                                      ws);
 }
 
 // Whether the blocked float GEMM beats the reference for an m x n x k product; below this the
@@ -375,36 +417,61 @@ constexpr bool gemm_prefers_blocked(index_t m, index_t n, index_t k) {
   return m * n * k >= 4096 && (n >= 8 || n == 1) && k >= 4;
 }
 
+// Workspace bytes for gemm(p, ...) on floats: B panels of any variant's width, as deep as k
+// and the blocking allow, at most `budget` bytes (0: p needs none, or the budget holds less
+// than one panel row, and the product runs unpacked or as the reference).
+constexpr index_t gemm_workspace_bytes(const GemmParams& p, index_t budget) {
+  using gemm_detail::kMaxNr;
+  if (!gemm_prefers_blocked(p.m, p.n, p.k) || !gemm_detail::packs_panels(p)) return 0;
+  const index_t row = kMaxNr * static_cast<index_t>(sizeof(float));
+  const index_t max_depth = gemm_detail::kPanelFloats / kMaxNr;
+  index_t depth = p.k < max_depth ? p.k : max_depth;
+  if (depth * row > budget) depth = budget / row;
+  return depth * row;
+}
+
 // The float variant for the target's vector width. Measured with g++ 12 and clang 14 on an
 // AVX-512 EPYC: 8x32 reaches ~200 GFLOP/s on 512^3 (4x16: ~100); built for AVX2 only, 4x16
 // is the fastest (~80, where 8x32 and 6x16 spill).
 inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
                                   const float* c, float* y, const Epilogue& e,
-                                  const float* residual) {
+                                  const float* residual, const Workspace& ws) {
 #if defined(__AVX512F__)
-  f32_gemm_8x32__generic(p, a, b, c, y, e, residual);
+  f32_gemm_8x32__generic(p, a, b, c, y, e, residual, ws);
+#elif defined(ONNXC_SMALL_TILES)
+  f32_gemm_4x4__generic(p, a, b, c, y, e, residual, ws);
 #else
-  f32_gemm_4x16__generic(p, a, b, c, y, e, residual);
+  f32_gemm_4x16__generic(p, a, b, c, y, e, residual, ws);
 #endif
 }
 inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
-                                  const float* c, float* y) {
-  f32_gemm_blocked_best(p, a, b, c, y, Epilogue{}, nullptr);
+                                  const float* c, float* y, const Workspace& ws) {
+  f32_gemm_blocked_best(p, a, b, c, y, Epilogue{}, nullptr, ws);
 }
 
 template <typename T>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y, const Epilogue& e,
-                 const T* residual) {
+                 const T* residual, const Workspace& ws) {
   if constexpr (std::is_same_v<T, float>) {
     if (gemm_prefers_blocked(p.m, p.n, p.k))
-      return f32_gemm_blocked_best(p, a, b, c, y, e, residual);
+      return f32_gemm_blocked_best(p, a, b, c, y, e, residual, ws);
   }
   gemm_ref(p, a, b, c, y, e, residual);
 }
-
+template <typename T>
+inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
+                 const Workspace& ws) {
+  gemm(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr), ws);
+}
+// Without a workspace: the products that would pack B run as the reference.
+template <typename T>
+inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y, const Epilogue& e,
+                 const T* residual) {
+  gemm(p, a, b, c, y, e, residual, Workspace{nullptr, 0});
+}
 template <typename T>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
-  gemm(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr));
+  gemm(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr), Workspace{nullptr, 0});
 }
 
 // ---- MatMul ---------------------------------------------------------------------------------
@@ -413,7 +480,8 @@ inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y) 
 // stride-0 entries. A 1-D operand is passed as m = 1 (A) or n = 1 (B). trans_a / trans_b: the
 // operand is stored with its last two axes swapped (k x m, n x k: a folded Transpose).
 // The overload with (bias, epilogue, residual) adds bias[n] to every row (bias may be null),
-// then finishes each element with the epilogue; residual has Y's layout.
+// then finishes each element with the epilogue; residual has Y's layout. ws: as gemm()'s, for
+// one batch's product (matmul_workspace_bytes), reused by every batch.
 struct MatMulParams {
   int batch_rank;
   index_t batch_dims[kMaxRank];
@@ -426,21 +494,26 @@ struct MatMulParams {
 
 namespace gemm_detail {
 
+// The GEMM of one batch (bias: whether a bias row is added).
+constexpr GemmParams batch_gemm_params(const MatMulParams& p, bool bias) {
+  return {p.m,
+          p.n,
+          p.k,
+          p.trans_a,
+          p.trans_b,
+          p.trans_a ? p.m : p.k,
+          p.trans_b ? p.k : p.n,
+          p.n,
+          1.0,
+          bias ? 1.0 : 0.0,
+          0,
+          1};
+}
+
 template <typename T, typename Gemm>
 inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
                            const Epilogue& e, const T* residual, Gemm gemm_fn) {
-  const GemmParams g = {p.m,
-                        p.n,
-                        p.k,
-                        p.trans_a,
-                        p.trans_b,
-                        p.trans_a ? p.m : p.k,
-                        p.trans_b ? p.k : p.n,
-                        p.n,
-                        1.0,
-                        bias ? 1.0 : 0.0,
-                        0,
-                        1};
+  const GemmParams g = batch_gemm_params(p, bias != nullptr);
   index_t idx[kMaxRank] = {};
   for (index_t bi = 0; bi < p.batch_count; ++bi) {
     index_t ao = 0, bo = 0;
@@ -459,6 +532,11 @@ inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, const 
 
 }  // namespace gemm_detail
 
+// Workspace bytes for matmul(p, ...) on floats (see gemm_workspace_bytes).
+constexpr index_t matmul_workspace_bytes(const MatMulParams& p, bool bias, index_t budget) {
+  return gemm_workspace_bytes(gemm_detail::batch_gemm_params(p, bias), budget);
+}
+
 template <typename T>
 inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
                        const Epilogue& e, const T* residual) {
@@ -476,15 +554,25 @@ inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, T* y) {
 // Each batch through gemm(), so float products large enough run blocked.
 template <typename T>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
-                   const Epilogue& e, const T* residual) {
+                   const Epilogue& e, const T* residual, const Workspace& ws) {
   gemm_detail::matmul_batched(
       p, a, b, bias, y, e, residual,
-      [](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy, const Epilogue& ge,
-         const T* gr) { gemm(g, ga, gb, gc, gy, ge, gr); });
+      [&ws](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy, const Epilogue& ge,
+            const T* gr) { gemm(g, ga, gb, gc, gy, ge, gr, ws); });
+}
+template <typename T>
+inline void matmul(const MatMulParams& p, const T* a, const T* b, T* y, const Workspace& ws) {
+  matmul(p, a, b, static_cast<const T*>(nullptr), y, Epilogue{}, static_cast<const T*>(nullptr),
+         ws);
+}
+template <typename T>
+inline void matmul(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
+                   const Epilogue& e, const T* residual) {
+  matmul(p, a, b, bias, y, e, residual, Workspace{nullptr, 0});
 }
 template <typename T>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, T* y) {
-  matmul(p, a, b, static_cast<const T*>(nullptr), y, Epilogue{}, static_cast<const T*>(nullptr));
+  matmul(p, a, b, y, Workspace{nullptr, 0});
 }
 
 }  // namespace onnxc

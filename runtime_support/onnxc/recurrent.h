@@ -63,11 +63,20 @@ constexpr index_t recurrent_gates(int cell) {
   return cell == kCellRnn ? 1 : cell == kCellGru ? 3 : 4;
 }
 
+// Elements of the GEMMs' packed B panels (see gemm_workspace_bytes), as deep as the larger of
+// the two projections' depths allows.
+constexpr index_t recurrent_panel_elems(const RecurrentParams& p) {
+  const index_t depth = p.input_size > p.hidden ? p.input_size : p.hidden;
+  return (depth < 256 ? depth : 256) * 32;
+}
+
 // Elements of T the kernels need as scratch: the input projections of every step, the
-// recurrent projections of one step, and the hidden (and cell / reset-gated) states.
+// recurrent projections of one step, the hidden (and cell / reset-gated) states and the GEMM
+// panels.
 constexpr index_t recurrent_scratch_elems(const RecurrentParams& p) {
   const index_t gh = recurrent_gates(p.cell) * p.hidden;
-  return p.seq_length * p.batch * gh + p.batch * gh + 3 * p.batch * p.hidden;
+  return p.seq_length * p.batch * gh + p.batch * gh + 3 * p.batch * p.hidden +
+         recurrent_panel_elems(p);
 }
 
 template <typename T>
@@ -150,6 +159,7 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
   T* const h = hr + B * GH;       // [B, H]
   T* const c = h + B * H;         // [B, H] LSTM cell state
   T* const rh = c + B * H;        // [B, H] GRU r * Ht-1
+  const Workspace ws = {rh + B * H, recurrent_panel_elems(p) * static_cast<index_t>(sizeof(T))};
   if (y)
     for (index_t i = 0; i < S * p.num_directions * B * H; ++i) y[i] = T(0);
   for (int d = 0; d < p.num_directions; ++d) {
@@ -163,7 +173,7 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
     // Input projections of all steps; rows follow x's own (t, b) or (b, t) order.
     const GemmParams xp = {S * B,        GH, p.input_size, 0,   1, p.input_size,
                            p.input_size, GH, 1.0,          1.0, 0, 1};
-    gemm(xp, x, wd, wb, xw);
+    gemm(xp, x, wd, wb, xw, ws);
     for (index_t b = 0; b < B; ++b)
       for (index_t j = 0; j < H; ++j) {
         const index_t so = recurrent_detail::state_offset(p, d, b) + j;
@@ -176,7 +186,7 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
     const bool gru_split = p.cell == kCellGru && !p.linear_before_reset;
     const GemmParams rp = {B, gru_split ? 2 * H : GH, H, 0, 1, H, H, GH, 1.0, 1.0, 0, 1};
     for (index_t s = 0; s < S; ++s) {
-      gemm(rp, h, rd, rb, hr);
+      gemm(rp, h, rd, rb, hr, ws);
       for (index_t b = 0; b < B; ++b) {
         const index_t len = recurrent_detail::length(seq_lens, b, S);
         if (s >= len) continue;
@@ -220,7 +230,7 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
       if (p.cell != kCellGru) continue;
       if (gru_split) {  // hr[:, 2H:3H] = (r * Ht-1) Rh^T + Rbh
         const GemmParams cp = {B, H, H, 0, 1, H, H, GH, 1.0, 1.0, 0, 1};
-        gemm(cp, rh, rd + 2 * H * H, rb ? rb + 2 * H : nullptr, hr + 2 * H);
+        gemm(cp, rh, rd + 2 * H * H, rb ? rb + 2 * H : nullptr, hr + 2 * H, ws);
       }
       for (index_t b = 0; b < B; ++b) {
         const index_t len = recurrent_detail::length(seq_lens, b, S);

@@ -37,3 +37,16 @@ TEST_CASE("microcontroller targets limit kernel stack to 256 bytes", "[target]")
   CHECK_FALSE(find_target("x86-64-v3")->is_microcontroller());
   CHECK(isa_name(find_target("x86-64-v3")->isa) == "avx2_fma");
 }
+
+TEST_CASE("--max-scratch caps the scratch budget of a copy of the target", "[target]") {
+  const Target& m4 = *find_target("cortex-m4");
+  CHECK(m4.scratch_budget() == m4.cache_bytes);
+  CHECK(with_max_scratch(m4, 0) == &m4);
+  const Target* capped = with_max_scratch(m4, 4096);
+  CHECK(capped->name == "cortex-m4");
+  CHECK(capped->scratch_budget() == 4096u);
+  CHECK(with_max_scratch(m4, 4096) == capped);  // one copy per (target, cap)
+  CHECK(with_max_scratch(m4, 1u << 30)->scratch_budget() == m4.cache_bytes);  // never above
+  CHECK(m4.max_scratch == 0u);  // the table row is untouched
+  CHECK(find_target("cortex-m0plus")->fpu == Fpu::kNone);
+}

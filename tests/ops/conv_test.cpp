@@ -106,8 +106,10 @@ TEST_CASE("Conv picks its kernel from the shape", "[conv]") {
     REQUIRE(h.infer());
     CHECK(emits(h, "onnxc::f32_conv_gemm_best(p, x0, x1, x2, y0, nullptr);"));
     CHECK(emits(h, "/*pad=*/{0, 0, 0}, /*tile=*/49};"));
-    CHECK(h.node().scratch_bytes == 32u * 64u * 4u);  // 32 deep, 49 positions in 2 panels
+    // 32 deep, 49 positions in 2 panels, and one patch-matrix row of 49 positions
+    CHECK(h.node().scratch_bytes == 32u * 64u * 4u + 49u * 4u);
     InferHarness big("Conv", 11);
+    big.target(*find_target("x86-64-v3"));  // a 1 MiB scratch budget
     big.input(F, {1, 3, 224, 224});
     big.input(F, {64, 3, 7, 7});
     big.attr_ints("pads", {3, 3, 3, 3});
@@ -115,13 +117,44 @@ TEST_CASE("Conv picks its kernel from the shape", "[conv]") {
     REQUIRE(big.infer());
     // 12544 positions: 25 blocks of 502 (a 147-deep slice of 512 packed positions).
     CHECK(emits(big, "/*pad=*/{0, 3, 3}, /*tile=*/502};"));
-    CHECK(big.node().scratch_bytes == 147u * 512u * 4u);
+    CHECK(big.node().scratch_bytes == 147u * 512u * 4u + 502u * 4u);
     InferHarness deep("Conv", 11);
     deep.input(F, {1, 256, 14, 14});
     deep.input(F, {256, 256, 3, 3});
     deep.attr_ints("pads", {1, 1, 1, 1});
     REQUIRE(deep.infer());
-    CHECK(deep.node().scratch_bytes == 256u * 224u * 4u);  // one 256-deep slice
+    // one 256-deep slice of 196 positions (224 packed), one row of 196
+    CHECK(deep.node().scratch_bytes == 256u * 224u * 4u + 196u * 4u);
+  }
+  SECTION("the GEMM's blocks fit the target's scratch budget") {
+    // generic (256 KiB): 12544 positions in 49 blocks of 256, 147 deep
+    InferHarness generic("Conv", 11);
+    generic.input(F, {1, 3, 224, 224});
+    generic.input(F, {64, 3, 7, 7});
+    generic.attr_ints("pads", {3, 3, 3, 3});
+    generic.attr_ints("strides", {2, 2});
+    REQUIRE(generic.infer());
+    CHECK(emits(generic, "/*tile=*/256};"));
+    CHECK(generic.node().scratch_bytes == 147u * 256u * 4u + 256u * 4u);
+    // cortex-m4 (16 KiB): 1024 positions, 27 deep: blocks of 128 (27 x 128 x 4 + 128 x 4 bytes)
+    InferHarness m4("Conv", 11);
+    m4.target(*find_target("cortex-m4"));
+    m4.input(F, {1, 3, 32, 32});
+    m4.input(F, {8, 3, 3, 3});
+    m4.attr_ints("pads", {1, 1, 1, 1});
+    REQUIRE(m4.infer());
+    CHECK(emits(m4, "/*tile=*/128};"));
+    CHECK(m4.node().scratch_bytes == 27u * 128u * 4u + 128u * 4u);
+    // 576 deep on cortex-m4: 32 positions, then slices of 64 rows (64 x 32 x 4 + 32 x 4 bytes)
+    InferHarness deep("Conv", 11);
+    deep.target(*find_target("cortex-m4"));
+    deep.input(F, {1, 64, 8, 8});
+    deep.input(F, {64, 64, 3, 3});
+    deep.attr_ints("pads", {1, 1, 1, 1});
+    REQUIRE(deep.infer());
+    CHECK(emits(deep, "/*tile=*/32, /*depth_block=*/64};"));
+    CHECK(deep.node().scratch_bytes == 64u * 32u * 4u + 32u * 4u);
+    CHECK(deep.node().scratch_bytes <= 16384u);
   }
   SECTION("double and float16 run the reference") {
     InferHarness h("Conv", 11);
@@ -212,7 +245,9 @@ TEST_CASE("ConvTranspose output shapes", "[conv]") {
     REQUIRE(h.infer());
     CHECK(h.out().shape == Shape{1, 2, 10, 8});
     CHECK(emits(h, "onnxc::f32_conv_transpose__gemm(p, x0, x1, nullptr, y0, nullptr);"));
-    CHECK(h.node().scratch_bytes == 2u * 9u * 9u * 4u);
+    // the 2 x 9 x 9 column tile (162 floats, rounded to 176: whole 64-byte lines), then a 1-deep
+    // GEMM panel of 32 columns
+    CHECK(h.node().scratch_bytes == 176u * 4u + 32u * 4u);
   }
   SECTION("groups multiply W's output channels") {
     InferHarness h("ConvTranspose", 22);

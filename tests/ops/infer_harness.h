@@ -46,6 +46,8 @@ class InferHarness {
     v->constant = std::make_shared<const Tensor>(std::move(tensor));
     return v;
   }
+  // The --target infer() sees (default: generic).
+  void target(const Target& t) { target_ = &t; }
   void absent_input() { node_->inputs.push_back(nullptr); }
   void outputs(size_t n) {
     for (size_t i = 0; i < n; ++i) {
@@ -79,7 +81,7 @@ class InferHarness {
       diag_.error("no handler");
       return false;
     }
-    InferContext ctx(*node_, diag_);
+    InferContext ctx(*node_, diag_, *target_);
     return node_->handler->infer(ctx) && diag_.ok();
   }
   std::string error() const { return diag_.ok() ? "" : diag_.errors()[0]; }
@@ -146,6 +148,7 @@ class InferHarness {
   Graph graph_;
   Node* node_ = nullptr;
   Diagnostics diag_;
+  const Target* target_ = &default_target();
 };
 
 }  // namespace onnxc::testing

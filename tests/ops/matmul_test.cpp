@@ -2,6 +2,7 @@
 // attribute before 7, integer types from 9), errors naming the broken rule, the emitted call
 // and constant folding.
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "onnxc/gemm.h"
 #include "ops/infer_harness.h"
@@ -246,4 +247,53 @@ TEST_CASE("Gemm with a fused residual and activation folds with the epilogue", "
   REQUIRE(h.fold());
   CHECK(h.folded().as<float>()[0] == 2.5f);  // relu(1 + 0.5 + 1)
   CHECK(h.folded().as<float>()[1] == 0.0f);  // relu(2 - 10 + 1)
+}
+
+TEST_CASE("a blocked Gemm packs B in a workspace sized for the target", "[matmul]") {
+  auto gemm_node = [](InferHarness& h) {
+    h.input(F, {64, 300});
+    h.input(F, {300, 64});
+    REQUIRE(h.infer());
+  };
+  SECTION("generic: a 256-deep panel of 32 columns (32 KiB)") {
+    InferHarness h("Gemm", 13);
+    gemm_node(h);
+    CHECK(h.node().scratch_bytes == 256u * 32u * 4u);
+    CHECK(h.emit().find("onnxc::gemm(p, x0, x1, static_cast<const float*>(nullptr), y0, "
+                        "onnxc::Workspace{nullptr + 0, 32768});") != std::string::npos);
+  }
+  SECTION("cortex-m4: 4 KiB (32 rows); --max-scratch 1024: 8 rows") {
+    InferHarness h("Gemm", 13);
+    h.target(*find_target("cortex-m4"));
+    gemm_node(h);
+    CHECK(h.node().scratch_bytes == 32u * 32u * 4u);
+    InferHarness capped("Gemm", 13);
+    capped.target(*with_max_scratch(*find_target("cortex-m4"), 1024));
+    gemm_node(capped);
+    CHECK(capped.node().scratch_bytes == 8u * 32u * 4u);
+  }
+  SECTION("a row vector times B streams B: no workspace") {
+    InferHarness h("Gemm", 13);
+    h.input(F, {1, 300});
+    h.input(F, {300, 64});
+    REQUIRE(h.infer());
+    CHECK(h.node().scratch_bytes == 0u);
+  }
+}
+
+TEST_CASE("every workspace depth gives the product of the reference", "[matmul]") {
+  // 37 x 41 x 53: remainders in every blocking dimension; the budget sets the k blocking.
+  const GemmParams p = {37, 41, 53, 0, 0, 53, 41, 41, 1.0, 0.0, 0, 0};
+  std::vector<float> a(37 * 53), b(53 * 41), want(37 * 41), got(37 * 41);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) - 3.0f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) - 2.0f;
+  gemm_ref(p, a.data(), b.data(), static_cast<const float*>(nullptr), want.data());
+  for (index_t budget : {0, 128, 1000, 4096, 1 << 20}) {
+    const index_t bytes = gemm_workspace_bytes(p, budget);
+    CHECK(bytes <= budget);
+    std::vector<float> ws(static_cast<size_t>(bytes / 4) + 1);
+    gemm(p, a.data(), b.data(), static_cast<const float*>(nullptr), got.data(),
+         Workspace{ws.data(), bytes});
+    CHECK(got == want);  // small integers: every summation order is exact
+  }
 }

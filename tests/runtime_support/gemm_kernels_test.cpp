@@ -21,10 +21,43 @@ struct Variant {
   GemmFn fn;
 };
 
+// A workspace of `Bytes` (0: none): the full panel, and one a few rows deep, so that the k
+// blocking runs with every depth the budget can give.
+template <index_t Bytes>
+Workspace test_workspace() {
+  alignas(64) static float buffer[8192];
+  return {Bytes ? buffer : nullptr, Bytes};
+}
+template <index_t Bytes>
+void gemm_4x16(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
+  f32_gemm_4x16__generic(p, a, b, c, y, test_workspace<Bytes>());
+}
+template <index_t Bytes>
+void gemm_8x32(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
+  f32_gemm_8x32__generic(p, a, b, c, y, test_workspace<Bytes>());
+}
+template <index_t Bytes>
+void gemm_4x16_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
+                 const Epilogue& e, const float* r) {
+  f32_gemm_4x16__generic(p, a, b, c, y, e, r, test_workspace<Bytes>());
+}
+template <index_t Bytes>
+void gemm_8x32_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
+                 const Epilogue& e, const float* r) {
+  f32_gemm_8x32__generic(p, a, b, c, y, e, r, test_workspace<Bytes>());
+}
+void gemm_float(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
+  gemm(p, a, b, c, y, test_workspace<32768>());
+}
+
 const Variant kVariants[] = {
-    {"f32_gemm_4x16__generic", f32_gemm_4x16__generic},
-    {"f32_gemm_8x32__generic", f32_gemm_8x32__generic},
-    {"gemm<float>", gemm<float>},
+    {"f32_gemm_4x16__generic", gemm_4x16<32768>},
+    {"f32_gemm_8x32__generic", gemm_8x32<32768>},
+    {"f32_gemm_4x16__generic, 3-row panel", gemm_4x16<3 * 16 * 4>},
+    {"f32_gemm_8x32__generic, 1-row panel", gemm_8x32<32 * 4>},
+    {"f32_gemm_8x32__generic, no workspace", gemm_8x32<0>},
+    {"gemm<float>", gemm_float},
+    {"gemm<float>, no workspace", gemm<float>},
 };
 
 std::vector<float> random_vector(size_t n, std::mt19937& rng) {
@@ -212,8 +245,9 @@ const struct {
   GemmEpilogueFn fused;
   GemmFn plain;
 } kEpilogueVariants[] = {
-    {"f32_gemm_4x16__generic", f32_gemm_4x16__generic, f32_gemm_4x16__generic},
-    {"f32_gemm_8x32__generic", f32_gemm_8x32__generic, f32_gemm_8x32__generic},
+    {"f32_gemm_4x16__generic", gemm_4x16_e<32768>, gemm_4x16<32768>},
+    {"f32_gemm_8x32__generic", gemm_8x32_e<32768>, gemm_8x32<32768>},
+    {"f32_gemm_4x16__generic, 5-row panel", gemm_4x16_e<5 * 16 * 4>, gemm_4x16<5 * 16 * 4>},
     {"gemm<float>", gemm<float>, gemm<float>},
     {"gemm_ref<float>", gemm_ref<float>, gemm_ref<float>},
 };
