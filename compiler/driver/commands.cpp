@@ -10,6 +10,7 @@
 
 #include "driver/pipeline.h"
 #include "ir/printer.h"
+#include "ops/kernel_variants.h"
 #include "ops/registry.h"
 #include "passes/memory_planner.h"
 #include "passes/memory_report.h"
@@ -302,6 +303,19 @@ int run_ops(bool markdown) {
     else
       std::printf("%-10s %-28s %s\n", domain, rows[i].op_type, ranges.c_str());
     i = j;
+  }
+  return kExitOk;
+}
+
+int run_ops_kernels() {
+  std::printf("%-28s %-10s %-9s %s\n", "variant", "family", "isa", "targets");
+  for (const KernelVariant& v : all_kernel_variants()) {
+    std::vector<std::string_view> targets;
+    for (const Target& t : all_targets())
+      if (isa_allows(t.isa, v.isa)) targets.push_back(t.name);
+    std::printf("%-28s %-10s %-9s %s\n", v.name.c_str(), (v.dtype + "_" + v.op).c_str(),
+                std::string(isa_name(v.isa)).c_str(),
+                fmt::format("{}", fmt::join(targets, ", ")).c_str());
   }
   return kExitOk;
 }

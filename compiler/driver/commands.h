@@ -78,6 +78,8 @@ struct BenchArgs {
 int run_bench(const BenchArgs& args);
 
 int run_ops(bool markdown);
+// `onnxc ops --kernels`: one line per kernel variant: name, family, ISA, the targets allowing it.
+int run_ops_kernels();
 
 // `onnxc --list-passes`: the pipeline in order with each pass's description.
 int run_list_passes();

@@ -123,6 +123,9 @@ int run_main(int argc, char** argv) {
   bool markdown = false;
   auto* ops = app.add_subcommand("ops", "List supported ops and opset ranges");
   ops->add_flag("--markdown", markdown, "As a Markdown table (the README's support table)");
+  bool kernels = false;
+  ops->add_flag("--kernels", kernels,
+                "List the kernel variants (onnxc/variants.h) and the targets that may use each");
 
   try {
     app.parse(argc, argv);
@@ -134,7 +137,7 @@ int run_main(int argc, char** argv) {
   if (*insp) return run_inspect(inspect);
   if (*tst) return run_test(test);
   if (*bch) return run_bench(bench);
-  if (*ops) return run_ops(markdown);
+  if (*ops) return kernels ? run_ops_kernels() : run_ops(markdown);
   if (list_passes) return run_list_passes();
   if (compile.model.empty() || compile.output.empty()) {
     std::fprintf(stderr, "onnxc: usage: onnxc MODEL.onnx -o model.cpp (see --help)\n");

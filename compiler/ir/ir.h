@@ -159,6 +159,7 @@ struct Node {
   std::unique_ptr<OpState> state;      // set by the handler's infer()
   size_t scratch_bytes = 0;            // temporary workspace the kernel needs while it runs
   size_t scratch_offset = 0;           // its arena offset, set by plan-memory
+  std::string kernel;                  // select-kernels: the kernel variant it calls ("" = none)
   bool elided = false;                 // assign-storage: its outputs already hold their values
                                        // (views, or a Concat whose inputs were written in place)
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "onnxc/conv_variants.h"
 #include "ops/dispatch.h"
 #include "ops/epilogue.h"
 #include "ops/registry.h"
@@ -73,7 +74,8 @@ void fit_gemm_blocks(ConvParams& p, int64_t positions, size_t budget) {
 struct ConvState : OpState {
   ConvParams p{};
   const ConvKernel* kernel = &kConvRef;
-  Epilogue epilogue{};  // fused by a pass (Conv only)
+  Epilogue epilogue{};                     // fused by a pass (Conv only)
+  const KernelVariant* variant = nullptr;  // chosen by select-kernels; emitted instead of kernel
 };
 
 // Conv's types: float16, float, double; bfloat16 from opset 22.
@@ -180,9 +182,11 @@ class ConvLikeOp : public OpHandler {
     const auto& s = ctx.node().state_as<ConvState>();
     ctx.include("onnxc/conv.h");
     ctx.line("static constexpr onnxc::ConvParams p = {};", params_literal(s.p));
+    if (s.variant) ctx.include(s.variant->header);
     const std::string fn =
-        s.kernel->f32 ? s.kernel->name
-                      : fmt::format("{}<{}>", s.kernel->name, dtype_cpp(ctx.input(0)->dtype));
+        s.variant       ? s.variant->name
+        : s.kernel->f32 ? s.kernel->name
+                        : fmt::format("{}<{}>", s.kernel->name, dtype_cpp(ctx.input(0)->dtype));
     if (has_epilogue(s.epilogue)) {
       ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
       ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, e, {});", fn, ctx.in(0), ctx.in(1), ctx.in(2),
@@ -235,6 +239,25 @@ class ConvOp final : public ConvLikeOp {
     if (!infer_epilogue(ctx, out, s.epilogue)) return false;
     ctx.set_output(0, ctx.input(0)->dtype, out);
     return true;
+  }
+
+  // The float GEMM and depthwise kernels have variants (onnxc/variants.h): families "conv" and
+  // "dwconv"; a "3x3" depthwise variant takes only the shapes f32_dwconv_3x3_applies() accepts.
+  std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
+    const auto& s = node.state_as<ConvState>();
+    if (s.kernel != &kConvGemm && s.kernel != &kConvDepthwise) return {};
+    std::vector<const KernelVariant*> out;
+    for (const KernelVariant* v :
+         kernel_variants("f32", s.kernel == &kConvDepthwise ? "dwconv" : "conv"))
+      if (v->tile != "3x3" || f32_dwconv_3x3_applies(s.p)) out.push_back(v);
+    return out;
+  }
+  size_t use_kernel(Node& node, const KernelVariant& v) const override {
+    auto& s = static_cast<ConvState&>(*node.state);
+    s.variant = &v;
+    if (v.op == "conv") return static_cast<size_t>(conv_gemm_scratch_bytes(s.p));
+    return static_cast<size_t>(v.tile == "3x3" ? f32_dwconv_3x3_scratch_bytes(s.p)
+                                               : conv_dw_scratch_bytes(s.p));
   }
 };
 

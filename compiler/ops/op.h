@@ -18,6 +18,7 @@
 #include "ir/ir.h"
 #include "ir/target.h"
 #include "onnxc/base.h"  // kMaxRank, index_t: limits of the runtime kernels
+#include "ops/kernel_variants.h"
 #include "support/checked_math.h"
 #include "support/diagnostics.h"
 
@@ -214,6 +215,14 @@ struct OpHandler {
     return false;
   }
   virtual void emit(EmitContext& ctx) const = 0;
+  // Kernel variants (ops/kernel_variants.h) this inferred node can run, best first; empty when
+  // the handler has no variants. select-kernels calls use_kernel() with the first one the target
+  // allows: the handler records it in the node's state for emit() and returns the scratch bytes
+  // the variant needs.
+  virtual std::vector<const KernelVariant*> kernel_candidates(const Node& /*node*/) const {
+    return {};
+  }
+  virtual size_t use_kernel(Node& /*node*/, const KernelVariant& /*variant*/) const { return 0; }
 };
 
 }  // namespace onnxc

@@ -484,6 +484,10 @@ namespace conv_detail {
 
 constexpr index_t kDwVectors = 4;
 constexpr index_t kDwBlock = kDwVectors * kLanes;
+// The slack past the phases and the wide outputs: the block of the widest vectors (16 floats),
+// because the compiler sizes the scratch without the target's vector width (its kLanes is its
+// own build's) and the kernel's blocks may be wider.
+constexpr index_t kDwSlack = kDwVectors * 16;
 
 // Padded input extent the outputs read along dim d, and its length in one stride phase.
 constexpr index_t dw_extent(const ConvParams& p, int d) {
@@ -496,14 +500,14 @@ constexpr index_t dw_phase_floats(const ConvParams& p) {
   return dw_phase_extent(p, 0) * dw_phase_extent(p, 1) * dw_phase_extent(p, 2);
 }
 
-// Scratch layout: tap offsets (index_t), phases + kDwBlock slack (the last block reads past
-// the end), then the wide outputs + kDwBlock (the last block is stored whole).
+// Scratch layout: tap offsets (index_t), phases + kDwSlack slack (the last block reads past
+// the end), then the wide outputs + kDwSlack (the last block is stored whole).
 constexpr index_t dw_offsets_bytes(const ConvParams& p) {
   return (p.kernel[0] * p.kernel[1] * p.kernel[2] * static_cast<index_t>(sizeof(index_t)) + 63) /
          64 * 64;
 }
 constexpr index_t dw_phases_floats(const ConvParams& p) {
-  return p.stride[0] * p.stride[1] * p.stride[2] * dw_phase_floats(p) + kDwBlock;
+  return p.stride[0] * p.stride[1] * p.stride[2] * dw_phase_floats(p) + kDwSlack;
 }
 
 // Writes every phase of plane xc (padding and positions past the extent read as 0), and zeroes
@@ -574,7 +578,7 @@ inline void dw_block(const float* src, const index_t* offsets, index_t taps, con
 constexpr index_t conv_dw_scratch_bytes(const ConvParams& p) {
   return conv_detail::dw_offsets_bytes(p) +
          (conv_detail::dw_phases_floats(p) + conv_detail::dw_phase_floats(p) +
-          conv_detail::kDwBlock) *
+          conv_detail::kDwSlack) *
              static_cast<index_t>(sizeof(float));
 }
 

@@ -1,0 +1,56 @@
+// select-kernels: picks, for every node whose handler offers kernel variants
+// (OpHandler::kernel_candidates, rows of runtime_support/onnxc/variants.h that the node's shape
+// allows, best first), the first variant the target's ISA allows (isa_allows: `--target
+// x86-64-v4` may use avx512f, avx2_fma, sse2 and scalar variants; `generic` only scalar ones),
+// records it on the node (Node::kernel, shown by `--print-after`, and the handler's state, which
+// emit() prints) and sets the node's scratch to what that variant needs. Control-flow subgraphs
+// are handled the same way. Counts "kernels selected" and one counter per ISA chosen.
+// It does NOT: time or compare variants (the table's order is the preference, measured offline);
+// change the graph; pick for nodes without variants (their handler's infer() chose their
+// kernel). Disabled, every node keeps the kernel infer() chose, as before this pass existed.
+#include "ops/kernel_variants.h"
+#include "ops/op.h"
+#include "passes/pass_manager.h"
+#include "passes/passes.h"
+
+namespace onnxc {
+namespace {
+
+constexpr const char* kPass = "select-kernels";
+
+bool select_in(Graph& g, Isa isa, PassContext& stats) {
+  bool changed = false;
+  for (auto& n : g.nodes) {
+    for (Graph* sub : subgraphs_of(*n)) changed |= select_in(*sub, isa, stats);
+    if (!n->handler || !n->state || n->elided) continue;
+    for (const KernelVariant* v : n->handler->kernel_candidates(*n)) {
+      if (!isa_allows(isa, v->isa)) continue;
+      n->scratch_bytes = n->handler->use_kernel(*n, *v);
+      n->kernel = v->name;
+      stats.count("kernels selected");
+      stats.count(fmt::format("{} kernels", isa_name(v->isa)));
+      changed = true;
+      break;
+    }
+  }
+  return changed;
+}
+
+class SelectKernelsPass final : public Pass {
+ public:
+  const char* name() const override { return kPass; }
+  const char* description() const override {
+    return "picks each node's kernel variant (onnxc/variants.h) for the target's ISA";
+  }
+  bool run(Module& module, PassContext& ctx) override {
+    return select_in(*module.graph, module.target->isa, ctx);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_select_kernels_pass() {
+  return std::make_unique<SelectKernelsPass>();
+}
+
+}  // namespace onnxc

@@ -1,0 +1,28 @@
+// The kernel-variant table: every hand-tuned kernel variant, one row each, read by the compiler
+// (the select-kernels pass picks among a node's candidates), the kernel testers (each runs every
+// row the build host can execute against the family's reference) and `onnxc ops` / bench.
+//
+//   X(dtype, op, tile, isa, header)
+//
+// names the function onnxc::<dtype>_<op>_<tile>__<isa>, declared in onnxc/<header>, with the
+// family's plain signature (for conv: (const ConvParams&, x, w, b, y, scratch) and the fused
+// epilogue overload (..., scratch, const Epilogue&, residual)). isa is one of ONNXC_ISAS
+// (compiler/ir/target.h): the variant is defined only when the C++ compiler may use that ISA
+// (`#if defined(__AVX512F__)` ...), scalar ones always. Within a family, rows are in preference
+// order: select-kernels takes the first one the node's shape and the target allow.
+//
+// This file is a macro table only: no code, no includes.
+#ifndef ONNXC_VARIANTS_H
+#define ONNXC_VARIANTS_H
+
+#define ONNXC_KERNEL_VARIANTS(X)                            \
+  /* depthwise convolution (one input channel per group) */ \
+  X(f32, dwconv, 3x3, avx512f, "conv_variants.h")           \
+  X(f32, dwconv, 3x3, avx2_fma, "conv_variants.h")          \
+  X(f32, dwconv, 3x3, neonfma, "conv_variants.h")           \
+  X(f32, dwconv, any, scalar, "conv_variants.h")            \
+  /* any other float convolution, as a GEMM */              \
+  X(f32, conv, 8x32, avx512f, "conv_variants.h")            \
+  X(f32, conv, 6x16, scalar, "conv_variants.h")
+
+#endif  // ONNXC_VARIANTS_H

@@ -1,0 +1,93 @@
+// select-kernels on IR text (FileCheck-style): which variant of onnxc/variants.h each target
+// gets, the scratch it sets, and that disabling the pass leaves infer()'s kernel in place.
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "passes/fusion_harness.h"
+#include "support/filecheck.h"
+
+using namespace onnxc;
+using onnxc::testing::filecheck;
+using onnxc::testing::ModelBuilder;
+
+namespace {
+
+// x [1, 8, 10, 10] -> depthwise 3x3 Conv (stride, dilation, pads 1) -> pointwise Conv to 16
+// channels.
+ModelBuilder dw_model(int64_t stride, int64_t dilation = 1) {
+  std::mt19937 rng(3);
+  ModelBuilder mb(13);
+  const int64_t out = (10 + 2 - 2 * dilation - 1) / stride + 1;
+  mb.input("x", onnx::TensorProto::FLOAT, {1, 8, 10, 10});
+  mb.initializer("wd", {8, 1, 3, 3}, onnxc::testing::random_values(72, rng));
+  mb.initializer("wp", {16, 8, 1, 1}, onnxc::testing::random_values(128, rng));
+  auto& dw = mb.node("Conv", {"x", "wd"}, {"d"}, "dw");
+  ModelBuilder::ints_attr(dw, "pads", {1, 1, 1, 1});
+  ModelBuilder::ints_attr(dw, "strides", {stride, stride});
+  ModelBuilder::ints_attr(dw, "dilations", {dilation, dilation});
+  ModelBuilder::int_attr(dw, "group", 8);
+  mb.node("Conv", {"d", "wp"}, {"y"}, "pw");
+  mb.output("y", onnx::TensorProto::FLOAT, {1, 16, out, out});
+  return mb;
+}
+
+struct Selected {
+  std::string ir, stats;
+};
+
+Selected select(ModelBuilder& mb, const char* target, PassOptions options = {}) {
+  Diagnostics diag;
+  std::unique_ptr<Module> m = import_model(mb.proto(), ImportOptions{}, diag);
+  REQUIRE(m);
+  m->target = find_target(target);
+  REQUIRE(m->target);
+  options.stop_after = "plan-memory";
+  options.stats = true;
+  PassManager pm(options);
+  const bool ok = pm.run(*m, diag);
+  INFO(diag.str());
+  REQUIRE(ok);
+  return {print_graph(*m->graph), pm.stats_text()};
+}
+
+}  // namespace
+
+TEST_CASE("select-kernels picks the best variant each target allows", "[passes][kernels]") {
+  struct Case {
+    const char* target;
+    const char* dw;  // the depthwise node's kernel
+    const char* pw;  // the pointwise node's
+  };
+  for (const Case& c : {Case{"generic", "f32_dwconv_any__scalar", "f32_conv_6x16__scalar"},
+                        Case{"x86-64-v3", "f32_dwconv_3x3__avx2_fma", "f32_conv_6x16__scalar"},
+                        Case{"x86-64-v4", "f32_dwconv_3x3__avx512f", "f32_conv_8x32__avx512f"},
+                        Case{"aarch64", "f32_dwconv_3x3__neonfma", "f32_conv_6x16__scalar"},
+                        Case{"cortex-m4", "f32_dwconv_any__scalar", "f32_conv_6x16__scalar"}}) {
+    for (int64_t stride : {1, 2}) {
+      ModelBuilder mb = dw_model(stride);
+      const Selected s = select(mb, c.target);
+      INFO(c.target << " stride " << stride << "\n" << s.ir);
+      CHECK(filecheck(s.ir, {std::string("CHECK: kernel: ") + c.dw + "; scratch:",
+                             std::string("CHECK-NEXT: kernel: ") + c.pw + "; scratch:"}) == "");
+      CHECK(filecheck(s.stats, {"CHECK: 2 kernels selected"}) == "");
+    }
+  }
+}
+
+TEST_CASE("select-kernels leaves shapes a variant does not take to the next one",
+          "[passes][kernels]") {
+  ModelBuilder mb = dw_model(1, 2);  // dilation 2: not a 3x3 variant's shape
+  const Selected s = select(mb, "x86-64-v4");
+  INFO(s.ir);
+  CHECK(filecheck(s.ir, {"CHECK: kernel: f32_dwconv_any__scalar;"}) == "");
+}
+
+TEST_CASE("select-kernels disabled: no variant recorded, infer()'s kernel is emitted",
+          "[passes][kernels]") {
+  ModelBuilder mb = dw_model(1);
+  PassOptions o;
+  o.disabled.insert("select-kernels");
+  const Selected s = select(mb, "x86-64-v4", o);
+  INFO(s.ir);
+  CHECK(filecheck(s.ir, {"CHECK: # dw", "CHECK-NOT: kernel:"}) == "");
+}

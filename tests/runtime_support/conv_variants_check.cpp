@@ -1,0 +1,206 @@
+// Tester program for the conv kernel variants of onnxc/variants.h. Not part of onnxc_tests: it
+// is compiled once per ISA with that ISA's flags (conv_variants_kernels_test.cpp does, for every
+// target the host can run, and for aarch64 under qemu when a cross compiler is installed), so
+// the intrinsics variants are built and run exactly as generated code would build them.
+//
+// Every table row of the conv families whose ISA this build has is run over many shapes (odd
+// sizes, planes narrower and wider than a vector, row counts not a multiple of the row block,
+// every padding 0..2 per side, strides 1 and 2, multipliers 1 and 2, fused epilogues) against
+// a double-precision brute-force convolution. Tolerance: each output is a sum of at most 9
+// products plus the bias (plus a residual), summed in float in some order with or without FMA;
+// the rounding error of such a sum is below (terms + 1) * 2^-24 * (the sum of the terms'
+// magnitudes) (Higham, recursive summation), so |y - exact| <= 16 * 2^-24 * magnitude, with
+// magnitude = |b| + sum |w x| (+ |residual|), before the activation (Relu and Clip are
+// 1-Lipschitz; the others are checked with 1e-6 of slack on top).
+// Guard words after Y and the scratch catch out-of-bounds writes. Prints one line per variant,
+// "ran <name> <cases>" or "skip <name> (not built for this ISA)"; exits 1 on a mismatch.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "onnxc/conv_variants.h"
+#include "onnxc/variants.h"
+
+using namespace onnxc;
+
+namespace {
+
+using PlainFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*,
+                         void*);
+using EpilogueFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*,
+                            void*, const Epilogue&, const float*);
+
+struct Compiled {
+  const char* name;
+  PlainFn plain;
+  EpilogueFn epilogue;
+};
+
+#define ONNXC_COMPILED(fn) \
+  { #fn, fn, fn }
+const Compiled kCompiled[] = {
+    ONNXC_COMPILED(f32_dwconv_any__scalar),   ONNXC_COMPILED(f32_conv_8x32__avx512f),
+    ONNXC_COMPILED(f32_conv_6x16__scalar),
+#if defined(__AVX512F__)
+    ONNXC_COMPILED(f32_dwconv_3x3__avx512f),
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    ONNXC_COMPILED(f32_dwconv_3x3__avx2_fma),
+#endif
+#if defined(__ARM_NEON) && defined(__aarch64__)
+    ONNXC_COMPILED(f32_dwconv_3x3__neonfma),
+#endif
+};
+#undef ONNXC_COMPILED
+
+const Compiled* find_compiled(const std::string& name) {
+  for (const Compiled& c : kCompiled)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+constexpr float kGuard = 12345.0f;
+
+ConvParams params(index_t c_in, index_t mult, index_t h, index_t w, index_t k, index_t s,
+                  index_t pt, index_t pl, index_t pb, index_t pr, bool depthwise) {
+  ConvParams p{};
+  p.batch = 1 + (h % 2 == 0 && w < 9);  // a second image now and then
+  p.c_in = c_in, p.group = depthwise ? c_in : 1, p.c_out = depthwise ? c_in * mult : mult;
+  const index_t in[3] = {1, h, w}, pad[3] = {0, pt, pl}, end[3] = {0, pb, pr};
+  for (int d = 0; d < 3; ++d) {
+    p.in[d] = in[d], p.kernel[d] = d ? k : 1, p.stride[d] = d ? s : 1, p.dilation[d] = 1;
+    p.pad[d] = pad[d];
+    p.out[d] = (p.in[d] + pad[d] + end[d] - p.kernel[d]) / p.stride[d] + 1;
+  }
+  p.tile = p.out[1] * p.out[2] < kMaxConvTile ? p.out[1] * p.out[2] : 512;
+  return p;
+}
+
+bool applies(const std::string& op, const std::string& tile, const ConvParams& p) {
+  if (op == "dwconv") return tile == "3x3" ? f32_dwconv_3x3_applies(p) : p.c_in == p.group;
+  return op == "conv";
+}
+
+index_t scratch_bytes(const std::string& op, const std::string& tile, const ConvParams& p) {
+  if (op == "dwconv")
+    return tile == "3x3" ? f32_dwconv_3x3_scratch_bytes(p) : conv_dw_scratch_bytes(p);
+  return conv_gemm_scratch_bytes(p);
+}
+
+float act(const Epilogue& e, float v) {
+  return epilogue_activation(e, v);
+}
+
+// Runs one case; returns false (after printing it) on a mismatch.
+bool check(const Compiled& c, const std::string& op, const std::string& tile, const ConvParams& p,
+           const Epilogue& e, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  const index_t cin_g = p.c_in / p.group, taps = p.kernel[1] * p.kernel[2];
+  const index_t in_size = p.in[1] * p.in[2], out_size = p.out[1] * p.out[2];
+  std::vector<float> x(static_cast<size_t>(p.batch * p.c_in * in_size));
+  std::vector<float> w(static_cast<size_t>(p.c_out * cin_g * taps)), b(p.c_out);
+  const size_t ny = static_cast<size_t>(p.batch * p.c_out * out_size);
+  std::vector<float> res(ny), y(ny + 16, kGuard);
+  for (auto* v : {&x, &w, &b, &res})
+    for (float& f : *v) f = dist(rng);
+  const size_t ns = static_cast<size_t>(scratch_bytes(op, tile, p)) / sizeof(float) + 1;
+  std::vector<float> scratch(ns + 16, kGuard);
+  if (e.activation || e.residual)
+    c.epilogue(p, x.data(), w.data(), b.data(), y.data(), scratch.data(), e, res.data());
+  else
+    c.plain(p, x.data(), w.data(), b.data(), y.data(), scratch.data());
+  for (size_t i = ny; i < y.size(); ++i)
+    if (y[i] != kGuard) return std::printf("FAIL %s: write past Y\n", c.name), false;
+  for (size_t i = ns; i < scratch.size(); ++i)
+    if (scratch[i] != kGuard) return std::printf("FAIL %s: write past scratch\n", c.name), false;
+  const index_t mult = p.c_out / p.group;
+  for (index_t n = 0; n < p.batch; ++n)
+    for (index_t oc = 0; oc < p.c_out; ++oc)
+      for (index_t oh = 0; oh < p.out[1]; ++oh)
+        for (index_t ow = 0; ow < p.out[2]; ++ow) {
+          double sum = b[oc], mag = std::fabs(b[oc]);
+          for (index_t ic = 0; ic < cin_g; ++ic) {
+            const index_t xc = p.group == p.c_in ? oc / mult : ic;
+            for (index_t kh = 0; kh < p.kernel[1]; ++kh)
+              for (index_t kw = 0; kw < p.kernel[2]; ++kw) {
+                const index_t ih = oh * p.stride[1] - p.pad[1] + kh;
+                const index_t iw = ow * p.stride[2] - p.pad[2] + kw;
+                if (ih < 0 || ih >= p.in[1] || iw < 0 || iw >= p.in[2]) continue;
+                const double t = double(w[(oc * cin_g + ic) * taps + kh * p.kernel[2] + kw]) *
+                                 x[((n * p.c_in + xc) * p.in[1] + ih) * p.in[2] + iw];
+                sum += t, mag += std::fabs(t);
+              }
+          }
+          const size_t at = static_cast<size_t>((n * p.c_out + oc) * out_size + oh * p.out[2] + ow);
+          if (e.residual) sum += res[at], mag += std::fabs(res[at]);
+          const double want = act(e, static_cast<float>(sum));
+          const double terms = double(cin_g * taps + 2);
+          const double tol = (terms + 4) * std::ldexp(1.0, -24) * mag + 1e-6;
+          if (!(std::fabs(y[at] - want) <= tol)) {
+            std::printf(
+                "FAIL %s: c_in %td c_out %td in %tdx%td stride %td pad %td,%td act %d "
+                "res %d: y[%zu] = %.9g, want %.9g (tol %.3g)\n",
+                c.name, p.c_in, p.c_out, p.in[1], p.in[2], p.stride[1], p.pad[1], p.pad[2],
+                e.activation, e.residual, at, y[at], want, tol);
+            return false;
+          }
+        }
+  return true;
+}
+
+// Every shape and epilogue of the family for one variant; the number of cases run.
+int run_variant(const Compiled& c, const std::string& op, const std::string& tile, bool& ok) {
+  std::mt19937 rng(7);
+  const Epilogue epilogues[] = {{kActNone, 0, 0, 0},       {kActRelu, 0, 0, 1},
+                                {kActClip, 0.0f, 6.0f, 0}, {kActClip, -0.25f, 0.5f, 1},
+                                {kActSigmoid, 0, 0, 1},    {kActHardSwish, 0, 0, 0}};
+  int cases = 0, i = 0;
+  const index_t sizes[] = {1, 2, 3, 5, 7, 8, 9, 14, 15, 16, 17, 23, 28, 33, 56};
+  for (index_t h : sizes)
+    for (index_t w : sizes)
+      for (index_t s = 1; s <= 2; ++s)
+        for (index_t pad = 0; pad <= 2; ++pad, ++i) {
+          if ((h > 17 || w > 17) && i % 5) continue;  // the big planes on a sample
+          const index_t pt = pad, pl = (pad + i) % 3, pb = (pad + h) % 3, pr = (pad * w) % 3;
+          if (h + pt + pb < 3 || w + pl + pr < 3) continue;
+          const bool dw = op == "dwconv";
+          const ConvParams p =
+              params(dw ? 1 + i % 3 : 2 + i % 5, 1 + i % 2, h, w, 3, s, pt, pl, pb, pr, dw);
+          if (!applies(op, tile, p)) continue;
+          const Epilogue& e = epilogues[i % 6];
+          ++cases;
+          if (!check(c, op, tile, p, e, rng)) {
+            ok = false;
+            return cases;
+          }
+        }
+  return cases;
+}
+
+}  // namespace
+
+int main() {
+  bool ok = true;
+  struct Row {
+    const char *dtype, *op, *tile, *isa;
+  };
+#define ONNXC_ROW(dtype, op, tile, isa, header) {#dtype, #op, #tile, #isa},
+  const Row rows[] = {ONNXC_KERNEL_VARIANTS(ONNXC_ROW)};
+#undef ONNXC_ROW
+  for (const Row& r : rows) {
+    const std::string name = std::string(r.dtype) + "_" + r.op + "_" + r.tile + "__" + r.isa;
+    const std::string op = r.op;
+    if (op != "dwconv" && op != "conv") continue;
+    const Compiled* c = find_compiled(name);
+    if (!c) {
+      std::printf("skip %s (not built for this ISA)\n", name.c_str());
+      continue;
+    }
+    const int cases = run_variant(*c, op, r.tile, ok);
+    std::printf("ran %s %d\n", name.c_str(), cases);
+  }
+  return ok ? 0 : 1;
+}
