@@ -1,7 +1,7 @@
 # A tensor with both inline data and external data is refused (which one holds?).
 # command: compile
 # expect-exit: 1
-# expect: initializer 'w': holds data in 2 fields; a tensor uses exactly one
+# expect: initializer 'w': holds inline data and external data
 from _lib import external_model, save, write_side_file
 
 write_side_file("w.bin", b"\0" * 16)

@@ -86,7 +86,8 @@ TEST_CASE("usage errors exit 2", "[cli]") {
   CHECK(run_onnxc("model.onnx -o x.cpp --dim batch").exit_code == 2);
 }
 
-TEST_CASE("--shape pins symbolic dims; static ones change only with --override-shape", "[cli]") {
+TEST_CASE("flag --shape: pins symbolic dims; static ones change only with --override-shape",
+          "[cli]") {
   ModelBuilder mb;
   mb.input("x", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"})
       .output("y", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"});
@@ -105,7 +106,7 @@ TEST_CASE("--shape pins symbolic dims; static ones change only with --override-s
   CHECK(run_onnxc("inspect " + path + " --dim batch=2").exit_code == 0);
 }
 
-TEST_CASE("--max-errors bounds the error lines of every lowering subcommand", "[cli]") {
+TEST_CASE("flag --max-errors: bounds the error lines of every lowering subcommand", "[cli]") {
   ModelBuilder mb;
   mb.input("x", onnx::TensorProto::FLOAT, {4}).output("y0", onnx::TensorProto::FLOAT, {4});
   for (int i = 0; i < 30; ++i) mb.node("NoSuchOp", {"x"}, {"y" + std::to_string(i)});

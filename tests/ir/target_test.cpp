@@ -38,7 +38,7 @@ TEST_CASE("microcontroller targets limit kernel stack to 256 bytes", "[target]")
   CHECK(isa_name(find_target("x86-64-v3")->isa) == "avx2_fma");
 }
 
-TEST_CASE("--max-scratch caps the scratch budget of a copy of the target", "[target]") {
+TEST_CASE("flag --max-scratch: caps the scratch budget of a copy of the target", "[target]") {
   const Target& m4 = *find_target("cortex-m4");
   CHECK(m4.scratch_budget() == m4.cache_bytes);
   CHECK(with_max_scratch(m4, 0) == &m4);

@@ -231,7 +231,7 @@ TEST_CASE("Sequence graph inputs are flattened by their compile-time layout", "[
   CHECK(m->graph->outputs[0]->shape == Shape{4, 3});
 }
 
-TEST_CASE("--shape gives sequence and optional inputs their layout", "[sequence][driver]") {
+TEST_CASE("flag --shape: gives sequence and optional inputs their layout", "[sequence][driver]") {
   ImportOptions options;
   std::string error;
   REQUIRE(parse_dim_flags({}, {"xs=[2x3;4x3]", "opt=none", "one=[5]", "x=1x2"}, options, &error));
