@@ -17,6 +17,8 @@
 // (no views or in-place writes inside them); the values they read count as read by their node.
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <vector>
 
 #include "ops/op.h"
 #include "passes/memory_planner.h"
@@ -26,6 +28,35 @@ namespace onnxc {
 namespace {
 
 using K = Storage::Kind;
+
+// storage_root() with path compression, so a chain of n in-place writes costs O(n), not O(n^2).
+// Valid because this pass only ever links a value that is still its own root (a fresh output, an
+// unplanned Concat input) to another value: a cached root that has since been linked is followed
+// onward, never wrong.
+class RootCache {
+ public:
+  const Value* operator()(const Value* v) {
+    std::vector<const Value*> path;
+    const Value* r = v;
+    for (;;) {
+      auto it = jump_.find(r);
+      const Value* next = nullptr;
+      if (it != jump_.end() && it->second != r)
+        next = it->second;
+      else if (r->storage.shares() && r->storage.alias_of)
+        next = r->storage.alias_of;
+      else
+        break;
+      path.push_back(r);
+      r = next;
+    }
+    for (const Value* p : path) jump_[p] = r;
+    return r;
+  }
+
+ private:
+  std::unordered_map<const Value*, const Value*> jump_;
+};
 
 class AssignStoragePass final : public Pass {
  public:
@@ -39,6 +70,7 @@ class AssignStoragePass final : public Pass {
     for (auto& v : g.values)
       if (v->storage.shares()) v->storage = Storage{};
     for (auto& n : g.nodes) n->elided = false;
+    RootCache storage_root;
     // Views first: they never end a buffer's life, and in-place decisions need every reader.
     int64_t views = 0, in_place = 0;
     for (auto& n : g.nodes) {
@@ -90,7 +122,7 @@ class AssignStoragePass final : public Pass {
         break;
       }
     }
-    int64_t slices = concat_slices(g);
+    int64_t slices = concat_slices(g, storage_root);
     if (views) ctx.count("tensors aliased (views)", views);
     if (in_place) ctx.count("tensors written in place", in_place);
     if (slices) ctx.count("tensors written into a Concat", slices);
@@ -101,7 +133,7 @@ class AssignStoragePass final : public Pass {
   // Concat (one run per input): when every input's buffer is its own arena buffer that dies at the
   // Concat, each input's producer writes straight into its slice of the output and the Concat
   // runs no code. All or nothing, so the Concat never copies a part of its output onto itself.
-  static int64_t concat_slices(Graph& g) {
+  static int64_t concat_slices(Graph& g, RootCache& storage_root) {
     std::map<const Value*, int> last_read;  // per root buffer, after views and in-place
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       for (const Value* in : g.nodes[i]->inputs)
