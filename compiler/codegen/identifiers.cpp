@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "support/utf8.h"
+
 namespace onnxc {
 namespace {
 
@@ -305,21 +307,9 @@ std::string escape_model_text(std::string_view text) {
       ++i;
       continue;
     }
-    // A UTF-8 sequence: its length, the smallest code point it may encode, and its payload.
-    size_t len = 0;
-    uint32_t cp = 0, min = 0;
-    if ((c & 0xE0) == 0xC0)
-      len = 2, cp = c & 0x1F, min = 0x80;
-    else if ((c & 0xF0) == 0xE0)
-      len = 3, cp = c & 0x0F, min = 0x800;
-    else if ((c & 0xF8) == 0xF0)
-      len = 4, cp = c & 0x07, min = 0x10000;
-    bool valid = len > 0 && i + len <= n;
-    for (size_t k = 1; valid && k < len; ++k) {
-      valid = (s[i + k] & 0xC0) == 0x80;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    valid = valid && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    uint32_t cp = 0;
+    const size_t len = decode_utf8(text, i, &cp);
+    const bool valid = len > 0;
     if (!valid) {
       out += fmt::format("\\x{:02X}", c);
       ++i;

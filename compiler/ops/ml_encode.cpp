@@ -14,24 +14,8 @@
 namespace onnxc {
 namespace {
 
-// The element types the kernels are instantiated for, as a type switch.
-template <typename F>
-bool by_type(DataType t, F f) {
-  switch (t) {
-    case DataType::kFloat:
-      return f(float{}), true;
-    case DataType::kDouble:
-      return f(double{}), true;
-    case DataType::kInt64:
-      return f(int64_t{}), true;
-    case DataType::kInt32:
-      return f(int32_t{}), true;
-    case DataType::kInt16:
-      return f(int16_t{}), true;
-    default:
-      return false;
-  }
-}
+// The element types the kernels are instantiated for: the ml input types and int16.
+constexpr TypeSet kEncodeTypes = ml::kInputTypes | type_set({DataType::kInt16});
 
 std::string literal(const Tensor& t, int64_t i) {
   if (t.dtype == DataType::kFloat || t.dtype == DataType::kDouble)
@@ -81,7 +65,8 @@ class LabelEncoderOp final : public OpHandler {
     if (xt != s.keys.dtype)
       return ctx.fail("input type {} differs from the keys' type {}", dtype_name(xt),
                       dtype_name(s.keys.dtype));
-    if (!by_type(xt, [](auto) {}) || !by_type(s.values.dtype, [](auto) {}))
+    if (!visit_dtype<kEncodeTypes>(xt, [](auto) {}) ||
+        !visit_dtype<kEncodeTypes>(s.values.dtype, [](auto) {}))
       return ctx.fail("keys of {} / values of {} are not supported", dtype_name(xt),
                       dtype_name(s.values.dtype));
     if (!default_value(ctx, s)) return false;
@@ -91,9 +76,9 @@ class LabelEncoderOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<LabelEncoderState>();
-    return by_type(s.keys.dtype, [&](auto k) {
+    return visit_dtype<kEncodeTypes>(s.keys.dtype, [&](auto k) {
       using K = decltype(k);
-      by_type(s.values.dtype, [&](auto v) {
+      visit_dtype<kEncodeTypes>(s.values.dtype, [&](auto v) {
         using V = decltype(v);
         label_encoder_ref<K, V>(s.count, in[0]->as<K>(), s.keys.as<K>(), s.values.as<V>(),
                                 s.keys.numel(), s.fallback.as<V>()[0], out[0].as<V>());
@@ -146,7 +131,8 @@ class LabelEncoderOp final : public OpHandler {
     const bool floating = vt == DataType::kFloat || vt == DataType::kDouble;
     const double d =
         floating ? ctx.attr_float("default_float", -0.0f) : ctx.attr_int("default_int64", -1);
-    by_type(vt, [&](auto v) { s.fallback.as<decltype(v)>()[0] = static_cast<decltype(v)>(d); });
+    visit_dtype<kEncodeTypes>(
+        vt, [&](auto v) { s.fallback.as<decltype(v)>()[0] = static_cast<decltype(v)>(d); });
     return true;
   }
 };
@@ -182,7 +168,7 @@ class OneHotEncoderOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<OneHotState>();
-    return by_type(in[0]->dtype, [&](auto t) {
+    return visit_dtype<kEncodeTypes>(in[0]->dtype, [&](auto t) {
       using T = decltype(t);
       one_hot_encoder_ref<T>(s.count, in[0]->as<T>(), s.cats.data(),
                              static_cast<index_t>(s.cats.size()), out[0].as<float>());
@@ -237,7 +223,7 @@ class FeatureVectorizerOp final : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<VectorizerState>();
     for (size_t i = 0; i < in.size(); ++i)
-      by_type(in[i]->dtype, [&](auto t) {
+      visit_dtype<kEncodeTypes>(in[i]->dtype, [&](auto t) {
         using T = decltype(t);
         feature_vectorizer_copy<T>(s.rows, s.cols[i], s.width[i], s.offset[i], s.out_cols,
                                    in[i]->as<T>(), out[0].as<float>());

@@ -54,20 +54,6 @@ bool parse_linear(InferContext& ctx, LinearState& s, int64_t targets) {
   return true;
 }
 
-template <typename F>
-void by_input_type(DataType t, F f) {
-  switch (t) {
-    case DataType::kDouble:
-      return f(double{});
-    case DataType::kInt64:
-      return f(int64_t{});
-    case DataType::kInt32:
-      return f(int32_t{});
-    default:
-      return f(float{});
-  }
-}
-
 void emit_tables(EmitContext& ctx, const LinearState& s) {
   ctx.include("onnxc/ml_linear.h");
   auto f = [](float v) { return cpp_float(v); };
@@ -95,7 +81,7 @@ class LinearRegressorOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<LinearState>();
-    by_input_type(in[0]->dtype, [&](auto t) {
+    visit_dtype<ml::kInputTypes>(in[0]->dtype, [&](auto t) {
       using X = decltype(t);
       linear_regressor_ref<X>(s.params(), in[0]->as<X>(), out[0].as<float>());
     });
@@ -130,7 +116,7 @@ class LinearClassifierOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<LinearState>();
-    by_input_type(in[0]->dtype, [&](auto t) {
+    visit_dtype<ml::kInputTypes>(in[0]->dtype, [&](auto t) {
       using X = decltype(t);
       linear_classifier_ref<X>(s.params(), s.labels.data(), in[0]->as<X>(), out[0].as<int64_t>(),
                                out[1].as<float>());

@@ -36,20 +36,6 @@ std::string numbers(DataType t, const std::vector<double>& v) {
   return ml::array_literal(v, [&](double d) { return cpp_scalar(t, d); });
 }
 
-template <typename F>
-void by_type(DataType t, F f) {
-  switch (t) {
-    case DataType::kDouble:
-      return f(double{});
-    case DataType::kInt64:
-      return f(int64_t{});
-    case DataType::kInt32:
-      return f(int32_t{});
-    default:
-      return f(float{});
-  }
-}
-
 // ---- ArrayFeatureExtractor ----------------------------------------------------------------------
 
 class ArrayFeatureExtractorOp final : public OpHandler {
@@ -74,7 +60,7 @@ class ArrayFeatureExtractorOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<RowsState>();
-    by_type(in[0]->dtype, [&](auto t) {
+    visit_dtype<ml::kInputTypes>(in[0]->dtype, [&](auto t) {
       using T = decltype(t);
       array_feature_extractor_ref<T>(s.rows, s.cols, in[0]->as<T>(), in[1]->as<int64_t>(), s.count,
                                      out[0].as<T>());
@@ -105,7 +91,7 @@ class BinarizerOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<RowsState>();
-    by_type(in[0]->dtype, [&](auto t) {
+    visit_dtype<ml::kInputTypes>(in[0]->dtype, [&](auto t) {
       using T = decltype(t);
       binarizer_ref<T>(s.count, in[0]->as<T>(), static_cast<T>(s.threshold), out[0].as<T>());
     });
@@ -144,7 +130,7 @@ class ScalerOp final : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<RowsState>();
     const std::vector<float> o(s.a.begin(), s.a.end()), k(s.b.begin(), s.b.end());
-    by_type(in[0]->dtype, [&](auto t) {
+    visit_dtype<ml::kInputTypes>(in[0]->dtype, [&](auto t) {
       using T = decltype(t);
       scaler_ref<T>(s.rows, s.cols, in[0]->as<T>(), o.data(), static_cast<index_t>(o.size()),
                     k.data(), static_cast<index_t>(k.size()), out[0].as<float>());
@@ -190,7 +176,7 @@ class NormalizerOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<RowsState>();
-    by_type(in[0]->dtype, [&](auto t) {
+    visit_dtype<ml::kInputTypes>(in[0]->dtype, [&](auto t) {
       using T = decltype(t);
       normalizer_ref<T>(s.rows, s.cols, s.norm, in[0]->as<T>(), out[0].as<float>());
     });
@@ -230,7 +216,7 @@ class ImputerOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<RowsState>();
-    by_type(in[0]->dtype, [&](auto t) {
+    visit_dtype<ml::kInputTypes>(in[0]->dtype, [&](auto t) {
       using T = decltype(t);
       const std::vector<T> imputed(s.b.begin(), s.b.end());
       imputer_ref<T>(s.rows, s.cols, in[0]->as<T>(), static_cast<T>(s.replaced), imputed.data(),

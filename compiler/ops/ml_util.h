@@ -6,9 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "ops/dispatch.h"
 #include "ops/op.h"
 
 namespace onnxc::ml {
+
+// The numeric input types of the ai.onnx.ml ops (their `T` constraint), which the kernels are
+// instantiated for.
+constexpr TypeSet kInputTypes =
+    type_set({DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32});
 
 // The values of a float/double/integer attribute given as a list of floats, a list of ints or a
 // tensor; `tensor_name` (the `_as_tensor` spelling), when present, wins. Empty when absent.

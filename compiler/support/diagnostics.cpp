@@ -1,28 +1,18 @@
 // One bounded line per error: see diagnostics.h.
 #include "support/diagnostics.h"
 
+#include "support/utf8.h"
+
 namespace onnxc {
 namespace {
 
-// The length of the valid UTF-8 sequence at s[i] (2 to 4), or 0 when it is not one.
+// The length of the UTF-8 sequence at s[i] (2 to 4) that may be quoted as it is; 0 when it is
+// malformed or invisible-but-line-breaking (C1 controls, line/paragraph separators): escaped
+// byte by byte then.
 size_t utf8_length(std::string_view s, size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  size_t len = 0;
-  uint32_t cp = 0, min = 0;
-  if ((c & 0xE0) == 0xC0)
-    len = 2, cp = c & 0x1F, min = 0x80;
-  else if ((c & 0xF0) == 0xE0)
-    len = 3, cp = c & 0x0F, min = 0x800;
-  else if ((c & 0xF8) == 0xF0)
-    len = 4, cp = c & 0x07, min = 0x10000;
-  if (len == 0 || i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  if (cp >= 0x80 && cp < 0xA0) return 0;       // C1 controls: escaped byte by byte
+  uint32_t cp = 0;
+  const size_t len = decode_utf8(s, i, &cp);
+  if (cp >= 0x80 && cp < 0xA0) return 0;       // C1 controls
   if (cp == 0x2028 || cp == 0x2029) return 0;  // line and paragraph separators
   return len;
 }
