@@ -138,13 +138,8 @@ std::string params_literal(const ConvParams& p) {
       p.depth_block ? fmt::format(", /*depth_block=*/{}", p.depth_block) : "");
 }
 
-// Calls f(T{}) for the node's element type: float, double, float16 or bfloat16.
-template <typename F>
-bool visit_conv_type(DataType t, F&& f) {
-  if (t == DataType::kFloat16) return f(float16{}), true;
-  if (t == DataType::kBFloat16) return f(bfloat16{}), true;
-  return visit_dtype<kFloatTypes>(t, f);
-}
+// The convolution kernels' element types (float16 and bfloat16 compute in float).
+constexpr TypeSet kConvTypes = kFloatTypes | kHalfTypes;
 
 // Shared by Conv and ConvTranspose: the statement calling the node's kernel, and folding.
 class ConvLikeOp : public OpHandler {
@@ -153,7 +148,7 @@ class ConvLikeOp : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const auto& s = node.state_as<ConvState>();
     std::vector<unsigned char> scratch(node.scratch_bytes);
-    return visit_conv_type(in[0]->dtype, [&](auto tag) {
+    return visit_dtype<kConvTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       const T* b = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
       if constexpr (std::is_same_v<T, float>) {
