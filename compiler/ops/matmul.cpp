@@ -118,17 +118,42 @@ struct GemmState : OpState {
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; null: onnxc::gemm picks
 };
 
-// The f32_gemm variants (onnxc/variants.h) for a float product, best first: the reference
-// (1x1) below gemm_prefers_blocked(); else the blocked tiles, 4x4 only on microcontrollers (whose
+// The f32_gemm_packed variants (onnxc/gemm.h) by name: their B panel width, the packing, and the
+// kernel (for constant folding after pack-weights).
+using PackedGemmFn = void (*)(const GemmParams&, const float*, const float*, const float*, float*,
+                              const Epilogue&, const float*);
+struct PackedGemm {
+  const char* name;
+  index_t nr;
+  void (*pack)(const GemmParams&, const float*, float*);
+  PackedGemmFn run;
+};
+const PackedGemm kPackedGemms[] = {
+    {"f32_gemm_packed_8x32__avx512f", 32, pack_gemm_b<32>, f32_gemm_packed_8x32__avx512f},
+    {"f32_gemm_packed_4x16__scalar", 16, pack_gemm_b<16>, f32_gemm_packed_4x16__scalar},
+    {"f32_gemm_packed_4x4__scalar", 4, pack_gemm_b<4>, f32_gemm_packed_4x4__scalar},
+};
+const PackedGemm* find_packed_gemm(const KernelVariant* v) {
+  for (const PackedGemm& g : kPackedGemms)
+    if (v && v->name == g.name) return &g;
+  return nullptr;
+}
+
+// The f32_gemm variants (onnxc/variants.h) for a float product, best first: with a constant B
+// (weights) and at least 4 rows, the ones reading B packed at compile time; the reference (1x1)
+// below gemm_prefers_blocked(); else the blocked tiles. 4x4 tiles only on microcontrollers (whose
 // FPU holds 16 scalar accumulators, and a spilled 4x16 tile alone would take 256 bytes of stack)
 // and never there.
-std::vector<const KernelVariant*> gemm_candidates(const GemmParams& p, bool small_tiles) {
+std::vector<const KernelVariant*> gemm_candidates(const GemmParams& p, bool small_tiles,
+                                                  bool constant_b) {
   const bool blocked = gemm_prefers_blocked(p.m, p.n, p.k);
   std::vector<const KernelVariant*> out;
-  for (const KernelVariant* v : kernel_variants("f32", "gemm")) {
-    if (v->tile == "1x1" ? !blocked : blocked && (v->tile == "4x4") == small_tiles)
-      out.push_back(v);
-  }
+  auto fits = [&](const KernelVariant* v) { return (v->tile == "4x4") == small_tiles; };
+  if (constant_b && blocked && p.m >= 4 && gemm_detail::packs_panels(p))
+    for (const KernelVariant* v : kernel_variants("f32", "gemm_packed"))
+      if (fits(v)) out.push_back(v);
+  for (const KernelVariant* v : kernel_variants("f32", "gemm"))
+    if (v->tile == "1x1" ? !blocked : blocked && fits(v)) out.push_back(v);
   return out;
 }
 
@@ -181,16 +206,37 @@ class GemmOp final : public OpHandler {
   std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
     const auto& s = node.state_as<GemmState>();
     if (!s.float_kernel) return {};
-    return gemm_candidates(s.p, s.small_tiles);
+    const bool constant_b = node.inputs[1]->is_constant() && !s.half.bytes;
+    return gemm_candidates(s.p, s.small_tiles, constant_b);
   }
-  // Every variant takes the workspace infer() planned (none below gemm_prefers_blocked()).
+  // The plain variants take the workspace infer() planned (none below gemm_prefers_blocked());
+  // the packed ones none: their B panels are in the weights.
   size_t use_kernel(Node& node, const KernelVariant& v) const override {
-    static_cast<GemmState&>(*node.state).variant = &v;
-    return node.scratch_bytes;
+    auto& s = static_cast<GemmState&>(*node.state);
+    s.variant = &v;
+    if (find_packed_gemm(&v)) s.ws = {};
+    return s.ws.bytes ? node.scratch_bytes : s.half.bytes;
+  }
+  bool packed_input(const Node& node, size_t* input, Tensor* packed) const override {
+    const auto& s = node.state_as<GemmState>();
+    const PackedGemm* g = find_packed_gemm(s.variant);
+    if (!g) return false;
+    *input = 1;
+    *packed = Tensor::zeros(DataType::kFloat, {(s.p.n + g->nr - 1) / g->nr, s.p.k, g->nr});
+    g->pack(s.p, node.inputs[1]->constant->as<float>(), packed->as<float>());
+    return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<GemmState>();
+    if (const PackedGemm* g = find_packed_gemm(s.variant)) {  // B is packed (pack-weights)
+      const float* c = in.size() > 2 && in[2] ? in[2]->as<float>() : nullptr;
+      const float* r = in.size() > kResidualInput && in[kResidualInput]
+                           ? in[kResidualInput]->as<float>()
+                           : nullptr;
+      g->run(s.p, in[0]->as<float>(), in[1]->as<float>(), c, out[0].as<float>(), s.epilogue, r);
+      return true;
+    }
     return with_workspace(s.ws, [&](const Workspace& ws) {
       return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
         using T = decltype(tag);
@@ -208,8 +254,9 @@ class GemmOp final : public OpHandler {
     const HalfNames n = emit_widen(ctx, s.half);
     // A chosen variant always takes its workspace argument; onnxc::gemm has overloads without.
     const std::string kernel = s.variant ? "onnxc::" + s.variant->name : "onnxc::gemm";
-    std::string ws = workspace_arg(ctx, s.ws);
-    if (s.variant && ws.empty()) ws = ", onnxc::Workspace{nullptr, 0}";
+    std::string ws = workspace_arg(ctx, s.ws);  // packed variants take none
+    if (s.variant && ws.empty() && !find_packed_gemm(s.variant))
+      ws = ", onnxc::Workspace{nullptr, 0}";
     if (has_epilogue(s.epilogue)) {
       ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
       ctx.line("{}(p, {}, {}, {}, {}, e, {}{});", kernel, n.in(0), n.in(1),

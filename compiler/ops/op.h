@@ -223,6 +223,12 @@ struct OpHandler {
     return {};
   }
   virtual size_t use_kernel(Node& /*node*/, const KernelVariant& /*variant*/) const { return 0; }
+  // A constant input the chosen variant reads in a layout of its own (weights packed into the
+  // panels its register tiles load): pack-weights replaces input `input` by `packed`. False when
+  // the node's kernel reads every input as ONNX lays it out (the default).
+  virtual bool packed_input(const Node& /*node*/, size_t* /*input*/, Tensor* /*packed*/) const {
+    return false;
+  }
 };
 
 }  // namespace onnxc

@@ -14,5 +14,6 @@
   X(make_fuse_epilogue_pass)   \
   X(make_dead_code_pass)       \
   X(make_select_kernels_pass)  \
+  X(make_pack_weights_pass)    \
   X(make_assign_storage_pass)  \
   X(make_plan_memory_pass)

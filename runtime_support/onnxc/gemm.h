@@ -275,7 +275,9 @@ __attribute__((noinline)) void tile(const float* a, index_t lda, const float* pa
 
 // Y (+)= alpha * opA opB over the blocks, Y already holding beta * C. panel holds kc_max x NR
 // floats. With an epilogue (e non-null), each tile is finished right after its last k block.
-template <index_t MR, index_t NR>
+// kPrepacked: b is already in packed_b_floats() layout (weights packed by the compiler), so the
+// panel of (k0, j0) is read in place and `panel` is unused.
+template <index_t MR, index_t NR, bool kPrepacked = false>
 inline void blocked_product(const GemmParams& p, const float* a, const float* b, float* y,
                             float alpha, const Epilogue* e, const float* residual, float* panel,
                             index_t kc_max) {
@@ -286,15 +288,19 @@ inline void blocked_product(const GemmParams& p, const float* a, const float* b,
       const index_t mc = p.m - i0 < kBlockM ? p.m - i0 : kBlockM;
       for (index_t j0 = 0; j0 < p.n; j0 += NR) {
         const index_t nr = p.n - j0 < NR ? p.n - j0 : NR;
-        pack_b_panel<NR>(p, b, k0, kc, j0, nr, panel);
+        const float* pb = b + (j0 * p.k + k0 * NR);  // prepacked: panel j0 / NR, row k0
+        if (!kPrepacked) {
+          pack_b_panel<NR>(p, b, k0, kc, j0, nr, panel);
+          pb = panel;
+        }
         for (index_t i = i0; i < i0 + mc; i += MR) {
           const index_t mr = i0 + mc - i < MR ? i0 + mc - i : MR;
           const float* ai = a + i * a_is + k0 * a_ks;
           float* yi = y + i * p.ldy + j0;
           if (p.trans_a)
-            tile<MR, NR, true>(ai, p.lda, panel, kc, yi, p.ldy, mr, nr, alpha);
+            tile<MR, NR, true>(ai, p.lda, pb, kc, yi, p.ldy, mr, nr, alpha);
           else
-            tile<MR, NR, false>(ai, p.lda, panel, kc, yi, p.ldy, mr, nr, alpha);
+            tile<MR, NR, false>(ai, p.lda, pb, kc, yi, p.ldy, mr, nr, alpha);
           if (e && k0 + kc == p.k)
             for (index_t r = 0; r < mr; ++r)
               apply_epilogue(*e, yi + r * p.ldy,
@@ -430,6 +436,85 @@ inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const floa
 inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const float* b,
                                  const float* c, float* y, const Workspace& /*ws*/) {
   gemm_ref(p, a, b, c, y);
+}
+
+// ---- GEMM with B packed at compile time -------------------------------------------------------
+//
+// When B is a constant (a layer's weights), the compiler stores it already in the panel layout
+// the register tiles read, so no kernel packs it at run time and none needs a workspace:
+//   packed[(jp * k + kk) * NR + j] = opB(kk, jp * NR + j), zero for columns past n,
+// panel jp after panel jp - 1, packed_b_floats(k, n, NR) floats in all. pack_gemm_b() computes it
+// (the compiler calls it at compile time, the testers at run time). The variants
+//   f32_gemm_packed_4x16__scalar, f32_gemm_packed_8x32__avx512f, f32_gemm_packed_4x4__scalar
+// take (p, a, packed_b, c, y) and (p, a, packed_b, c, y, e, residual), p as for gemm() (trans_b
+// and ldb describe B before packing and are otherwise unused); m >= 4 (below, the plain variants
+// stream B as a vector product instead).
+
+constexpr index_t packed_b_floats(index_t k, index_t n, index_t nr) {
+  return (n + nr - 1) / nr * nr * k;
+}
+
+template <index_t NR>
+inline void pack_gemm_b(const GemmParams& p, const float* b, float* packed) {
+  for (index_t j0 = 0; j0 < p.n; j0 += NR)
+    gemm_detail::pack_b_panel<NR>(p, b, 0, p.k, j0, p.n - j0 < NR ? p.n - j0 : NR,
+                                  packed + j0 * p.k);
+}
+
+namespace gemm_detail {
+
+template <index_t MR, index_t NR, index_t KC = kPanelFloats / NR>
+inline void f32_gemm_packed(const GemmParams& p, const float* a, const float* packed_b,
+                            const float* c, float* y, const Epilogue* e, const float* residual) {
+  const float beta = static_cast<float>(p.beta), alpha = static_cast<float>(p.alpha);
+  for (index_t i = 0; i < p.m; ++i) {  // Y = beta * C (or 0); the k blocks accumulate into it
+    float* yi = y + i * p.ldy;
+    const float* ci = c ? c + i * p.c_row_stride : nullptr;
+    for (index_t j = 0; j < p.n; ++j) yi[j] = ci ? beta * ci[j * p.c_col_stride] : 0.0f;
+  }
+  if (p.k == 0) {
+    if (e)
+      for (index_t i = 0; i < p.m; ++i)
+        apply_epilogue(*e, y + i * p.ldy, residual ? residual + i * p.ldy : residual, p.n);
+    return;
+  }
+  blocked_product<MR, NR, true>(p, a, packed_b, y, alpha, e, residual, nullptr, KC);
+}
+
+}  // namespace gemm_detail
+
+// 8 x 32 tiles (AVX-512's pick; portable code), B packed into 32-column panels.
+inline void f32_gemm_packed_8x32__avx512f(const GemmParams& p, const float* a,
+                                          const float* packed_b, const float* c, float* y,
+                                          const Epilogue& e, const float* residual) {
+  gemm_detail::f32_gemm_packed<8, 32>(p, a, packed_b, c, y, gemm_detail::epilogue_or_null(e),
+                                      residual);
+}
+inline void f32_gemm_packed_8x32__avx512f(const GemmParams& p, const float* a,
+                                          const float* packed_b, const float* c, float* y) {
+  gemm_detail::f32_gemm_packed<8, 32>(p, a, packed_b, c, y, nullptr, nullptr);
+}
+// 4 x 16 tiles, B packed into 16-column panels.
+inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
+                                         const float* c, float* y, const Epilogue& e,
+                                         const float* residual) {
+  gemm_detail::f32_gemm_packed<4, 16>(p, a, packed_b, c, y, gemm_detail::epilogue_or_null(e),
+                                      residual);
+}
+inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
+                                         const float* c, float* y) {
+  gemm_detail::f32_gemm_packed<4, 16>(p, a, packed_b, c, y, nullptr, nullptr);
+}
+// 4 x 4 tiles of scalar accumulators (microcontrollers), B packed into 4-column panels.
+inline void f32_gemm_packed_4x4__scalar(const GemmParams& p, const float* a, const float* packed_b,
+                                        const float* c, float* y, const Epilogue& e,
+                                        const float* residual) {
+  gemm_detail::f32_gemm_packed<4, 4>(p, a, packed_b, c, y, gemm_detail::epilogue_or_null(e),
+                                     residual);
+}
+inline void f32_gemm_packed_4x4__scalar(const GemmParams& p, const float* a, const float* packed_b,
+                                        const float* c, float* y) {
+  gemm_detail::f32_gemm_packed<4, 4>(p, a, packed_b, c, y, nullptr, nullptr);
 }
 
 // Whether the blocked float GEMM beats the reference for an m x n x k product; below this the

@@ -7,7 +7,8 @@
 // names the function onnxc::<dtype>_<op>_<tile>__<isa>, declared in onnxc/<header>, with the
 // family's plain signature (for conv: (const ConvParams&, x, w, b, y, scratch) and the fused
 // epilogue overload (..., scratch, const Epilogue&, residual); for gemm: (const GemmParams&, a,
-// b, c, y, ws) and (..., y, const Epilogue&, residual, ws)). isa is one of ONNXC_ISAS
+// b, c, y, ws) and (..., y, const Epilogue&, residual, ws); for gemm_packed: (const GemmParams&,
+// a, packed_b, c, y [, const Epilogue&, residual])). isa is one of ONNXC_ISAS
 // (compiler/ir/target.h): variants in intrinsics are defined only when the C++ compiler may use
 // that ISA (`#if defined(__AVX512F__)` ...); portable ones (scalar, and the 8x32 tiles tuned for
 // AVX-512 but written in plain C++) always. Within a family, rows are in preference
@@ -27,6 +28,10 @@
   X(f32, conv, 8x32, avx512f, "conv_variants.h")            \
   X(f32, conv, 6x16, scalar, "conv_variants.h")             \
   X(f32, conv, 4x4, scalar, "conv_variants.h")              \
+  /* float GEMM with B (weights) packed at compile time */  \
+  X(f32, gemm_packed, 8x32, avx512f, "gemm.h")              \
+  X(f32, gemm_packed, 4x16, scalar, "gemm.h")               \
+  X(f32, gemm_packed, 4x4, scalar, "gemm.h")                \
   /* float GEMM (the Gemm op); 1x1 is the reference */      \
   X(f32, gemm, 8x32, avx512f, "gemm.h")                     \
   X(f32, gemm, 4x16, scalar, "gemm.h")                      \

@@ -97,22 +97,60 @@ TEST_CASE("select-kernels picks a Gemm's tile for the target and the product's s
   struct Case {
     const char* target;
     int64_t m;
+    bool constant_b;
     const char* kernel;
   };
-  for (const Case& c : {Case{"generic", 16, "f32_gemm_4x16__scalar"},
-                        Case{"x86-64-v3", 16, "f32_gemm_4x16__scalar"},
-                        Case{"x86-64-v4", 16, "f32_gemm_8x32__avx512f"},
-                        Case{"cortex-m4", 16, "f32_gemm_4x4__scalar"},
-                        Case{"generic", 1, "f32_gemm_1x1__scalar"},  // 1x8x16 < 4096: no packing
-                        Case{"x86-64-v4", 1, "f32_gemm_1x1__scalar"}}) {
+  for (const Case& c : {Case{"generic", 16, false, "f32_gemm_4x16__scalar"},
+                        Case{"x86-64-v3", 16, false, "f32_gemm_4x16__scalar"},
+                        Case{"x86-64-v4", 16, false, "f32_gemm_8x32__avx512f"},
+                        Case{"cortex-m4", 16, false, "f32_gemm_4x4__scalar"},
+                        Case{"generic", 1, false, "f32_gemm_1x1__scalar"},  // 1x8x16: no packing
+                        Case{"x86-64-v4", 1, true, "f32_gemm_1x1__scalar"},
+                        Case{"generic", 16, true, "f32_gemm_packed_4x16__scalar"},
+                        Case{"x86-64-v4", 16, true, "f32_gemm_packed_8x32__avx512f"},
+                        Case{"cortex-m4", 16, true, "f32_gemm_packed_4x4__scalar"}}) {
     ModelBuilder mb(13);
     mb.input("a", onnx::TensorProto::FLOAT, {c.m, 16});
-    mb.initializer("b", {16, 32}, std::vector<float>(16 * 32, 0.5f));
+    if (c.constant_b)
+      mb.initializer("b", {16, 32}, std::vector<float>(16 * 32, 0.5f));
+    else
+      mb.input("b", onnx::TensorProto::FLOAT, {16, 32});
     mb.node("Gemm", {"a", "b"}, {"y"}, "fc");
     mb.output("y", onnx::TensorProto::FLOAT, {c.m, 32});
     const Selected s = select(mb, c.target);
     INFO(c.target << " m " << c.m << "\n" << s.ir);
-    CHECK(filecheck(s.ir, {std::string("CHECK: Gemm@13(%a, %b)  # fc  [%y: output; kernel: ") +
-                           c.kernel}) == "");
+    const std::string b =
+        std::string(c.kernel).find("packed") != std::string::npos ? "%b_packed" : "%b";
+    CHECK(filecheck(s.ir, {"CHECK: Gemm@13(%a, " + b +
+                           ")  # fc  [%y: output; kernel: " + c.kernel}) == "");
   }
+}
+
+TEST_CASE("pack-weights stores a constant B as the chosen variant's panels", "[passes][kernels]") {
+  ModelBuilder mb(13);
+  mb.input("a", onnx::TensorProto::FLOAT, {64, 8});  // 64 x 10 x 8: large enough to block
+  std::vector<float> w(10 * 8);  // B stored n x k (transB = 1): 10 columns of opB, k = 8
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i + 1);
+  mb.initializer("w", {10, 8}, w);
+  ModelBuilder::int_attr(mb.node("Gemm", {"a", "w"}, {"y"}, "fc"), "transB", 1);
+  mb.output("y", onnx::TensorProto::FLOAT, {64, 10});
+  Diagnostics diag;
+  std::unique_ptr<Module> m = import_model(mb.proto(), ImportOptions{}, diag);
+  REQUIRE(m);
+  m->target = find_target("generic");
+  PassOptions options;
+  options.stop_after = "pack-weights";
+  PassManager pm(options);
+  REQUIRE(pm.run(*m, diag));
+  const Node& fc = *m->graph->nodes.back();
+  REQUIRE(fc.kernel == "f32_gemm_packed_4x16__scalar");
+  const Value* packed = fc.inputs[1];
+  REQUIRE(packed->is_constant());
+  CHECK(packed->name == "w_packed");
+  CHECK(packed->shape == Shape{1, 8, 16});  // one 16-column panel, k = 8 rows
+  const float* p = packed->constant->as<float>();
+  // Row kk of the panel holds opB(kk, j) = w[j][kk] for j < 10, then zeros.
+  for (int kk = 0; kk < 8; ++kk)
+    for (int j = 0; j < 16; ++j)
+      CHECK(p[kk * 16 + j] == (j < 10 ? w[static_cast<size_t>(j * 8 + kk)] : 0.0f));
 }

@@ -28,6 +28,23 @@ Workspace test_workspace() {
   alignas(64) static float buffer[8192];
   return {Bytes ? buffer : nullptr, Bytes};
 }
+// A packed variant behind the plain signature: B packed as the compiler would (pack_gemm_b),
+// then the product from the panels.
+template <index_t NR,
+          void (*Kernel)(const GemmParams&, const float*, const float*, const float*, float*)>
+void gemm_packed(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
+  std::vector<float> packed(static_cast<size_t>(packed_b_floats(p.k, p.n, NR)), -1.0f);
+  pack_gemm_b<NR>(p, b, packed.data());
+  Kernel(p, a, packed.data(), c, y);
+}
+template <index_t NR, void (*Kernel)(const GemmParams&, const float*, const float*, const float*,
+                                     float*, const Epilogue&, const float*)>
+void gemm_packed_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
+                   const Epilogue& e, const float* r) {
+  std::vector<float> packed(static_cast<size_t>(packed_b_floats(p.k, p.n, NR)), -1.0f);
+  pack_gemm_b<NR>(p, b, packed.data());
+  Kernel(p, a, packed.data(), c, y, e, r);
+}
 template <index_t Bytes>
 void gemm_4x16(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
   f32_gemm_4x16__scalar(p, a, b, c, y, test_workspace<Bytes>());
@@ -46,6 +63,13 @@ void gemm_8x32_e(const GemmParams& p, const float* a, const float* b, const floa
                  const Epilogue& e, const float* r) {
   f32_gemm_8x32__avx512f(p, a, b, c, y, e, r, test_workspace<Bytes>());
 }
+template <index_t Bytes>
+void gemm_4x4(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
+  f32_gemm_4x4__scalar(p, a, b, c, y, test_workspace<Bytes>());
+}
+void gemm_1x1(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
+  f32_gemm_1x1__scalar(p, a, b, c, y, Workspace{nullptr, 0});
+}
 void gemm_float(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
   gemm(p, a, b, c, y, test_workspace<32768>());
 }
@@ -58,6 +82,11 @@ const Variant kVariants[] = {
     {"f32_gemm_8x32__avx512f, no workspace", gemm_8x32<0>},
     {"gemm<float>", gemm_float},
     {"gemm<float>, no workspace", gemm<float>},
+    {"f32_gemm_4x4__scalar", gemm_4x4<32768>},
+    {"f32_gemm_1x1__scalar", gemm_1x1},
+    {"f32_gemm_packed_4x16__scalar", gemm_packed<16, f32_gemm_packed_4x16__scalar>},
+    {"f32_gemm_packed_8x32__avx512f", gemm_packed<32, f32_gemm_packed_8x32__avx512f>},
+    {"f32_gemm_packed_4x4__scalar", gemm_packed<4, f32_gemm_packed_4x4__scalar>},
 };
 
 std::vector<float> random_vector(size_t n, std::mt19937& rng) {
@@ -250,6 +279,10 @@ const struct {
     {"f32_gemm_4x16__scalar, 5-row panel", gemm_4x16_e<5 * 16 * 4>, gemm_4x16<5 * 16 * 4>},
     {"gemm<float>", gemm<float>, gemm<float>},
     {"gemm_ref<float>", gemm_ref<float>, gemm_ref<float>},
+    {"f32_gemm_packed_4x16__scalar", gemm_packed_e<16, f32_gemm_packed_4x16__scalar>,
+     gemm_packed<16, f32_gemm_packed_4x16__scalar>},
+    {"f32_gemm_packed_4x4__scalar", gemm_packed_e<4, f32_gemm_packed_4x4__scalar>,
+     gemm_packed<4, f32_gemm_packed_4x4__scalar>},
 };
 
 // Every activation with parameters that exercise both sides of it.
