@@ -1,12 +1,83 @@
-# onnxc_add_model(<target> MODEL <file.onnx> [NAME <namespace>] [ARGS <onnxc flags>...])
+# onnxc_add_model(<target> MODEL <file.onnx> [NAME <namespace>] [WEIGHTS embed|external]
+#                 [DIMS <name>=<value>...] [SHAPES <input>=<d0>x<d1>...] [TARGET <isa>]
+#                 [THREADS <n>] [OPTIONS <other onnxc flags>...])
 #
 # Compiles an ONNX model to C++ at build time and wraps the result in a static library <target>
-# whose header is <namespace>.h. Works when cross-compiling: the compiler runs on the host, taken
-# from ONNXC_EXECUTABLE if set (a host build of onnxc), else from this project's `onnxc` target.
-# The generated files record the model's file name, hash and the flags, never a path, so every
-# build folder (and every machine with the same onnxc) produces byte-identical sources.
+# whose header is <namespace>.h (namespace defaults to <target>). Each keyword maps to one onnxc
+# flag: NAME --name, WEIGHTS --weights embedded|external, DIMS --dim, SHAPES --shape, TARGET
+# --target, OPTIONS verbatim (e.g. --max-scratch 16384). ARGS is a deprecated alias of OPTIONS.
+# THREADS: onnxc generates single-threaded code and has no threads flag yet, so only THREADS 1 is
+# accepted; any other count is refused at configure time rather than silently ignored.
+#
+# WEIGHTS external also declares <namespace>.bin as an output and stores its path in the target
+# property ONNXC_WEIGHTS_FILE; the program loads it (e.g. with mmap) and passes it to run().
+#
+# Which onnxc runs (always a host executable, also when cross-compiling):
+#   1. ONNXC_EXECUTABLE, if set (a cache variable: a host build of onnxc);
+#   2. else the target onnxc::onnxc: the imported executable of find_package(onnxc), or the alias
+#      of the in-tree target `onnxc` when this project is built or added with add_subdirectory.
+# The custom command depends on the model file and on that executable, and ninja/make rerun it
+# when its command line changes, so onnxc reruns only when the model, the options or onnxc change.
+# The generated files record the model's file name, hash and flags, never a path, so every build
+# folder (and every machine with the same onnxc) produces byte-identical sources.
+include_guard(GLOBAL)
+
+# Sets <out> to the onnxc executable (a path or a $<TARGET_FILE:...> expression), or fails.
+function(_onnxc_find_compiler out)
+  if(ONNXC_EXECUTABLE)
+    # A full path: it is also a file dependency of every generated model.
+    if(NOT IS_ABSOLUTE "${ONNXC_EXECUTABLE}" OR NOT EXISTS "${ONNXC_EXECUTABLE}")
+      message(FATAL_ERROR "onnxc_add_model: ONNXC_EXECUTABLE must be the full path of a host "
+                          "onnxc, not '${ONNXC_EXECUTABLE}'")
+    endif()
+    set(${out} ${ONNXC_EXECUTABLE} PARENT_SCOPE)
+  elseif(TARGET onnxc::onnxc)
+    set(${out} $<TARGET_FILE:onnxc::onnxc> PARENT_SCOPE)
+  else()
+    message(FATAL_ERROR "onnxc_add_model: no onnxc executable: call find_package(onnxc), add the "
+                        "onnxc project with add_subdirectory, or set ONNXC_EXECUTABLE to a host onnxc")
+  endif()
+endfunction()
+
+# Sets <out> to the onnxc flags the keywords of onnxc_add_model ask for.
+function(_onnxc_model_flags out target)
+  set(flags --name ${ARG_NAME})
+  if(DEFINED ARG_WEIGHTS)
+    if(ARG_WEIGHTS STREQUAL "embed" OR ARG_WEIGHTS STREQUAL "embedded")
+      list(APPEND flags --weights embedded)
+    elseif(ARG_WEIGHTS STREQUAL "external")
+      list(APPEND flags --weights external)
+    else()
+      message(FATAL_ERROR "onnxc_add_model(${target}): WEIGHTS must be embed or external, "
+                          "not '${ARG_WEIGHTS}'")
+    endif()
+  endif()
+  foreach(dim IN LISTS ARG_DIMS)
+    list(APPEND flags --dim ${dim})
+  endforeach()
+  foreach(shape IN LISTS ARG_SHAPES)
+    list(APPEND flags --shape ${shape})
+  endforeach()
+  if(ARG_TARGET)
+    list(APPEND flags --target ${ARG_TARGET})
+  endif()
+  if(DEFINED ARG_THREADS AND NOT ARG_THREADS STREQUAL "1")
+    message(FATAL_ERROR "onnxc_add_model(${target}): THREADS ${ARG_THREADS} is not supported: onnxc "
+                        "generates single-threaded code (only THREADS 1 is accepted)")
+  endif()
+  if(ARG_ARGS)
+    message(DEPRECATION "onnxc_add_model(${target}): ARGS is deprecated, use OPTIONS")
+  endif()
+  list(APPEND flags ${ARG_OPTIONS} ${ARG_ARGS})
+  set(${out} ${flags} PARENT_SCOPE)
+endfunction()
+
 function(onnxc_add_model target)
-  cmake_parse_arguments(ARG "" "MODEL;NAME" "ARGS" ${ARGN})
+  cmake_parse_arguments(ARG "" "MODEL;NAME;WEIGHTS;TARGET;THREADS" "DIMS;SHAPES;OPTIONS;ARGS"
+                        ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "onnxc_add_model(${target}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
   if(NOT ARG_MODEL)
     message(FATAL_ERROR "onnxc_add_model(${target}): MODEL is required")
   endif()
@@ -14,19 +85,29 @@ function(onnxc_add_model target)
     set(ARG_NAME ${target})
   endif()
   get_filename_component(model ${ARG_MODEL} ABSOLUTE)
-  if(ONNXC_EXECUTABLE)
-    set(compiler ${ONNXC_EXECUTABLE})
-  else()
-    set(compiler $<TARGET_FILE:onnxc>)
-  endif()
+  _onnxc_find_compiler(compiler)
+  _onnxc_model_flags(flags ${target})
+
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${target}_onnxc)
+  set(outputs ${out_dir}/${ARG_NAME}.cpp ${out_dir}/${ARG_NAME}.h)
+  if(ARG_WEIGHTS STREQUAL "external")
+    list(APPEND outputs ${out_dir}/${ARG_NAME}.bin)
+  endif()
   add_custom_command(
-    OUTPUT ${out_dir}/${ARG_NAME}.cpp ${out_dir}/${ARG_NAME}.h
+    OUTPUT ${outputs}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
-    COMMAND ${compiler} ${model} -o ${out_dir}/${ARG_NAME}.cpp --name ${ARG_NAME} ${ARG_ARGS}
+    COMMAND ${compiler} ${model} -o ${out_dir}/${ARG_NAME}.cpp ${flags}
     DEPENDS ${model} ${compiler}
-    COMMENT "onnxc: compiling ${ARG_MODEL}"
+    COMMENT "onnxc: compiling ${ARG_MODEL} to ${ARG_NAME}.cpp"
     VERBATIM)
-  add_library(${target} STATIC ${out_dir}/${ARG_NAME}.cpp)
+  # Listing the .bin among the sources makes the library depend on it (it is not compiled), so a
+  # deleted .bin is written again.
+  add_library(${target} STATIC ${outputs})
   target_include_directories(${target} PUBLIC ${out_dir})
+  if(TARGET onnxc::runtime)  # the runtime headers, used by code generated with --runtime include
+    target_link_libraries(${target} PUBLIC onnxc::runtime)
+  endif()
+  if(ARG_WEIGHTS STREQUAL "external")
+    set_target_properties(${target} PROPERTIES ONNXC_WEIGHTS_FILE ${out_dir}/${ARG_NAME}.bin)
+  endif()
 endfunction()
