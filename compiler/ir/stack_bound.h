@@ -13,10 +13,10 @@
 // frames), rounded up to 256 bytes.
 //
 // What checks it: the qemu_embedded test (run_qemu.sh) re-measures the deepest path of every CI
-// model for the host, cortex-m4, cortex-m0plus and aarch64 and fails when one exceeds the bound;
-// on the two microcontrollers it runs every inference on a stack of exactly kMaxStackBytes placed
-// so that an overflow faults. It does NOT prove the bound for models or compilers it has not seen:
-// a kernel with a deeper frame than any CI model uses can exceed it.
+// model for every target of this table and fails when one exceeds the bound; on the two
+// microcontrollers it also runs every inference on a stack of exactly kMaxStackBytes above an MPU
+// guard, so that an overflow faults. It does NOT prove the bound for models or compilers it has
+// not seen: a kernel with a deeper frame than any CI model uses can exceed it.
 #pragma once
 
 #include <cstddef>
