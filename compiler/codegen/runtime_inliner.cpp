@@ -268,6 +268,7 @@ std::vector<Chunk> split_chunks(const std::string& text) {
   bool has_code = false;      // it holds more than comments and blank lines
   int depth = 0, parens = 0;  // within the chunk
   bool opening_comment = true;
+  bool abridged = false;  // the opening comment's paragraphs after the first are left out
   std::vector<std::string> namespaces;
   std::vector<std::string> lines;
   for (size_t pos = 0; pos < text.size();) {
@@ -300,11 +301,13 @@ std::vector<Chunk> split_chunks(const std::string& text) {
     const size_t first = line.find_first_not_of(" \t");
     const bool blank = first == std::string::npos;
     const bool comment = !blank && line.compare(first, 2, "//") == 0;
-    if (opening_comment) {  // the header's own description stays with it
+    if (opening_comment) {  // the header's description: its first paragraph stays with it
       if (comment) {
-        current += line + "\n";
+        if (!abridged && line.find_first_not_of("/ \t") == std::string::npos) abridged = true;
+        if (!abridged) current += line + "\n";
         continue;
       }
+      if (abridged) current += "// (abridged: the header documents the rest)\n";
       opening_comment = false;
       flush(true);
     }
@@ -375,6 +378,52 @@ void load_header(const std::string& path, std::set<std::string>& seen, std::vect
     body += line + "\n";
   }
   out.push_back({path, split_chunks(body)});
+}
+
+// What is left of a header once its unused declarations are gone, without the husks they leave:
+// `#if`/`#endif` pairs and namespaces with nothing but comments between them, and runs of blank
+// lines. Purely cosmetic: an empty conditional or namespace block declares nothing.
+std::string drop_empty_blocks(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    lines.push_back(text.substr(pos, eol - pos));
+    pos = eol + 1;
+  }
+  auto starts = [](const std::string& l, const char* p) { return l.rfind(p, 0) == 0; };
+  auto filler = [&](const std::string& l) {  // blank, or a comment line
+    const size_t f = l.find_first_not_of(" \t");
+    return f == std::string::npos || l.compare(f, 2, "//") == 0;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < lines.size() && !changed; ++i) {
+      const bool cond = starts(lines[i], "#if") && !starts(lines[i], "#ifndef ONNXC_");
+      const bool ns = starts(lines[i], "namespace ") && lines[i].back() == '{';
+      if (!cond && !ns) continue;
+      size_t j = i + 1;
+      while (j < lines.size() &&
+             (ns ? filler(lines[j]) : lines[j].find_first_not_of(" \t") == std::string::npos))
+        ++j;
+      if (j == lines.size() ||
+          !(cond ? starts(lines[j], "#endif") : starts(lines[j], "}  // namespace")))
+        continue;
+      size_t first = i;  // a comment right above an empty namespace goes with it
+      while (ns && first > 0 && filler(lines[first - 1]) && !lines[first - 1].empty()) --first;
+      lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(first),
+                  lines.begin() + static_cast<std::ptrdiff_t>(j + 1));
+      changed = true;
+    }
+  }
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].empty() &&
+        (out.empty() || (out.size() >= 2 && out.compare(out.size() - 2, 2, "\n\n") == 0)))
+      continue;  // one blank line at most
+    out += lines[i] + "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -465,13 +514,15 @@ std::string inline_runtime(const std::set<std::string>& headers, const std::stri
   std::string out;
   for (size_t h = 0; h < loaded.size(); ++h) {
     if (!printed[h]) continue;  // nothing in it is used
-    out += fmt::format("// ---- runtime_support/{} ----\n", loaded[h].path);
+    std::string kept;
     for (const auto& c : loaded[h].chunks) {
       if (c.always || c.kept)
-        out += c.text;
+        kept += c.text;
       else if (c.prototype_kept)
-        out += c.prototype;
+        kept += c.prototype;
     }
+    out += fmt::format("// ---- runtime_support/{} ----\n", loaded[h].path);
+    out += drop_empty_blocks(kept);
   }
   return out;
 }

@@ -2,9 +2,10 @@
 // generated code calls. Each header is cut into its top-level declarations (a struct, a function,
 // a constant, a macro use, each with the comment above it); a declaration is kept when the code
 // names something it declares, directly or through another kept declaration. Preprocessor lines,
-// namespace braces and each header's opening comment are always kept. Keeping too much is
-// harmless (every overload and specialization of a used name stays); the generated code compiles
-// the same as with the whole headers, only shorter.
+// namespace braces and the first paragraph of each header's opening comment are always kept (the
+// header itself documents the rest). Keeping too much is harmless (every overload and
+// specialization of a used name stays); the generated code compiles the same as with the whole
+// headers, only shorter.
 #pragma once
 
 #include <set>

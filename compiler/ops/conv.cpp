@@ -76,6 +76,7 @@ struct ConvState : OpState {
   const ConvKernel* kernel = &kConvRef;
   Epilogue epilogue{};                     // fused by a pass (Conv only)
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; emitted instead of kernel
+  bool small_tiles = false;  // a microcontroller target: only the 4x4 scalar tiles fit its stack
 };
 
 // Conv's types: float16, float, double; bfloat16 from opset 22.
@@ -226,6 +227,7 @@ class ConvOp final : public ConvLikeOp {
       } else {
         s.kernel = &kConvGemm;
         fit_gemm_blocks(p, shape_numel(g.out), ctx.target().scratch_budget());
+        s.small_tiles = ctx.target().is_microcontroller();
         ctx.request_scratch(static_cast<size_t>(conv_gemm_scratch_bytes(p)));
       }
     }
@@ -238,13 +240,17 @@ class ConvOp final : public ConvLikeOp {
 
   // The float GEMM and depthwise kernels have variants (onnxc/variants.h): families "conv" and
   // "dwconv"; a "3x3" depthwise variant takes only the shapes f32_dwconv_3x3_applies() accepts.
+  // The "4x4" GEMM tiles are for microcontrollers (no vector unit; a spilled 6x16 tile alone
+  // would take 384 bytes of their 256-byte kernel stack), and only for them.
   std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
     const auto& s = node.state_as<ConvState>();
     if (s.kernel != &kConvGemm && s.kernel != &kConvDepthwise) return {};
     std::vector<const KernelVariant*> out;
     for (const KernelVariant* v :
          kernel_variants("f32", s.kernel == &kConvDepthwise ? "dwconv" : "conv"))
-      if (v->tile != "3x3" || f32_dwconv_3x3_applies(s.p)) out.push_back(v);
+      if ((v->tile != "3x3" || f32_dwconv_3x3_applies(s.p)) &&
+          (v->op != "conv" || (v->tile == "4x4") == s.small_tiles))
+        out.push_back(v);
     return out;
   }
   size_t use_kernel(Node& node, const KernelVariant& v) const override {

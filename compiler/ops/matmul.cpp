@@ -113,7 +113,24 @@ struct GemmState : OpState {
   HalfPlan half;
   Epilogue epilogue{};
   GemmWorkspace ws;
+  bool float_kernel = false;  // float, or a half type computed in float: the f32 variants apply
+  bool small_tiles = false;   // a microcontroller target: no vector unit, a small kernel stack
+  const KernelVariant* variant = nullptr;  // chosen by select-kernels; null: onnxc::gemm picks
 };
+
+// The f32_gemm variants (onnxc/variants.h) for a float product, best first: the reference
+// (1x1) below gemm_prefers_blocked(); else the blocked tiles, 4x4 only on microcontrollers (whose
+// FPU holds 16 scalar accumulators, and a spilled 4x16 tile alone would take 256 bytes of stack)
+// and never there.
+std::vector<const KernelVariant*> gemm_candidates(const GemmParams& p, bool small_tiles) {
+  const bool blocked = gemm_prefers_blocked(p.m, p.n, p.k);
+  std::vector<const KernelVariant*> out;
+  for (const KernelVariant* v : kernel_variants("f32", "gemm")) {
+    if (v->tile == "1x1" ? !blocked : blocked && (v->tile == "4x4") == small_tiles)
+      out.push_back(v);
+  }
+  return out;
+}
 
 class GemmOp final : public OpHandler {
  public:
@@ -157,7 +174,19 @@ class GemmOp final : public OpHandler {
     ctx.set_output(0, a->dtype, {p.m, p.n});
     s.half = plan_half(ctx, {0, 1, 2}, {0});
     s.ws = plan_workspace(ctx, s.half, gemm_workspace_bytes(p, kernel_scratch_budget(ctx)));
+    s.float_kernel = a->dtype == DataType::kFloat || is_half(a->dtype);
+    s.small_tiles = ctx.target().is_microcontroller();
     return true;
+  }
+  std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
+    const auto& s = node.state_as<GemmState>();
+    if (!s.float_kernel) return {};
+    return gemm_candidates(s.p, s.small_tiles);
+  }
+  // Every variant takes the workspace infer() planned (none below gemm_prefers_blocked()).
+  size_t use_kernel(Node& node, const KernelVariant& v) const override {
+    static_cast<GemmState&>(*node.state).variant = &v;
+    return node.scratch_bytes;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
@@ -177,13 +206,17 @@ class GemmOp final : public OpHandler {
     ctx.include("onnxc/gemm.h");
     ctx.line("static constexpr onnxc::GemmParams p = {};", gemm_params_literal(s.p));
     const HalfNames n = emit_widen(ctx, s.half);
+    // A chosen variant always takes its workspace argument; onnxc::gemm has overloads without.
+    const std::string kernel = s.variant ? "onnxc::" + s.variant->name : "onnxc::gemm";
+    std::string ws = workspace_arg(ctx, s.ws);
+    if (s.variant && ws.empty()) ws = ", onnxc::Workspace{nullptr, 0}";
     if (has_epilogue(s.epilogue)) {
       ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
-      ctx.line("onnxc::gemm(p, {}, {}, {}, {}, e, {}{});", n.in(0), n.in(1),
-               typed_input(ctx, 2, n.in(2)), n.out(0), residual_arg(ctx), workspace_arg(ctx, s.ws));
+      ctx.line("{}(p, {}, {}, {}, {}, e, {}{});", kernel, n.in(0), n.in(1),
+               typed_input(ctx, 2, n.in(2)), n.out(0), residual_arg(ctx), ws);
     } else {
-      ctx.line("onnxc::gemm(p, {}, {}, {}, {}{});", n.in(0), n.in(1), typed_input(ctx, 2, n.in(2)),
-               n.out(0), workspace_arg(ctx, s.ws));
+      ctx.line("{}(p, {}, {}, {}, {}{});", kernel, n.in(0), n.in(1), typed_input(ctx, 2, n.in(2)),
+               n.out(0), ws);
     }
     emit_narrow(ctx, s.half, n);
   }

@@ -188,13 +188,12 @@ constexpr index_t kMc = 192;  // W rows per block: 192 x kKc floats (192 KiB) st
 constexpr index_t kMaxNr = 32;
 constexpr index_t kMaxTile = 2048;  // positions per block at most (ConvParams::tile)
 
-#if defined(ONNXC_SMALL_TILES)
 // y[0..mr) x [0..nr) = (accumulate ? y : bias) + a[mr x kc] panel[kc x NR], for FPUs without
 // vectors: MR x NR scalar accumulators, which a 4 x 4 tile keeps in the 32 single registers.
 template <index_t MR, index_t NR>
-__attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const float* panel,
-                                         index_t kc, float* y, index_t ldy, index_t mr, index_t nr,
-                                         const float* bias, bool accumulate) {
+__attribute__((noinline)) void scalar_gemm_tile(const float* a, index_t lda, const float* panel,
+                                                index_t kc, float* y, index_t ldy, index_t mr,
+                                                index_t nr, const float* bias, bool accumulate) {
   float acc[MR][NR];
   for (index_t r = 0; r < MR; ++r)
     for (index_t j = 0; j < NR; ++j)
@@ -210,7 +209,7 @@ __attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const floa
     for (index_t j = 0; j < NR; ++j)
       if (r < mr && j < nr) y[r * ldy + j] = acc[r][j];
 }
-#else
+
 // y[0..mr) x [0..nr) = (accumulate ? y : bias) + a[mr x kc] panel[kc x NR]. Rows past mr
 // re-read the last row and are not stored; columns past nr are zeros in the panel.
 // The accumulators stay in registers only if every loop over them is unrolled before g++'s
@@ -273,8 +272,6 @@ __attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const floa
   }
 }
 
-#endif  // ONNXC_SMALL_TILES
-
 // Copies nc values of src into the panels' row kk (panels[jp][kk][0..NR), kc rows per panel),
 // zero past nc. Whole panels copy NR floats: a fixed size, so no library call.
 template <index_t NR>
@@ -295,7 +292,7 @@ inline index_t depth_block(const ConvParams& p) {
 
 // One image and group: Y (cout_g x out positions) of the group. panels holds
 // depth_block(p) x round_up(p.tile, NR) floats, buf p.tile floats.
-template <index_t MR, index_t NR>
+template <index_t MR, index_t NR, auto kTile>
 inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w, const float* b,
                             float* y, float* panels, float* buf, const Epilogue* e,
                             const float* res) {
@@ -327,8 +324,8 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
             const index_t mr = i1 - i < MR ? i1 - i : MR,
                           nr = nc - jp * NR < NR ? nc - jp * NR : NR;
             const index_t at = i * positions + p0 + jp * NR;
-            gemm_tile<MR, NR>(w + i * depth + k0, depth, panels + jp * kc * NR, kc, y + at,
-                              positions, mr, nr, b ? b + i : nullptr, k0 > 0);
+            kTile(w + i * depth + k0, depth, panels + jp * kc * NR, kc, y + at, positions, mr, nr,
+                  b ? b + i : nullptr, k0 > 0);
             if (e && k0 + kc == depth)  // the tile is final: finish it while it is in L1
               for (index_t r = 0; r < mr; ++r)
                 apply_epilogue(*e, y + at + r * positions, res ? res + at + r * positions : res,
@@ -353,7 +350,7 @@ constexpr index_t transpose_panel_floats(const ConvParams& p) {
   return (depth < block ? depth : block) * kMaxNr;
 }
 
-template <index_t MR, index_t NR>
+template <index_t MR, index_t NR, auto kTile>
 inline void conv_gemm_all(const ConvParams& p, const float* x, const float* w, const float* b,
                           float* y, void* scratch, const Epilogue* e, const float* res) {
   const index_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
@@ -362,10 +359,10 @@ inline void conv_gemm_all(const ConvParams& p, const float* x, const float* w, c
   float* const buf = panels + panel_floats(p);  // one patch-matrix row of a position block
   for (index_t n = 0; n < p.batch; ++n)
     for (index_t g = 0; g < p.group; ++g)
-      conv_gemm_group<MR, NR>(p, x + (n * p.c_in + g * cin_g) * volume(p.in),
-                              w + g * cout_g * depth, b ? b + g * cout_g : nullptr,
-                              y + (n * p.c_out + g * cout_g) * volume(p.out), panels, buf, e,
-                              res ? res + (n * p.c_out + g * cout_g) * volume(p.out) : res);
+      conv_gemm_group<MR, NR, kTile>(p, x + (n * p.c_in + g * cin_g) * volume(p.in),
+                                     w + g * cout_g * depth, b ? b + g * cout_g : nullptr,
+                                     y + (n * p.c_out + g * cout_g) * volume(p.out), panels, buf, e,
+                                     res ? res + (n * p.c_out + g * cout_g) * volume(p.out) : res);
 }
 
 }  // namespace conv_detail
@@ -433,30 +430,35 @@ inline void conv_ref(const ConvParams& p, const T* x, const T* w, const T* b, T*
 // counts; 6 x 16: 12 of AVX2's 16.
 inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
                                 float* y, void* scratch, const Epilogue& e, const float* residual) {
-  conv_detail::conv_gemm_all<8, 32>(p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e),
-                                    residual);
+  conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(
+      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual);
 }
 inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
                                 float* y, void* scratch) {
-  conv_detail::conv_gemm_all<8, 32>(p, x, w, b, y, scratch, nullptr, nullptr);
+  conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch, nullptr,
+                                                                   nullptr);
 }
 inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
                                 float* y, void* scratch, const Epilogue& e, const float* residual) {
-  conv_detail::conv_gemm_all<6, 16>(p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e),
-                                    residual);
+  conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(
+      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual);
 }
 inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
                                 float* y, void* scratch) {
-  conv_detail::conv_gemm_all<6, 16>(p, x, w, b, y, scratch, nullptr, nullptr);
+  conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch, nullptr,
+                                                                   nullptr);
 }
-#if defined(ONNXC_SMALL_TILES)
-// 4 x 4: 16 scalar accumulators, for microcontrollers (see ONNXC_SMALL_TILES).
+// 4 x 4: 16 scalar accumulators, for microcontrollers (no vector unit, 256 bytes of kernel stack).
 inline void f32_conv_4x4__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
                                float* y, void* scratch, const Epilogue& e, const float* residual) {
-  conv_detail::conv_gemm_all<4, 4>(p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e),
-                                   residual);
+  conv_detail::conv_gemm_all<4, 4, conv_detail::scalar_gemm_tile<4, 4>>(
+      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual);
 }
-#endif
+inline void f32_conv_4x4__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
+                               float* y, void* scratch) {
+  conv_detail::conv_gemm_all<4, 4, conv_detail::scalar_gemm_tile<4, 4>>(p, x, w, b, y, scratch,
+                                                                        nullptr, nullptr);
+}
 // The tile for the target's vector registers (measured with g++ 12 on an AVX-512 EPYC: 8 x 32
 // beats 12 x 32 and 14 x 32 on ResNet, MobileNet and SqueezeNet layers).
 inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w, const float* b,

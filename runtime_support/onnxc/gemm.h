@@ -20,10 +20,16 @@
 // - c may alias y when c_row_stride == ldy and c_col_stride == 1 (y = alpha*AB + beta*y).
 //   a and b must not overlap y.
 // - gemm() picks a variant by size (p is usually a compile-time constant, so the choice folds).
-//   Every variant below has the same signature and may be called directly:
+//   The float variants are rows of the kernel-variant table (onnxc/variants.h): the compiler's
+//   select-kernels pass picks one per Gemm node for the target, and the generated code calls it
+//   by name. Each has the signature (p, a, b, c, y, ws) and (p, a, b, c, y, e, residual, ws):
 //     gemm_ref<T>                 any arithmetic T; integers accumulate with wraparound
-//     f32_gemm_4x16__generic      float; cache-blocked, 4x16 register tile (AVX2, NEON)
-//     f32_gemm_8x32__generic      float; cache-blocked, 8x32 register tile (AVX-512's pick)
+//     f32_gemm_1x1__scalar        float; gemm_ref: products too small to pay for packing
+//     f32_gemm_4x16__scalar       float; cache-blocked, 4x16 register tile (AVX2, NEON)
+//     f32_gemm_8x32__avx512f      float; cache-blocked, 8x32 register tile (AVX-512's pick;
+//                                 portable code, compiled everywhere)
+//     f32_gemm_4x4__scalar        float; cache-blocked, 4x4 tile of scalar accumulators
+//                                 (microcontrollers: no vector unit, little stack)
 // - ws is the kernel's working memory (a slice of the planned arena): the blocked variants pack
 //   B panels into it, as deep as gemm_workspace_bytes(p, budget) allows. Given less than one
 //   panel row (or no ws: the overloads without it), they compute as gemm_ref does. No variant
@@ -380,35 +386,50 @@ inline const Epilogue* epilogue_or_null(const Epilogue& e) {
 }  // namespace gemm_detail
 
 // 4 x 16 tile: 4 accumulators of 16 floats (8 ymm with AVX2, 16 q registers with NEON).
-inline void f32_gemm_4x16__generic(const GemmParams& p, const float* a, const float* b,
-                                   const float* c, float* y, const Epilogue& e,
-                                   const float* residual, const Workspace& ws) {
+inline void f32_gemm_4x16__scalar(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y, const Epilogue& e,
+                                  const float* residual, const Workspace& ws) {
   gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual,
                                        ws);
 }
-inline void f32_gemm_4x16__generic(const GemmParams& p, const float* a, const float* b,
-                                   const float* c, float* y, const Workspace& ws) {
+inline void f32_gemm_4x16__scalar(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y, const Workspace& ws) {
   gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, nullptr, nullptr, ws);
 }
 
 // 8 x 32 tile: 16 zmm accumulators of AVX-512's 32 registers.
-inline void f32_gemm_8x32__generic(const GemmParams& p, const float* a, const float* b,
+inline void f32_gemm_8x32__avx512f(const GemmParams& p, const float* a, const float* b,
                                    const float* c, float* y, const Epilogue& e,
                                    const float* residual, const Workspace& ws) {
   gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual,
                                        ws);
 }
-inline void f32_gemm_8x32__generic(const GemmParams& p, const float* a, const float* b,
+inline void f32_gemm_8x32__avx512f(const GemmParams& p, const float* a, const float* b,
                                    const float* c, float* y, const Workspace& ws) {
   gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, nullptr, nullptr, ws);
 }
 
 // 4 x 4 tile: 16 scalar accumulators (microcontrollers; see ONNXC_SMALL_TILES).
-inline void f32_gemm_4x4__generic(const GemmParams& p, const float* a, const float* b,
-                                  const float* c, float* y, const Epilogue& e,
-                                  const float* residual, const Workspace& ws) {
+inline void f32_gemm_4x4__scalar(const GemmParams& p, const float* a, const float* b,
+                                 const float* c, float* y, const Epilogue& e, const float* residual,
+                                 const Workspace& ws) {
   gemm_detail::f32_gemm_blocked<4, 4>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual,
                                       ws);
+}
+inline void f32_gemm_4x4__scalar(const GemmParams& p, const float* a, const float* b,
+                                 const float* c, float* y, const Workspace& ws) {
+  gemm_detail::f32_gemm_blocked<4, 4>(p, a, b, c, y, nullptr, nullptr, ws);
+}
+
+// The reference under the variant table's name, for products below gemm_prefers_blocked().
+inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const float* b,
+                                 const float* c, float* y, const Epilogue& e, const float* residual,
+                                 const Workspace& /*ws*/) {
+  gemm_ref(p, a, b, c, y, e, residual);
+}
+inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const float* b,
+                                 const float* c, float* y, const Workspace& /*ws*/) {
+  gemm_ref(p, a, b, c, y);
 }
 
 // Whether the blocked float GEMM beats the reference for an m x n x k product; below this the
@@ -430,18 +451,19 @@ constexpr index_t gemm_workspace_bytes(const GemmParams& p, index_t budget) {
   return depth * row;
 }
 
-// The float variant for the target's vector width. Measured with g++ 12 and clang 14 on an
-// AVX-512 EPYC: 8x32 reaches ~200 GFLOP/s on 512^3 (4x16: ~100); built for AVX2 only, 4x16
+// The float variant for the C++ compiler's vector width, for callers without a variant chosen
+// by select-kernels (MatMul, ConvTranspose, constant folding). Measured with g++ 12 and clang 14
+// on an AVX-512 EPYC: 8x32 reaches ~200 GFLOP/s on 512^3 (4x16: ~100); built for AVX2 only, 4x16
 // is the fastest (~80, where 8x32 and 6x16 spill).
 inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
                                   const float* c, float* y, const Epilogue& e,
                                   const float* residual, const Workspace& ws) {
 #if defined(__AVX512F__)
-  f32_gemm_8x32__generic(p, a, b, c, y, e, residual, ws);
+  f32_gemm_8x32__avx512f(p, a, b, c, y, e, residual, ws);
 #elif defined(ONNXC_SMALL_TILES)
-  f32_gemm_4x4__generic(p, a, b, c, y, e, residual, ws);
+  f32_gemm_4x4__scalar(p, a, b, c, y, e, residual, ws);
 #else
-  f32_gemm_4x16__generic(p, a, b, c, y, e, residual, ws);
+  f32_gemm_4x16__scalar(p, a, b, c, y, e, residual, ws);
 #endif
 }
 inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,

@@ -6,9 +6,11 @@
 //
 // names the function onnxc::<dtype>_<op>_<tile>__<isa>, declared in onnxc/<header>, with the
 // family's plain signature (for conv: (const ConvParams&, x, w, b, y, scratch) and the fused
-// epilogue overload (..., scratch, const Epilogue&, residual)). isa is one of ONNXC_ISAS
-// (compiler/ir/target.h): the variant is defined only when the C++ compiler may use that ISA
-// (`#if defined(__AVX512F__)` ...), scalar ones always. Within a family, rows are in preference
+// epilogue overload (..., scratch, const Epilogue&, residual); for gemm: (const GemmParams&, a,
+// b, c, y, ws) and (..., y, const Epilogue&, residual, ws)). isa is one of ONNXC_ISAS
+// (compiler/ir/target.h): variants in intrinsics are defined only when the C++ compiler may use
+// that ISA (`#if defined(__AVX512F__)` ...); portable ones (scalar, and the 8x32 tiles tuned for
+// AVX-512 but written in plain C++) always. Within a family, rows are in preference
 // order: select-kernels takes the first one the node's shape and the target allow.
 //
 // This file is a macro table only: no code, no includes.
@@ -23,6 +25,12 @@
   X(f32, dwconv, any, scalar, "conv_variants.h")            \
   /* any other float convolution, as a GEMM */              \
   X(f32, conv, 8x32, avx512f, "conv_variants.h")            \
-  X(f32, conv, 6x16, scalar, "conv_variants.h")
+  X(f32, conv, 6x16, scalar, "conv_variants.h")             \
+  X(f32, conv, 4x4, scalar, "conv_variants.h")              \
+  /* float GEMM (the Gemm op); 1x1 is the reference */      \
+  X(f32, gemm, 8x32, avx512f, "gemm.h")                     \
+  X(f32, gemm, 4x16, scalar, "gemm.h")                      \
+  X(f32, gemm, 4x4, scalar, "gemm.h")                       \
+  X(f32, gemm, 1x1, scalar, "gemm.h")
 
 #endif  // ONNXC_VARIANTS_H

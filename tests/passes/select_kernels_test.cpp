@@ -62,7 +62,7 @@ TEST_CASE("select-kernels picks the best variant each target allows", "[passes][
                         Case{"x86-64-v3", "f32_dwconv_3x3__avx2_fma", "f32_conv_6x16__scalar"},
                         Case{"x86-64-v4", "f32_dwconv_3x3__avx512f", "f32_conv_8x32__avx512f"},
                         Case{"aarch64", "f32_dwconv_3x3__neonfma", "f32_conv_6x16__scalar"},
-                        Case{"cortex-m4", "f32_dwconv_any__scalar", "f32_conv_6x16__scalar"}}) {
+                        Case{"cortex-m4", "f32_dwconv_any__scalar", "f32_conv_4x4__scalar"}}) {
     for (int64_t stride : {1, 2}) {
       ModelBuilder mb = dw_model(stride);
       const Selected s = select(mb, c.target);
@@ -90,4 +90,29 @@ TEST_CASE("select-kernels disabled: no variant recorded, infer()'s kernel is emi
   const Selected s = select(mb, "x86-64-v4", o);
   INFO(s.ir);
   CHECK(filecheck(s.ir, {"CHECK: # dw", "CHECK-NOT: kernel:"}) == "");
+}
+
+TEST_CASE("select-kernels picks a Gemm's tile for the target and the product's size",
+          "[passes][kernels]") {
+  struct Case {
+    const char* target;
+    int64_t m;
+    const char* kernel;
+  };
+  for (const Case& c : {Case{"generic", 16, "f32_gemm_4x16__scalar"},
+                        Case{"x86-64-v3", 16, "f32_gemm_4x16__scalar"},
+                        Case{"x86-64-v4", 16, "f32_gemm_8x32__avx512f"},
+                        Case{"cortex-m4", 16, "f32_gemm_4x4__scalar"},
+                        Case{"generic", 1, "f32_gemm_1x1__scalar"},  // 1x8x16 < 4096: no packing
+                        Case{"x86-64-v4", 1, "f32_gemm_1x1__scalar"}}) {
+    ModelBuilder mb(13);
+    mb.input("a", onnx::TensorProto::FLOAT, {c.m, 16});
+    mb.initializer("b", {16, 32}, std::vector<float>(16 * 32, 0.5f));
+    mb.node("Gemm", {"a", "b"}, {"y"}, "fc");
+    mb.output("y", onnx::TensorProto::FLOAT, {c.m, 32});
+    const Selected s = select(mb, c.target);
+    INFO(c.target << " m " << c.m << "\n" << s.ir);
+    CHECK(filecheck(s.ir, {std::string("CHECK: Gemm@13(%a, %b)  # fc  [%y: output; kernel: ") +
+                           c.kernel}) == "");
+  }
 }

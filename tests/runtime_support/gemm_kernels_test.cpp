@@ -30,32 +30,32 @@ Workspace test_workspace() {
 }
 template <index_t Bytes>
 void gemm_4x16(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
-  f32_gemm_4x16__generic(p, a, b, c, y, test_workspace<Bytes>());
+  f32_gemm_4x16__scalar(p, a, b, c, y, test_workspace<Bytes>());
 }
 template <index_t Bytes>
 void gemm_8x32(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
-  f32_gemm_8x32__generic(p, a, b, c, y, test_workspace<Bytes>());
+  f32_gemm_8x32__avx512f(p, a, b, c, y, test_workspace<Bytes>());
 }
 template <index_t Bytes>
 void gemm_4x16_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
                  const Epilogue& e, const float* r) {
-  f32_gemm_4x16__generic(p, a, b, c, y, e, r, test_workspace<Bytes>());
+  f32_gemm_4x16__scalar(p, a, b, c, y, e, r, test_workspace<Bytes>());
 }
 template <index_t Bytes>
 void gemm_8x32_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
                  const Epilogue& e, const float* r) {
-  f32_gemm_8x32__generic(p, a, b, c, y, e, r, test_workspace<Bytes>());
+  f32_gemm_8x32__avx512f(p, a, b, c, y, e, r, test_workspace<Bytes>());
 }
 void gemm_float(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
   gemm(p, a, b, c, y, test_workspace<32768>());
 }
 
 const Variant kVariants[] = {
-    {"f32_gemm_4x16__generic", gemm_4x16<32768>},
-    {"f32_gemm_8x32__generic", gemm_8x32<32768>},
-    {"f32_gemm_4x16__generic, 3-row panel", gemm_4x16<3 * 16 * 4>},
-    {"f32_gemm_8x32__generic, 1-row panel", gemm_8x32<32 * 4>},
-    {"f32_gemm_8x32__generic, no workspace", gemm_8x32<0>},
+    {"f32_gemm_4x16__scalar", gemm_4x16<32768>},
+    {"f32_gemm_8x32__avx512f", gemm_8x32<32768>},
+    {"f32_gemm_4x16__scalar, 3-row panel", gemm_4x16<3 * 16 * 4>},
+    {"f32_gemm_8x32__avx512f, 1-row panel", gemm_8x32<32 * 4>},
+    {"f32_gemm_8x32__avx512f, no workspace", gemm_8x32<0>},
     {"gemm<float>", gemm_float},
     {"gemm<float>, no workspace", gemm<float>},
 };
@@ -245,9 +245,9 @@ const struct {
   GemmEpilogueFn fused;
   GemmFn plain;
 } kEpilogueVariants[] = {
-    {"f32_gemm_4x16__generic", gemm_4x16_e<32768>, gemm_4x16<32768>},
-    {"f32_gemm_8x32__generic", gemm_8x32_e<32768>, gemm_8x32<32768>},
-    {"f32_gemm_4x16__generic, 5-row panel", gemm_4x16_e<5 * 16 * 4>, gemm_4x16<5 * 16 * 4>},
+    {"f32_gemm_4x16__scalar", gemm_4x16_e<32768>, gemm_4x16<32768>},
+    {"f32_gemm_8x32__avx512f", gemm_8x32_e<32768>, gemm_8x32<32768>},
+    {"f32_gemm_4x16__scalar, 5-row panel", gemm_4x16_e<5 * 16 * 4>, gemm_4x16<5 * 16 * 4>},
     {"gemm<float>", gemm<float>, gemm<float>},
     {"gemm_ref<float>", gemm_ref<float>, gemm_ref<float>},
 };
