@@ -86,7 +86,7 @@ build() {
   [[ $config == m4f || $config == m0plus ]] && extra=("$here/startup.cpp")
   "$cxx" "$@" -std=c++17 -O2 -I "$config" "${extra[@]}" "$here/main.cpp" "$config"/*.o \
     -o "$config/app"
-  if [[ -n ${extra[*]} ]]; then  # the same with half of each model's stack: must fault
+  if [[ -n ${extra[*]} ]]; then  # the same with a 128-byte inference stack: must fault
     "$cxx" "$@" -std=c++17 -O2 -DONNXC_UNDERSTATE_STACK -I "$config" "${extra[@]}" \
       "$here/main.cpp" "$config"/*.o -o "$config/app_understated"
   fi
@@ -156,12 +156,12 @@ run host host/app
 run m4f qemu-system-arm -M mps2-an386 -nographic -semihosting -icount shift=0 -kernel m4f/app
 run m0plus qemu-system-arm -M mps2-an385 -nographic -semihosting -icount shift=0 -kernel m0plus/app
 run aarch64 qemu-aarch64 aarch64/app
-# On half the stack the header claims, the guard below the inference stack must stop the run.
+# On a 128-byte stack (every model needs more), the guard below the stack must stop the run.
 for board in "m4f mps2-an386" "m0plus mps2-an385"; do
   read -r config machine <<<"$board"
   if timeout 300 qemu-system-arm -M "$machine" -nographic -semihosting \
     -kernel "$config/app_understated" >"$config-understated.txt"; then
-    echo "$config: a run on half the stack did not fault: the stack guard does not work"
+    echo "$config: a run on a 128-byte stack did not fault: the stack guard does not work"
     exit 1
   fi
 done
