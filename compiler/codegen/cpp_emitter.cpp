@@ -172,8 +172,8 @@ class Emitter {
         m_.memory.live_bytes_lower_bound);
     s += fmt::format(
         "// Most stack bytes one run() call uses on {}, library calls included: a bound from\n"
-        "// onnxc's per-target table (ir/stack_bound.h), measured with -fstack-usage call graphs\n"
-        "// and re-checked in CI by running on a stack of exactly this size.\n"
+        "// onnxc's per-target table (ir/stack_bound.h), measured from -fcallgraph-info=su\n"
+        "// call graphs and re-checked in CI by running on a stack of exactly this size.\n"
         "constexpr std::size_t kMaxStackBytes = {};\n",
         m_.target->name, max_stack_bytes(*m_.target));
     s += fmt::format("// Bytes of constant data ({}).\nconstexpr std::size_t kWeightsSize = {};\n",
