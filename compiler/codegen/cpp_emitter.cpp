@@ -10,6 +10,7 @@
 #include "codegen/identifiers.h"
 #include "codegen/runtime_inliner.h"
 #include "codegen/weights.h"
+#include "ir/stack_bound.h"
 #include "ops/op.h"
 #include "support/version.h"
 
@@ -86,10 +87,10 @@ class Emitter {
     out_names_ = member_names(g_.outputs);
     if (!read_memory_plan()) return false;
     reserve_names();
-    planned_weights_ = layout_weights(g_, dry_run_constants_);
+    planned_weights_ = layout_weights(g_, dry_run_constants_, external());
     std::string body = emit_nodes();
     if (!diag_.ok()) return false;
-    WeightBlob blob = layout_weights(g_, used_constants_);
+    WeightBlob blob = layout_weights(g_, used_constants_, external());
     if (blob.offsets != planned_weights_.offsets) {
       diag_.error("internal: emit() referenced different constants in its dry run");
       return false;
@@ -169,10 +170,21 @@ class Emitter {
         "// No arena for this schedule can be smaller: the most bytes live at once.\n"
         "constexpr std::size_t kLiveBytesLowerBound = {};\n",
         m_.memory.live_bytes_lower_bound);
+    s += fmt::format(
+        "// Most stack bytes one run() call uses on {}, library calls included: a bound from\n"
+        "// onnxc's per-target table (ir/stack_bound.h), measured from -fcallgraph-info=su\n"
+        "// call graphs and re-checked in CI by running on a stack of exactly this size.\n"
+        "constexpr std::size_t kMaxStackBytes = {};\n",
+        m_.target->name, max_stack_bytes(*m_.target));
     s += fmt::format("// Bytes of constant data ({}).\nconstexpr std::size_t kWeightsSize = {};\n",
                      external() ? "the external .bin file; pass it to run() 64-byte aligned"
                                 : "embedded in the .cpp",
                      weight_bytes);
+    if (external())
+      s += "// run() returns 0, or one of these (and computes nothing) when `weights` is not an "
+           "onnxc\n"
+           "// .bin, or is one whose byte order is not this CPU's (onnxc writes little-endian).\n"
+           "constexpr int kErrorWeightsFormat = 1;\nconstexpr int kErrorWeightsByteOrder = 2;\n";
     s += fmt::format(
         "constexpr std::size_t kNumInputs = {};\nconstexpr std::size_t kNumOutputs = {};\n",
         g_.inputs.size(), g_.outputs.size());
@@ -227,6 +239,11 @@ class Emitter {
     if (o_.profile) s += kProfileHooks;
     s += fmt::format("\nnamespace {} {{\nnamespace {{\n\n", o_.name);
     if (!external() && !used_constants_.empty()) {
+      s += "// The weights are little-endian (ONNX's byte order): a big-endian target cannot use "
+           "them.\n"
+           "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
+           "#error \"onnxc: embedded weights are little-endian; this target is big-endian\"\n"
+           "#endif\n";
       s += fmt::format("alignas(64) const unsigned char kWeights[{}] =\n", blob.bytes.size() + 1);
       append_string_literal(s, blob.bytes);
       s += ";\n\n";
@@ -264,13 +281,32 @@ class Emitter {
       s += "  unsigned char* const arena = static_cast<unsigned char*>(workspace);\n";
     else
       s += "  (void)workspace;\n";
-    if (uses_weights)
-      s += external()
-               ? "  const unsigned char* const blob = static_cast<const unsigned char*>(weights);\n"
-               : "  const unsigned char* const blob = kWeights;\n";
-    else if (external())
-      s += "  (void)weights;\n";
+    if (external())
+      s += "  const unsigned char* const blob = static_cast<const unsigned char*>(weights);\n" +
+           weights_header_check();
+    else if (uses_weights)
+      s += "  const unsigned char* const blob = kWeights;\n";
     return s;
+  }
+
+  // Checks the external .bin's header (codegen/weights.h) before any weight is read: its magic,
+  // and its byte-order mark against this CPU's order, so that a blob of the other byte order is
+  // refused instead of computed with.
+  static std::string weights_header_check() {
+    std::string magic;
+    for (char c : kWeightsMagic) magic += fmt::format("{}{}", magic.empty() ? "" : ", ", int{c});
+    return fmt::format(
+        "  {{\n"
+        "    static constexpr unsigned char kMagic[{}] = {{{}}};\n"
+        "    static constexpr std::uint32_t kByteOrderMark = 0x01020304u;\n"
+        "    const unsigned char* const mark = reinterpret_cast<const unsigned "
+        "char*>(&kByteOrderMark);\n"
+        "    for (int i = 0; i < {}; ++i)\n"
+        "      if (blob[i] != kMagic[i]) return kErrorWeightsFormat;\n"
+        "    for (int i = 0; i < 4; ++i)\n"
+        "      if (blob[{} + i] != mark[i]) return kErrorWeightsByteOrder;\n"
+        "  }}\n",
+        sizeof kWeightsMagic, magic, sizeof kWeightsMagic, sizeof kWeightsMagic);
   }
 
   // The dry run of emit() over `g` (and the bodies its control-flow nodes emit): notes the

@@ -1,11 +1,20 @@
 #include "codegen/weights.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace onnxc {
 
-WeightBlob layout_weights(const Graph& graph, const std::vector<const Value*>& used) {
+WeightBlob layout_weights(const Graph& graph, const std::vector<const Value*>& used,
+                          bool with_header) {
   WeightBlob blob;
+  if (with_header) {
+    blob.bytes.assign(kWeightsHeaderBytes, 0);
+    std::copy(std::begin(kWeightsMagic), std::end(kWeightsMagic), blob.bytes.begin());
+    const uint8_t little_endian_mark[4] = {0x04, 0x03, 0x02, 0x01};  // 0x01020304
+    std::copy(std::begin(little_endian_mark), std::end(little_endian_mark),
+              blob.bytes.begin() + sizeof kWeightsMagic);
+  }
   for (const Value* v : all_values(graph)) {  // control-flow subgraphs' constants too
     if (!v->is_constant() || std::find(used.begin(), used.end(), v) == used.end()) continue;
     blob.bytes.resize((blob.bytes.size() + 63) / 64 * 64, 0);

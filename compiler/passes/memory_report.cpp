@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/printer.h"
+#include "ir/stack_bound.h"
 #include "passes/memory_planner.h"
 
 namespace onnxc {
@@ -78,6 +79,7 @@ std::string memory_report(const Module& m, bool json) {
                                    static_cast<double>(bound)
                              : 0.0;
   const size_t weights = weight_bytes(g);
+  const size_t stack = max_stack_bytes(*m.target);  // the header's kMaxStackBytes
   int views = 0, in_place = 0, slices = 0;
   for (const auto& r : rows) {
     views += r.v->storage.kind == K::kView;
@@ -89,10 +91,11 @@ std::string memory_report(const Module& m, bool json) {
     s += fmt::format(
         "{{\n  \"model\": {},\n  \"arena_bytes\": {},\n  \"live_bytes_lower_bound\": {},\n"
         "  \"arena_above_bound_percent\": {:.2f},\n  \"weight_bytes\": {},\n"
-        "  \"planner\": {},\n  \"views\": {},\n  \"in_place\": {},\n  \"concat_slices\": {},\n"
+        "  \"max_stack_bytes\": {},\n  \"planner\": {},\n  \"views\": {},\n  \"in_place\": {},\n  "
+        "\"concat_slices\": {},\n"
         "  \"scratch\": [",
-        json_string(m.source_path), arena, bound, above, weights, json_string(m.memory.planner),
-        views, in_place, slices);
+        json_string(m.source_path), arena, bound, above, weights, stack,
+        json_string(m.memory.planner), views, in_place, slices);
     bool first = true;
     for (const auto& n : g.nodes) {
       if (!n->scratch_bytes) continue;
@@ -119,8 +122,9 @@ std::string memory_report(const Module& m, bool json) {
   }
   s += fmt::format(
       "model {}\narena_bytes {}\nlive_bytes_lower_bound {} (arena {:+.2f}%)\n"
-      "weight_bytes {}\nplanner {}\nviews {}\nin_place {}\nconcat_slices {}\n",
-      m.source_path, arena, bound, above, weights, m.memory.planner, views, in_place, slices);
+      "weight_bytes {}\nmax_stack_bytes {}\nplanner {}\nviews {}\nin_place {}\nconcat_slices {}\n",
+      m.source_path, arena, bound, above, weights, stack, m.memory.planner, views, in_place,
+      slices);
   s += "scratch:\n";
   for (const auto& n : g.nodes)
     if (n->scratch_bytes)

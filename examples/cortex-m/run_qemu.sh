@@ -7,8 +7,17 @@
 #   m0plus   --target cortex-m0plus (ARMv6-M, soft float), qemu-system-arm -M mps2-an385 with
 #            unaligned accesses trapping
 #   aarch64  --target aarch64, aarch64-linux-gnu-g++ -static, qemu-aarch64
-# Bare-metal runs get a STACK_SIZE stack placed at the bottom of RAM, so an overflow faults (and
-# the start-up code turns a fault into a failed run). Prints flash, RAM and peak stack per model.
+# Stack: the header's kMaxStackBytes is a bound from onnxc's table (compiler/ir/stack_bound.h).
+# Every model's deepest static call path (-fcallgraph-info=su, stack_depth.py) must stay within it
+# on all four CPUs, and on the microcontrollers each inference runs on a stack of exactly
+# kMaxStackBytes at the bottom of RAM, so that an overflow faults (and the start-up code turns a
+# fault into a failed run); main's own stack is STACK_SIZE. `onnxc inspect --memory` must state
+# the header's arena and stack before any build. The other targets of the table (x86-64-v2/v3/v4,
+# cortex-a7, cortex-m7, cortex-m3) get the static check only.
+# Budgets: prints per model flash (text + rodata), RAM (arena + data + bss), the stack bound, its
+# static and painted measures, and instructions per inference (SysTick under -icount shift=0, one
+# instruction per virtual ns, calibrated against a loop of known length). Fails when a figure is
+# more than 1% above examples/cortex-m/budgets.tsv and says when one fell (update the file then).
 # Usage: run_qemu.sh ONNXC WORK_DIR [STACK_SIZE]; exit 77 (skipped) without the toolchains.
 set -euo pipefail
 onnxc=$(realpath "$1")
@@ -33,7 +42,19 @@ bare=(-std=c++17 -O2 -ffunction-sections -fdata-sections -fno-exceptions -fno-rt
 # pointer casts that raise alignment.
 strict=(-Wall -Wextra -Werror -Wcast-align=strict -Wdouble-promotion)
 
-# build CONFIG TARGET COMPILER FLAGS...: generates the models for TARGET and links CONFIG/app.
+# header_constant HEADER NAME: the value of `constexpr std::size_t NAME = N;`.
+header_constant() { sed -n "s/^constexpr std::size_t $2 = \([0-9]*\);/\1/p" "$1"; }
+# size_of CONFIG OBJECT: `size` (Berkeley format: text includes rodata) for CONFIG's CPU.
+size_of() {
+  case $1 in
+  host) size "$2" ;;
+  aarch64) aarch64-linux-gnu-size "$2" ;;
+  *) arm-none-eabi-size "$2" ;;
+  esac
+}
+
+# build CONFIG TARGET COMPILER FLAGS...: generates the models for TARGET and links CONFIG/app;
+# CONFIG/figures.txt gets per model: config, model, flash, RAM, stack bound, static stack depth.
 build() {
   local config=$1 target=$2 cxx=$3
   shift 3
@@ -46,14 +67,67 @@ build() {
     echo "#define ONNXC_MODELS(X) $(printf 'X(%s) ' "${models[@]}")"
   } >"$config/models.h"
   for m in "${models[@]}"; do
-    "$cxx" "$@" "${strict[@]}" -std=c++17 -O2 -ffunction-sections -fdata-sections -c \
-      "$config/$m.cpp" -o "$config/$m.o"
+    "$cxx" "$@" "${strict[@]}" -std=c++17 -O2 -ffunction-sections -fdata-sections \
+      -fcallgraph-info=su -c "$config/$m.cpp" -o "$config/$m.o"
+    local flash data bss arena bound depth memory
+    read -r flash data bss _ < <(size_of "$config" "$config/$m.o" | tail -1)
+    arena=$(header_constant "$config/$m.h" kWorkspaceSize)
+    bound=$(header_constant "$config/$m.h" kMaxStackBytes)
+    depth=$(/usr/bin/python3 "$here/stack_depth.py" "$config/$m.ci" "${m}_run")
+    memory=$("$onnxc" inspect --memory "models/$m.onnx" --target "$target" ${pins[$m]:-})
+    if ! grep -qx "arena_bytes $arena" <<<"$memory" ||
+      ! grep -qx "max_stack_bytes $bound" <<<"$memory"; then
+      echo "$config $m: onnxc inspect --memory disagrees with the header (arena $arena, stack $bound)"
+      return 1
+    fi
+    echo "$config $m $flash $((arena + data + bss)) $bound $depth" >>"$config/figures.txt"
   done
   local extra=()
   [[ $config == m4f || $config == m0plus ]] && extra=("$here/startup.cpp")
   "$cxx" "$@" -std=c++17 -O2 -I "$config" "${extra[@]}" "$here/main.cpp" "$config"/*.o \
     -o "$config/app"
+  if [[ -n ${extra[*]} ]]; then  # the same with a 128-byte inference stack: must fault
+    "$cxx" "$@" -std=c++17 -O2 -DONNXC_UNDERSTATE_STACK -I "$config" "${extra[@]}" \
+      "$here/main.cpp" "$config"/*.o -o "$config/app_understated"
+  fi
 }
+
+# static_stack TARGET COMPILER FLAGS...: for a target no run covers, only the stack check: each
+# model's deepest static call path must stay within the header's kMaxStackBytes.
+static_stack() {
+  local target=$1 dir="static-$1"
+  shift
+  mkdir -p "$dir"
+  for m in "${models[@]}"; do
+    "$onnxc" "models/$m.onnx" -o "$dir/$m.cpp" --name "$m" --target "$target" ${pins[$m]:-}
+    "$@" -std=c++17 -O2 -fcallgraph-info=su -c "$dir/$m.cpp" -o "$dir/$m.o"
+    local depth bound
+    depth=$(/usr/bin/python3 "$here/stack_depth.py" "$dir/$m.ci" "${m}_run")
+    bound=$(header_constant "$dir/$m.h" kMaxStackBytes)
+    echo "$target $m $depth $bound" >>"$dir/stack.txt"
+    ((depth <= bound)) || { echo "$target $m: static stack $depth B > kMaxStackBytes $bound B"; return 1; }
+  done
+  touch "$dir/ok"
+}
+
+start=$SECONDS
+static_stack x86-64-v3 g++ -march=x86-64-v3 &
+static_stack x86-64-v4 g++ -march=x86-64-v4 &
+wait -n
+wait -n
+static_stack cortex-a7 arm-none-eabi-g++ -mcpu=cortex-a7 -mfpu=neon-vfpv4 -mfloat-abi=hard &
+static_stack cortex-m7 arm-none-eabi-g++ -mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard &
+wait -n
+wait -n
+static_stack cortex-m3 arm-none-eabi-g++ -mcpu=cortex-m3 -mthumb -mfloat-abi=soft &
+static_stack x86-64-v2 g++ -march=x86-64-v2 &
+wait -n
+wait -n
+for target in x86-64-v2 x86-64-v3 x86-64-v4 cortex-a7 cortex-m7 cortex-m3; do
+  [[ -f static-$target/ok ]] || { echo "$target: the stack check failed"; exit 1; }
+done
+echo "static stack (deepest path / kMaxStackBytes):" $(awk '{printf "%s %s %s/%s, ", $1, $2, $3, $4}' static-*/stack.txt)
+echo "checked the other targets' stacks in $((SECONDS - start)) s"
 
 start=$SECONDS
 build host generic g++ &
@@ -64,6 +138,9 @@ build m0plus cortex-m0plus arm-none-eabi-g++ "${m0_flags[@]}" "${bare[@]}" &
 build aarch64 aarch64 aarch64-linux-gnu-g++ -static &
 wait -n
 wait -n
+for config in host m4f m0plus aarch64; do
+  [[ -f $config/app ]] || { echo "$config: the build failed"; exit 1; }
+done
 echo "built in $((SECONDS - start)) s"
 
 # run NAME COMMAND...: NAME.txt gets the output; a fault (exit 1 through semihosting) or a hang
@@ -76,44 +153,21 @@ run() {
 }
 start=$SECONDS
 run host host/app
-run m4f qemu-system-arm -M mps2-an386 -nographic -semihosting -kernel m4f/app
-run m0plus qemu-system-arm -M mps2-an385 -nographic -semihosting -kernel m0plus/app
+run m4f qemu-system-arm -M mps2-an386 -nographic -semihosting -icount shift=0 -kernel m4f/app
+run m0plus qemu-system-arm -M mps2-an385 -nographic -semihosting -icount shift=0 -kernel m0plus/app
 run aarch64 qemu-aarch64 aarch64/app
+# On a 128-byte stack (every model needs more), the guard below the stack must stop the run.
+for board in "m4f mps2-an386" "m0plus mps2-an385"; do
+  read -r config machine <<<"$board"
+  if timeout 300 qemu-system-arm -M "$machine" -nographic -semihosting \
+    -kernel "$config/app_understated" >"$config-understated.txt"; then
+    echo "$config: a run on a 128-byte stack did not fault: the stack guard does not work"
+    exit 1
+  fi
+done
 echo "ran in $((SECONDS - start)) s"
 
-# Outputs within 1e-5 (relative to max(1, |host|)) of the host's; every run complete.
-/usr/bin/python3 - "${models[@]}" <<'PY'
-import struct, sys
-def read(path):
-    outs, stacks, done = {}, {}, False
-    for line in open(path):
-        f = line.split()
-        if f[0] == "out":
-            outs[(f[1], f[2], f[3])] = struct.unpack("<f", bytes.fromhex(f[4])[::-1])[0]
-        elif f[0] == "stack":
-            stacks[f[1]] = int(f[2])
-        elif f[0] == "done":
-            done = f[1] == "0"
-    return outs, stacks, done
-host, _, ok = read("host.txt")
-assert ok and host, "the host run failed"
-failed = False
-for run in ("m4f", "m0plus", "aarch64"):
-    outs, stacks, done = read(run + ".txt")
-    worst = max((abs(outs.get(k, float("nan")) - v) / max(1.0, abs(v)) for k, v in host.items()),
-                default=float("nan"))
-    good = done and set(outs) == set(host) and worst <= 1e-5
-    failed |= not good
-    print(f"{run:8} {'PASS' if good else 'FAIL'}  {len(outs)} outputs, max relative error {worst:.2e}")
-    if stacks:
-        print("         peak stack: " + ", ".join(f"{m} {stacks[m]} B" for m in sys.argv[1:] if m in stacks))
-sys.exit(1 if failed else 0)
-PY
-
-# Flash (text + rodata) and RAM (arena + data + bss) of each model on the Cortex-M4F.
-printf '%-10s %10s %10s %10s\n' model flash arena data+bss
-for m in "${models[@]}"; do
-  read -r text data bss _ < <(arm-none-eabi-size "m4f/$m.o" | tail -1)
-  arena=$(sed -n 's/^constexpr std::size_t kWorkspaceSize = \([0-9]*\);/\1/p' "m4f/$m.h")
-  printf '%-10s %10s %10s %10s\n' "$m" "$text" "$arena" "$((data + bss))"
-done
+# Outputs within 1e-5 (relative to max(1, |host|)) of the host's; every run complete; then the
+# budget table, checked against the committed budgets.
+cat host/figures.txt m4f/figures.txt m0plus/figures.txt aarch64/figures.txt >figures.txt
+/usr/bin/python3 "$here/check_runs.py" figures.txt "$here/budgets.tsv" budgets.tsv

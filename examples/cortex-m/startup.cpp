@@ -12,6 +12,7 @@ int main();
 void exit(int);
 [[noreturn]] void Reset_Handler();
 [[noreturn]] void Fault_Handler();
+void SysTick_Handler();
 }
 
 namespace {
@@ -23,6 +24,9 @@ volatile std::uint32_t& reg(std::uintptr_t address) {
 void default_handler() {}
 
 }  // namespace
+
+// main.cpp counts SysTick wraps to time inferences; without it a tick does nothing.
+extern "C" __attribute__((weak)) void SysTick_Handler() {}
 
 // Semihosting SYS_EXIT with ADP_Stopped_RunTimeErrorUnknown: QEMU exits with status 1.
 extern "C" __attribute__((naked, noreturn)) void Fault_Handler() {
@@ -67,5 +71,5 @@ __attribute__((section(".vectors"), used)) const Handler kVectors[16] = {
     default_handler,  // DebugMonitor
     nullptr,
     default_handler,  // PendSV
-    default_handler,  // SysTick
+    SysTick_Handler,
 };

@@ -7,6 +7,7 @@
 
 #include "codegen/cpp_emitter.h"
 #include "driver/pipeline.h"
+#include "ir/stack_bound.h"
 #include "support/model_builder.h"
 
 using namespace onnxc;
@@ -60,6 +61,7 @@ void check_header_against_ir(ModelBuilder& mb, int64_t max_bytes = kMaxTensorByt
   CHECK(k.at("kLiveBytesLowerBound") ==
         std::vector<uint64_t>{module->memory.live_bytes_lower_bound});
   CHECK(k.at("kWeightsSize") == std::vector<uint64_t>{code.weights.size()});
+  CHECK(k.at("kMaxStackBytes") == std::vector<uint64_t>{max_stack_bytes(*module->target)});
   CHECK(k.at("kNumInputs") == std::vector<uint64_t>{g.inputs.size()});
   CHECK(k.at("kNumOutputs") == std::vector<uint64_t>{g.outputs.size()});
   std::vector<uint64_t> in, out;
@@ -69,9 +71,10 @@ void check_header_against_ir(ModelBuilder& mb, int64_t max_bytes = kMaxTensorByt
   out.push_back(0);
   CHECK(k.at("kInputBytes") == in);
   CHECK(k.at("kOutputBytes") == out);
-  for (const auto& [name, values] : k)
-    for (uint64_t v : values) CHECK(v <= static_cast<uint64_t>(max_bytes));
-  CHECK(k.size() == 8);  // a new size constant belongs in this test
+  for (const auto& [name, values] : k)  // sizes of data; the stack bound is not one
+    if (name != "kMaxStackBytes")
+      for (uint64_t v : values) CHECK(v <= static_cast<uint64_t>(max_bytes));
+  CHECK(k.size() == 9);  // a new size constant belongs in this test
 }
 
 }  // namespace
@@ -107,4 +110,17 @@ TEST_CASE("header constants match the IR under a tight --max-bytes", "[codegen][
   options.max_bytes = 255;  // the 256-byte tensors no longer fit
   CHECK_FALSE(lower_model(mb.write(), options, diag));
   CHECK_THAT(diag.str(), Catch::Contains("needs 256 bytes, more than --max-bytes 255"));
+}
+
+// kMaxStackBytes comes from a table measured per target (ir/stack_bound.h); the qemu_embedded
+// test re-measures it with the target compilers. Every target needs a row, and a bound of at
+// least the kernel-stack limit the target promises for a single kernel frame.
+TEST_CASE("every target has a stack bound of at least one kernel frame", "[codegen][header]") {
+  for (const Target& t : all_targets()) {
+    INFO(t.name);
+    CHECK(max_stack_bytes(t) >= t.max_kernel_stack);
+    CHECK(max_stack_bytes(t) % 256 == 0);
+  }
+  CHECK(max_stack_bytes(*with_max_scratch(*find_target("cortex-m4"), 4096)) ==
+        max_stack_bytes(*find_target("cortex-m4")));
 }

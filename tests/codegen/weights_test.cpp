@@ -20,7 +20,7 @@ TEST_CASE("weights are laid out 64-byte aligned in value order", "[codegen]") {
     Tensor t = Tensor::zeros(DataType::kFloat, {3});
     v->constant = std::make_shared<const Tensor>(t);
   }
-  WeightBlob blob = layout_weights(g, {b, a});
+  WeightBlob blob = layout_weights(g, {b, a}, false);
   CHECK(blob.offsets.at(a) == 0);
   CHECK(blob.offsets.at(b) == 64);
   CHECK(blob.bytes.size() == 64 + 12);

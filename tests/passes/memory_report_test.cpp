@@ -43,19 +43,22 @@ TEST_CASE("memory report: arena, bound, weights and per-tensor storage", "[passe
   INFO(r.diag.str());
   REQUIRE(r.ok);
   std::string text = memory_report(*r.module, false);
-  CHECK(filecheck(text, {"CHECK: arena_bytes 256",
-                         "CHECK-NEXT: live_bytes_lower_bound 256 (arena +0.00%)",
-                         "CHECK-NEXT: weight_bytes 48", "CHECK-NEXT: planner greedy-by-size",
-                         "CHECK-NEXT: views 1", "CHECK-NEXT: in_place 1",
-                         "CHECK: tensors:", "CHECK: 0        256     0..1    r float[64]",
-                         "CHECK-NEXT: 0        256     1..2    n float[64]  in place over r",
-                         "CHECK-NEXT: 0        256     2..3    v float[8x8]  view of n +0",
-                         "CHECK-NEXT: -        256     3..4    y float[8x8]  (output)"}) == "");
+  CHECK(filecheck(
+            text,
+            {"CHECK: arena_bytes 256", "CHECK-NEXT: live_bytes_lower_bound 256 (arena +0.00%)",
+             "CHECK-NEXT: weight_bytes 48",
+             "CHECK-NEXT: max_stack_bytes 4096",  // ir/stack_bound.h, generic
+             "CHECK-NEXT: planner greedy-by-size", "CHECK-NEXT: views 1", "CHECK-NEXT: in_place 1",
+             "CHECK: tensors:", "CHECK: 0        256     0..1    r float[64]",
+             "CHECK-NEXT: 0        256     1..2    n float[64]  in place over r",
+             "CHECK-NEXT: 0        256     2..3    v float[8x8]  view of n +0",
+             "CHECK-NEXT: -        256     3..4    y float[8x8]  (output)"}) == "");
   std::string json = memory_report(*r.module, true);
   CHECK(
       filecheck(json,
                 {"CHECK: \"arena_bytes\": 256,", "CHECK-NEXT: \"live_bytes_lower_bound\": 256,",
-                 "CHECK: \"weight_bytes\": 48,", "CHECK: \"scratch\": [],",
+                 "CHECK: \"weight_bytes\": 48,", "CHECK-NEXT: \"max_stack_bytes\": 4096,",
+                 "CHECK: \"scratch\": [],",
                  "CHECK: {\"name\": \"n\", \"type\": \"float[64]\", \"bytes\": 256, \"offset\": 0, "
                  "\"first\": 1, \"last\": 2, \"storage\": \"in-place\", \"alias_of\": \"r\"},",
                  "CHECK: \"offset\": null,"}) == "");
