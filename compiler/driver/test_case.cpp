@@ -130,34 +130,40 @@ bool add_sequence(const onnx::SequenceProto& seq, std::vector<Tensor>& into, Dat
   return true;
 }
 
+}  // namespace
+
+bool parse_test_value(const std::string& bytes, ValueKind kind, std::vector<Tensor>& into,
+                      DataLayout& layout, std::string* error) {
+  layout = DataLayout{};
+  layout.kind = kind;
+  layout.first = into.size();
+  if (kind == ValueKind::kSequence) {
+    onnx::SequenceProto seq;
+    return parse_exact(bytes, seq) && add_sequence(seq, into, layout, error);
+  }
+  if (kind == ValueKind::kOptional) {
+    onnx::OptionalProto opt;
+    if (!parse_exact(bytes, opt)) return false;
+    if (opt.has_tensor_value()) return add_tensor(opt.tensor_value(), into, error);
+    if (opt.has_sequence_value()) return add_sequence(opt.sequence_value(), into, layout, error);
+    layout.absent = true;
+    layout.count = 0;
+    return true;
+  }
+  onnx::TensorProto proto;
+  return parse_exact(bytes, proto) && add_tensor(proto, into, error);
+}
+
+namespace {
+
 // One file, read as the type the model declares for it (null: a TensorProto).
 bool load_value(const fs::path& file, const onnx::TypeProto* type, std::vector<Tensor>& into,
                 std::vector<DataLayout>& layouts, std::string* error) {
-  const std::string bytes = read_bytes(file);
+  const ValueKind kind = type && type->has_sequence_type()   ? ValueKind::kSequence
+                         : type && type->has_optional_type() ? ValueKind::kOptional
+                                                             : ValueKind::kTensor;
   DataLayout layout;
-  layout.first = into.size();
-  bool ok = false;
-  if (type && type->has_sequence_type()) {
-    onnx::SequenceProto seq;
-    layout.kind = ValueKind::kSequence;
-    ok = parse_exact(bytes, seq) && add_sequence(seq, into, layout, error);
-  } else if (type && type->has_optional_type()) {
-    onnx::OptionalProto opt;
-    layout.kind = ValueKind::kOptional;
-    ok = parse_exact(bytes, opt);
-    if (ok && opt.has_tensor_value()) {
-      ok = add_tensor(opt.tensor_value(), into, error);
-    } else if (ok && opt.has_sequence_value()) {
-      ok = add_sequence(opt.sequence_value(), into, layout, error);
-    } else if (ok) {
-      layout.absent = true;
-      layout.count = 0;
-    }
-  } else {
-    onnx::TensorProto proto;
-    ok = parse_exact(bytes, proto) && add_tensor(proto, into, error);
-  }
-  if (!ok) {
+  if (!parse_test_value(read_bytes(file), kind, into, layout, error)) {
     if (error->empty()) *error = "cannot be parsed as the type the model declares";
     *error = fmt::format("{}: {}", file.filename().string(), *error);
     return false;

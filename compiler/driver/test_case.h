@@ -52,6 +52,13 @@ std::vector<TestCase> discover_test_cases(const std::vector<std::string>& paths,
 // where the model declares a sequence/optional. Fails (unsupported) on maps and strings.
 bool load_case_data(TestCase& tc, std::string* error);
 
+// Decodes the bytes of one input_K.pb / output_K.pb file as `kind` (a TensorProto, a
+// SequenceProto or an OptionalProto), appending its tensors to `into`; false (with `error` set,
+// or empty for a message that does not parse) on anything else. Never trusts the bytes: the
+// fuzz target tests/fuzz/fuzz_test_data.cpp feeds it arbitrary input.
+bool parse_test_value(const std::string& bytes, ValueKind kind, std::vector<Tensor>& into,
+                      DataLayout& layout, std::string* error);
+
 // light/ cases ship no inputs: each graph input gets arange(n) / n as float32.
 void synthesize_light_inputs(TestCase& tc, const Graph& graph);
 
