@@ -76,7 +76,7 @@ struct ConvState : OpState {
   const ConvKernel* kernel = &kConvRef;
   Epilogue epilogue{};                     // fused by a pass (Conv only)
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; emitted instead of kernel
-  bool small_tiles = false;  // a microcontroller target: only the 4x4 scalar tiles fit its stack
+  bool small_tiles = false;  // a microcontroller target: only the 4x8 scalar tiles fit its stack
 };
 
 // Conv's types: float16, float, double; bfloat16 from opset 22.
@@ -240,8 +240,8 @@ class ConvOp final : public ConvLikeOp {
 
   // The float GEMM and depthwise kernels have variants (onnxc/variants.h): families "conv" and
   // "dwconv"; a "3x3" depthwise variant takes only the shapes f32_dwconv_3x3_applies() accepts.
-  // The "4x4" GEMM tiles are for microcontrollers (no vector unit; a spilled 6x16 tile alone
-  // would take 384 bytes of their 256-byte kernel stack), and only for them.
+  // The "4x8" GEMM tiles (scalar accumulators) are for microcontrollers (no vector unit; a spilled
+  // 6x16 tile alone would take 384 bytes of their 256-byte kernel stack), and only for them.
   std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
     const auto& s = node.state_as<ConvState>();
     if (s.kernel != &kConvGemm && s.kernel != &kConvDepthwise) return {};
@@ -249,7 +249,7 @@ class ConvOp final : public ConvLikeOp {
     for (const KernelVariant* v :
          kernel_variants("f32", s.kernel == &kConvDepthwise ? "dwconv" : "conv"))
       if ((v->tile != "3x3" || f32_dwconv_3x3_applies(s.p)) &&
-          (v->op != "conv" || (v->tile == "4x4") == s.small_tiles))
+          (v->op != "conv" || (v->tile == "4x8") == s.small_tiles))
         out.push_back(v);
     return out;
   }

@@ -16,7 +16,7 @@
 //   f32_conv_8x32__avx512f   the convolution GEMM with 8 x 32 tiles (16 of AVX-512's 32 vector
 //                            registers); portable code, fastest where AVX-512 is available.
 //   f32_conv_6x16__scalar    the convolution GEMM with 6 x 16 tiles, portable.
-//   f32_conv_4x4__scalar     the convolution GEMM with 4 x 4 tiles of scalar accumulators, for
+//   f32_conv_4x8__scalar     the convolution GEMM with 4 x 8 tiles of scalar accumulators, for
 //                            microcontrollers (no vector unit, a small kernel stack).
 // The GEMM variants take conv_gemm_scratch_bytes(p), the depthwise one conv_dw_scratch_bytes(p).
 // No heap; stack below 1 KiB.
@@ -65,14 +65,14 @@ inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const flo
                                   const float* b, float* y, void* scratch) {
   f32_conv_6x16__gemm(p, x, w, b, y, scratch);
 }
-inline void f32_conv_4x4__scalar(const ConvParams& p, const float* x, const float* w,
+inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const float* w,
                                  const float* b, float* y, void* scratch, const Epilogue& e,
                                  const float* residual) {
-  f32_conv_4x4__gemm(p, x, w, b, y, scratch, e, residual);
+  f32_conv_4x8__gemm(p, x, w, b, y, scratch, e, residual);
 }
-inline void f32_conv_4x4__scalar(const ConvParams& p, const float* x, const float* w,
+inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const float* w,
                                  const float* b, float* y, void* scratch) {
-  f32_conv_4x4__gemm(p, x, w, b, y, scratch);
+  f32_conv_4x8__gemm(p, x, w, b, y, scratch);
 }
 
 // ---- depthwise 3x3 -----------------------------------------------------------------------------

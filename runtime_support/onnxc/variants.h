@@ -27,7 +27,7 @@
   /* any other float convolution, as a GEMM */              \
   X(f32, conv, 8x32, avx512f, "conv_variants.h")            \
   X(f32, conv, 6x16, scalar, "conv_variants.h")             \
-  X(f32, conv, 4x4, scalar, "conv_variants.h")              \
+  X(f32, conv, 4x8, scalar, "conv_variants.h")              \
   /* float GEMM with B (weights) packed at compile time */  \
   X(f32, gemm_packed, 8x32, avx512f, "gemm.h")              \
   X(f32, gemm_packed, 4x16, scalar, "gemm.h")               \

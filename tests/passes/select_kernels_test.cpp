@@ -62,7 +62,7 @@ TEST_CASE("select-kernels picks the best variant each target allows", "[passes][
                         Case{"x86-64-v3", "f32_dwconv_3x3__avx2_fma", "f32_conv_6x16__scalar"},
                         Case{"x86-64-v4", "f32_dwconv_3x3__avx512f", "f32_conv_8x32__avx512f"},
                         Case{"aarch64", "f32_dwconv_3x3__neonfma", "f32_conv_6x16__scalar"},
-                        Case{"cortex-m4", "f32_dwconv_any__scalar", "f32_conv_4x4__scalar"}}) {
+                        Case{"cortex-m4", "f32_dwconv_any__scalar", "f32_conv_4x8__scalar"}}) {
     for (int64_t stride : {1, 2}) {
       ModelBuilder mb = dw_model(stride);
       const Selected s = select(mb, c.target);

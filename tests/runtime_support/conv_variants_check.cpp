@@ -43,7 +43,7 @@ struct Compiled {
   { #fn, fn, fn }
 const Compiled kCompiled[] = {
     ONNXC_COMPILED(f32_dwconv_any__scalar),   ONNXC_COMPILED(f32_conv_8x32__avx512f),
-    ONNXC_COMPILED(f32_conv_6x16__scalar),    ONNXC_COMPILED(f32_conv_4x4__scalar),
+    ONNXC_COMPILED(f32_conv_6x16__scalar),    ONNXC_COMPILED(f32_conv_4x8__scalar),
 #if defined(__AVX512F__)
     ONNXC_COMPILED(f32_dwconv_3x3__avx512f),
 #endif
