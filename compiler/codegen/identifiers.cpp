@@ -256,9 +256,17 @@ std::string sanitize_identifier(std::string_view name) {
 
 std::string IdentifierTable::unique(std::string_view name) {
   const std::string base = sanitize_identifier(name);
+  const char* sep = base.back() == '_' ? "" : "_";
+  auto free = [&](const std::string& id) {
+    return !taken_.count(id) && !is_reserved_identifier(id);
+  };
   std::string id = base;
-  for (int k = 2; taken_.count(id) || is_reserved_identifier(id); ++k)
-    id = fmt::format("{}{}{}", base, base.back() == '_' ? "" : "_", k);
+  // base_2, base_3, ...; where those read as C macros ("INT_2", "SIZE_3": every one of them for
+  // an upper-case base like INT), base_v2, base_v3, ..., which never do.
+  for (int k = 2; !free(id); ++k) {
+    id = fmt::format("{}{}{}", base, sep, k);
+    if (!free(id)) id = fmt::format("{}{}v{}", base, sep, k);
+  }
   taken_.insert(id);
   return id;
 }
