@@ -63,6 +63,9 @@ struct TestArgs {
   bool keep = false, verbose = false;
   std::vector<std::string> disable_passes;  // --disable-pass: e.g. conformance without views
   bool partial = false;  // --partial: listed cases that were not run are not regressions
+  // --fpu: compile as for --target with this FPU instead ("single": float kernels accumulate in
+  // float, as on a Cortex-M4F), still built and run on this machine. Empty: the target's own.
+  std::string fpu;
 };
 int run_test(const TestArgs& args);
 

@@ -101,6 +101,10 @@ int run_main(int argc, char** argv) {
                   "Skip a pass of the pipeline (see --list-passes)");
   tst->add_flag("--partial", test.partial,
                 "With --expect: a subset run; listed cases that were not run are not regressions");
+  tst->add_option("--fpu", test.fpu,
+                  "Compile as if the target's FPU were this one (single: float kernels accumulate "
+                  "in float, as on cortex-m4), and still run on this machine")
+      ->check(CLI::IsMember({"double", "single", "none"}));
 
   BenchArgs bench;
   auto* bch = app.add_subcommand("bench", "Compile with -O3 for --target and time inference");

@@ -146,6 +146,13 @@ class TestRunner {
       return kExitUsage;
     }
     target_ = target_options.target;
+    if (!args_.fpu.empty()) {  // the compiler's FPU-driven decisions, checked on the host
+      fpu_target_ = *target_;
+      fpu_target_.fpu = args_.fpu == "double"   ? Fpu::kDouble
+                        : args_.fpu == "single" ? Fpu::kSingle
+                                                : Fpu::kNone;
+      target_ = &fpu_target_;
+    }
     cases_ = discover_test_cases(args_.cases, args_.filter, &error);
     if (!error.empty()) {
       std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
@@ -466,6 +473,7 @@ class TestRunner {
   std::string cxx_;
   fs::path cache_, work_;
   const Target* target_ = &default_target();
+  Target fpu_target_{};  // --fpu: a copy of the target with another FPU
   std::vector<TestCase> cases_;
   std::vector<CaseResult> results_;
   std::vector<Prepared> prepared_;

@@ -90,7 +90,7 @@ class RoiAlignOp final : public OpHandler {
         "/*width=*/{}, /*batch=*/{}, /*out_h=*/{}, /*out_w=*/{}, /*sampling_ratio=*/{}, "
         "/*spatial_scale=*/{}, /*half_pixel=*/{}, /*max_mode=*/{}}};",
         p.rois, p.channels, p.height, p.width, p.batch, p.out_h, p.out_w, p.sampling_ratio,
-        cpp_double(p.spatial_scale), p.half_pixel, p.max_mode);
+        cpp_float(p.spatial_scale), p.half_pixel, p.max_mode);
     const HalfNames n = emit_widen(ctx, s.half);
     ctx.line("onnxc::roi_align_ref(p, {}, {}, {}, {});", n.in(0), n.in(1), ctx.in(2), n.out(0));
     emit_narrow(ctx, s.half, n);

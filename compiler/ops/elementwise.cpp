@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/accum.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
@@ -155,7 +156,15 @@ enum class ShapeRule { kMultidirectional, kPRelu };
 
 struct BinaryState : OpState {
   BroadcastParams params;
+  bool float_accum = false;  // ops/accum.h: print the functor's float form
 };
+
+// Functors with a float-precision form of their float math (binary.h: PowIn<C>), printed instead
+// of the functor on targets whose float kernels compute in float (ops/accum.h).
+template <typename F>
+constexpr const char* kFloatForm = nullptr;
+template <>
+constexpr const char* kFloatForm<Pow> = "PowIn<float>";
 
 // y = F(a, b) with broadcasting. kTypesB != 0: b may have another type, from that set (Pow).
 template <typename F, unsigned kTypes, BinaryOut kOut = BinaryOut::kSameAsA, unsigned kTypesB = 0>
@@ -181,7 +190,9 @@ class BinaryOp final : public OpHandler {
       return ctx.fail("shapes {} and {} do not broadcast", shape_str(a->shape),
                       shape_str(b->shape));
     if (!check_rank(ctx, out)) return false;
-    ctx.make_state<BinaryState>().params = make_broadcast_params(out, a->shape, b_shape);
+    auto& s = ctx.make_state<BinaryState>();
+    s.params = make_broadcast_params(out, a->shape, b_shape);
+    s.float_accum = kFloatForm<F> && float_accumulates(ctx.target());
     ctx.set_output(0, kOut == BinaryOut::kBool ? DataType::kBool : a->dtype, out);
     return true;
   }
@@ -205,9 +216,10 @@ class BinaryOp final : public OpHandler {
   AliasInfo alias(const Node&) const override { return {AliasKind::kInPlace, 0}; }
   void emit(EmitContext& ctx) const override {
     ctx.include("onnxc/binary.h");
-    ctx.line("{}", broadcast_params_decl(ctx.node().state_as<BinaryState>().params));
+    const auto& s = ctx.node().state_as<BinaryState>();
+    ctx.line("{}", broadcast_params_decl(s.params));
     ctx.line("onnxc::binary_ref(p, {}, {}, {}, onnxc::{}{{}});", ctx.in(0), ctx.in(1), ctx.out(0),
-             cpp_);
+             s.float_accum ? kFloatForm<F> : cpp_);
   }
 
  private:

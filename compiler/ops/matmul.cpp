@@ -53,8 +53,8 @@ std::string gemm_params_literal(const GemmParams& p) {
   return fmt::format(
       "{{/*m=*/{}, /*n=*/{}, /*k=*/{}, /*trans_a=*/{}, /*trans_b=*/{}, /*lda=*/{}, /*ldb=*/{}, "
       "/*ldy=*/{}, /*alpha=*/{}, /*beta=*/{}, /*c_row_stride=*/{}, /*c_col_stride=*/{}}}",
-      p.m, p.n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldy, cpp_double(p.alpha),
-      cpp_double(p.beta), p.c_row_stride, p.c_col_stride);
+      p.m, p.n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldy, cpp_float(p.alpha),
+      cpp_float(p.beta), p.c_row_stride, p.c_col_stride);
 }
 
 std::string matmul_params_literal(const MatMulParams& p) {

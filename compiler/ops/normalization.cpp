@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/accum.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/half_compute.h"
@@ -53,6 +54,7 @@ bool check_param(InferContext& ctx, size_t i, const char* name, int64_t numel, b
 struct BatchNormState : OpState {
   BatchNormParams p{};
   bool training = false;
+  bool float_accum = false;  // ops/accum.h
   HalfPlan half;
 };
 
@@ -66,6 +68,7 @@ class BatchNormOp final : public OpHandler {
     if (xs.size() < (opset >= 9 ? 1u : 2u))
       return ctx.fail("X must have rank >= {}, has {}", opset >= 9 ? 1 : 2, xs.size());
     auto& s = ctx.make_state<BatchNormState>();
+    s.float_accum = float_accumulates(ctx.target());
     BatchNormParams& p = s.p;
     p.batch = xs[0];
     p.channels = xs.size() > 1 ? xs[1] : 1;
@@ -115,13 +118,13 @@ class BatchNormOp final : public OpHandler {
                       {"channels", fmt::format("{}", p.channels)},
                       {"spatial", fmt::format("{}", p.spatial)},
                       {"per_element", fmt::format("{}", p.per_element)},
-                      {"epsilon", cpp_double(p.epsilon)},
-                      {"momentum", cpp_double(p.momentum)}}));
+                      {"epsilon", cpp_float(p.epsilon)},
+                      {"momentum", cpp_float(p.momentum)}}));
     const HalfNames n = emit_widen(ctx, s.half);
     const std::string args = fmt::format("p, {}, {}, {}, {}, {}, {}", n.in(0), n.in(1), n.in(2),
                                          n.in(3), n.in(4), n.out(0));
     if (!s.training) {
-      ctx.line("onnxc::batch_norm_ref({});", args);
+      ctx.line("onnxc::batch_norm_ref({}{});", args, accum_arg(s.float_accum));
       emit_narrow(ctx, s.half, n);
       return;
     }
@@ -129,7 +132,8 @@ class BatchNormOp final : public OpHandler {
     auto out = [&](size_t i) {
       return ctx.output(i) ? n.out(i) : fmt::format("static_cast<{}*>(nullptr)", ts);
     };
-    ctx.line("onnxc::batch_norm_training_ref({}, {}, {});", args, out(1), out(2));
+    ctx.line("onnxc::batch_norm_training_ref({}, {}, {}{});", args, out(1), out(2),
+             accum_arg(s.float_accum));
     emit_narrow(ctx, s.half, n);
   }
 };
@@ -138,6 +142,7 @@ class BatchNormOp final : public OpHandler {
 
 struct LayerNormState : OpState {
   LayerNormParams p{};
+  bool float_accum = false;  // ops/accum.h
   HalfPlan half;
 };
 
@@ -157,6 +162,7 @@ class LayerNormOp final : public OpHandler {
     int64_t axis = ctx.attr_int("axis", -1);
     if (!ctx.normalize_axis(axis, rank)) return false;
     auto& s = ctx.make_state<LayerNormState>();
+    s.float_accum = float_accumulates(ctx.target());
     LayerNormParams& p = s.p;
     p.epsilon = ctx.attr_float("epsilon", 1e-5f);
     const auto a = static_cast<size_t>(axis);
@@ -205,7 +211,7 @@ class LayerNormOp final : public OpHandler {
     ctx.line("static constexpr onnxc::LayerNormParams p = {};",
              labeled({{"rows", fmt::format("{}", p.rows)},
                       {"size", fmt::format("{}", p.size)},
-                      {"epsilon", cpp_double(p.epsilon)},
+                      {"epsilon", cpp_float(p.epsilon)},
                       {"norm_rank", fmt::format("{}", p.norm_rank)},
                       {"norm_dims", arr(p.norm_dims)},
                       {"scale_strides", arr(p.scale_strides)},
@@ -220,14 +226,14 @@ class LayerNormOp final : public OpHandler {
     };
     const bool f32 = ctx.input(0)->dtype != DataType::kDouble;
     if (kRms) {
-      ctx.line("onnxc::{}(p, {}, {}, {});", f32 ? "f32_rms_norm__lanes" : "rms_norm_ref", n.in(0),
-               n.in(1), n.out(0));
+      ctx.line("onnxc::{}(p, {}, {}, {}{});", f32 ? "f32_rms_norm__lanes" : "rms_norm_ref", n.in(0),
+               n.in(1), n.out(0), accum_arg(s.float_accum));
     } else {
-      ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, {});",
+      ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, {}{});",
                f32 ? "f32_layer_norm__lanes" : "layer_norm_ref", n.in(0), n.in(1),
                typed(ctx.input(2) != nullptr, n.in(2), t, true), n.out(0),
                typed(ctx.output(1) != nullptr, n.out(1), "float", false),
-               typed(ctx.output(2) != nullptr, n.out(2), "float", false));
+               typed(ctx.output(2) != nullptr, n.out(2), "float", false), accum_arg(s.float_accum));
     }
     emit_narrow(ctx, s.half, n);
   }
@@ -237,6 +243,7 @@ class LayerNormOp final : public OpHandler {
 
 struct GroupNormState : OpState {
   GroupNormParams p{};
+  bool float_accum = false;  // ops/accum.h
   HalfPlan half;
 };
 
@@ -250,6 +257,7 @@ class GroupNormOp final : public OpHandler {
     const Shape& xs = x->shape;
     if (xs.size() < 2) return ctx.fail("X must have rank >= 2 (N, C, ...), has {}", xs.size());
     auto& s = ctx.make_state<GroupNormState>();
+    s.float_accum = float_accumulates(ctx.target());
     GroupNormParams& p = s.p;
     p.batch = xs[0];
     p.channels = xs[1];
@@ -284,9 +292,10 @@ class GroupNormOp final : public OpHandler {
                       {"groups", fmt::format("{}", p.groups)},
                       {"spatial", fmt::format("{}", p.spatial)},
                       {"affine_per_group", fmt::format("{}", p.affine_per_group)},
-                      {"epsilon", cpp_double(p.epsilon)}}));
+                      {"epsilon", cpp_float(p.epsilon)}}));
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::group_norm_ref(p, {}, {}, {}, {});", n.in(0), n.in(1), n.in(2), n.out(0));
+    ctx.line("onnxc::group_norm_ref(p, {}, {}, {}, {}{});", n.in(0), n.in(1), n.in(2), n.out(0),
+             accum_arg(s.float_accum));
     emit_narrow(ctx, s.half, n);
   }
 };
@@ -295,6 +304,7 @@ class GroupNormOp final : public OpHandler {
 
 struct LpNormState : OpState {
   int64_t outer = 1, axis = 1, inner = 1, p = 2;
+  bool float_accum = false;  // ops/accum.h
   HalfPlan half;
 };
 
@@ -308,6 +318,7 @@ class LpNormOp final : public OpHandler {
     int64_t axis = ctx.attr_int("axis", -1);
     if (!ctx.normalize_axis(axis, rank)) return false;
     auto& s = ctx.make_state<LpNormState>();
+    s.float_accum = float_accumulates(ctx.target());
     s.p = ctx.attr_int("p", 2);
     if (s.p != 1 && s.p != 2) return ctx.fail("p must be 1 or 2, is {}", s.p);
     const auto a = static_cast<size_t>(axis);
@@ -322,8 +333,8 @@ class LpNormOp final : public OpHandler {
     const auto& s = ctx.node().state_as<LpNormState>();
     ctx.include("onnxc/normalization.h");
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::lp_norm_ref({}, {}, /*outer=*/{}, /*axis=*/{}, /*inner=*/{}, /*p=*/{});",
-             n.in(0), n.out(0), s.outer, s.axis, s.inner, s.p);
+    ctx.line("onnxc::lp_norm_ref({}, {}, /*outer=*/{}, /*axis=*/{}, /*inner=*/{}, /*p=*/{}{});",
+             n.in(0), n.out(0), s.outer, s.axis, s.inner, s.p, accum_arg(s.float_accum));
     emit_narrow(ctx, s.half, n);
   }
 };
@@ -332,6 +343,7 @@ class LpNormOp final : public OpHandler {
 
 struct MvnState : OpState {
   ReduceParams p{};
+  bool float_accum = false;  // ops/accum.h
   HalfPlan half;
 };
 
@@ -351,6 +363,7 @@ class MvnOp final : public OpHandler {
       reduced[static_cast<size_t>(axis)] = true;
     }
     auto& s = ctx.make_state<MvnState>();
+    s.float_accum = float_accumulates(ctx.target());
     s.p = reduce_params_for(x->shape, reduced);
     ctx.set_output(0, x->dtype, x->shape);
     s.half = plan_half(ctx, {0}, {0});
@@ -361,7 +374,8 @@ class MvnOp final : public OpHandler {
     ctx.include("onnxc/normalization.h");
     ctx.line("static constexpr onnxc::ReduceParams p = {};", reduce_params_literal(s.p));
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::mean_variance_norm_ref(p, {}, {});", n.in(0), n.out(0));
+    ctx.line("onnxc::mean_variance_norm_ref(p, {}, {}{});", n.in(0), n.out(0),
+             accum_arg(s.float_accum));
     emit_narrow(ctx, s.half, n);
   }
 };
@@ -370,6 +384,7 @@ class MvnOp final : public OpHandler {
 
 struct LrnState : OpState {
   LrnParams p{};
+  bool float_accum = false;  // ops/accum.h
   HalfPlan half;
 };
 
@@ -382,6 +397,7 @@ class LrnOp final : public OpHandler {
     if (xs.size() < 2) return ctx.fail("X must have rank >= 2 (N, C, ...), has {}", xs.size());
     if (!ctx.has_attr("size")) return ctx.fail("attribute size is required");
     auto& s = ctx.make_state<LrnState>();
+    s.float_accum = float_accumulates(ctx.target());
     LrnParams& p = s.p;
     p.size = ctx.attr_int("size", 1);
     if (p.size < 1) return ctx.fail("size must be positive, is {}", p.size);
@@ -404,11 +420,11 @@ class LrnOp final : public OpHandler {
                       {"channels", fmt::format("{}", p.channels)},
                       {"spatial", fmt::format("{}", p.spatial)},
                       {"size", fmt::format("{}", p.size)},
-                      {"alpha", cpp_double(p.alpha)},
-                      {"beta", cpp_double(p.beta)},
-                      {"bias", cpp_double(p.bias)}}));
+                      {"alpha", cpp_float(p.alpha)},
+                      {"beta", cpp_float(p.beta)},
+                      {"bias", cpp_float(p.bias)}}));
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::lrn_ref(p, {}, {});", n.in(0), n.out(0));
+    ctx.line("onnxc::lrn_ref(p, {}, {}{});", n.in(0), n.out(0), accum_arg(s.float_accum));
     emit_narrow(ctx, s.half, n);
   }
 };

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ops/accum.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
 #include "ops/spatial.h"
@@ -51,9 +52,9 @@ bool check_input(InferContext& ctx, int int8_since, bool any_rank) {
 }
 
 // p: a float attribute before `int_since`, an int from it; must be positive.
-bool read_p(InferContext& ctx, int int_since, double& p) {
-  p = ctx.opset() >= int_since ? static_cast<double>(ctx.attr_int("p", 2))
-                               : static_cast<double>(ctx.attr_float("p", 2.0f));
+bool read_p(InferContext& ctx, int int_since, float& p) {
+  p = ctx.opset() >= int_since ? static_cast<float>(ctx.attr_int("p", 2))
+                               : ctx.attr_float("p", 2.0f);
   if (!(p > 0)) return ctx.fail("p must be positive, is {}", p);
   return true;
 }
@@ -75,7 +76,8 @@ void to3(const std::vector<int64_t>& v, int64_t fill, index_t* out) {
 
 struct PoolState : OpState {
   PoolParams p{};
-  bool fast = false;  // f32_maxpool__generic instead of the reference
+  bool fast = false;         // f32_maxpool__generic instead of the reference
+  bool float_accum = false;  // ops/accum.h
 };
 
 class PoolOp final : public OpHandler {
@@ -114,8 +116,9 @@ class PoolOp final : public OpHandler {
     to3(g.dilation, 1, p.dilation), to3(g.pad_begin, 0, p.pad), to3(g.pad_end, 0, p.pad_end);
     p.count_include_pad = count_include_pad != 0;
     p.storage_order = static_cast<int>(storage_order);
-    p.p = 2.0;
+    p.p = 2.0f;
     if (kind_ == PoolKind::kLp && !read_p(ctx, v_.int_p, p.p)) return false;
+    s.float_accum = float_accumulates(ctx.target());
     s.fast =
         kind_ == PoolKind::kMax && ctx.input(0)->dtype == DataType::kFloat && !ctx.has_output(1);
     Shape out = {xs[0], xs[1]};
@@ -159,16 +162,16 @@ class PoolOp final : public OpHandler {
                       {"pad_end", arr3(p.pad_end)},
                       {"count_include_pad", fmt::format("{}", p.count_include_pad)},
                       {"storage_order", fmt::format("{}", p.storage_order)},
-                      {"p", cpp_double(p.p)}}));
+                      {"p", cpp_float(p.p)}}));
     const char* type = dtype_cpp(ctx.input(0)->dtype);
     if (s.fast)
       ctx.line("onnxc::f32_maxpool__generic(p, {}, {}, nullptr);", ctx.in(0), ctx.out(0));
     else if (kind_ == PoolKind::kMax)
       ctx.line("onnxc::maxpool_ref<{}>(p, {}, {}, {});", type, ctx.in(0), ctx.out(0), ctx.out(1));
     else
-      ctx.line("onnxc::{}<{}>(p, {}, {});",
+      ctx.line("onnxc::{}<{}>(p, {}, {}{});",
                kind_ == PoolKind::kAverage ? "avgpool_ref" : "lppool_ref", type, ctx.in(0),
-               ctx.out(0));
+               ctx.out(0), accum_arg(s.float_accum));
   }
 
  private:
@@ -187,7 +190,8 @@ class PoolOp final : public OpHandler {
 // ---- global pools ------------------------------------------------------------------------------
 
 struct GlobalPoolState : OpState {
-  double p = 2.0;
+  float p = 2.0f;
+  bool float_accum = false;  // ops/accum.h
 };
 
 class GlobalPoolOp final : public OpHandler {
@@ -198,6 +202,7 @@ class GlobalPoolOp final : public OpHandler {
     if (!ctx.check_arity(1, 1, 1, 1) || !check_input(ctx, 0, true)) return false;
     auto& s = ctx.make_state<GlobalPoolState>();
     if (kind_ == PoolKind::kLp && !read_p(ctx, 2, s.p)) return false;
+    s.float_accum = float_accumulates(ctx.target());
     const Shape& xs = ctx.input(0)->shape;
     Shape out(xs.size(), 1);
     out[0] = xs[0], out[1] = xs[1];
@@ -210,7 +215,7 @@ class GlobalPoolOp final : public OpHandler {
     const Shape& xs = in[0]->shape;
     const index_t channels = xs[0] * xs[1],
                   spatial = shape_numel(xs) / std::max<int64_t>(channels, 1);
-    const double p = node.state_as<GlobalPoolState>().p;
+    const float p = node.state_as<GlobalPoolState>().p;
     return visit_dtype<kPoolTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_integral_v<T>) {
@@ -232,18 +237,19 @@ class GlobalPoolOp final : public OpHandler {
     const int64_t channels = xs[0] * xs[1];
     const int64_t spatial = shape_numel(xs) / std::max<int64_t>(channels, 1);
     const char* type = dtype_cpp(ctx.input(0)->dtype);
+    const auto& s = ctx.node().state_as<GlobalPoolState>();
+    const std::string accum = kind_ == PoolKind::kMax ? "" : accum_arg(s.float_accum);
     ctx.include("onnxc/pool.h");
     if (kind_ == PoolKind::kLp)
-      ctx.line("onnxc::global_lppool_ref<{}>({}, {}, /*channels=*/{}, /*spatial=*/{}, /*p=*/{});",
-               type, ctx.in(0), ctx.out(0), channels, spatial,
-               cpp_double(ctx.node().state_as<GlobalPoolState>().p));
+      ctx.line("onnxc::global_lppool_ref<{}>({}, {}, /*channels=*/{}, /*spatial=*/{}, /*p=*/{}{});",
+               type, ctx.in(0), ctx.out(0), channels, spatial, cpp_float(s.p), accum);
     else if (kind_ == PoolKind::kAverage && ctx.input(0)->dtype == DataType::kFloat)
-      ctx.line("onnxc::f32_global_avgpool__generic({}, {}, /*channels=*/{}, /*spatial=*/{});",
-               ctx.in(0), ctx.out(0), channels, spatial);
+      ctx.line("onnxc::f32_global_avgpool__generic({}, {}, /*channels=*/{}, /*spatial=*/{}{});",
+               ctx.in(0), ctx.out(0), channels, spatial, accum);
     else
-      ctx.line("onnxc::{}<{}>({}, {}, /*channels=*/{}, /*spatial=*/{});",
+      ctx.line("onnxc::{}<{}>({}, {}, /*channels=*/{}, /*spatial=*/{}{});",
                kind_ == PoolKind::kMax ? "global_maxpool_ref" : "global_avgpool_ref", type,
-               ctx.in(0), ctx.out(0), channels, spatial);
+               ctx.in(0), ctx.out(0), channels, spatial, accum);
   }
 
  private:

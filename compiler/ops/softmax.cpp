@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "ops/accum.h"
 #include "ops/dispatch.h"
 #include "ops/half_compute.h"
 #include "ops/registry.h"
@@ -104,6 +105,7 @@ struct LossState : OpState {
   NllParams p{};
   HalfPlan half;
   int64_t log_prob_offset = -1;  // scratch offset of the log-probabilities when not an output
+  bool float_accum = false;      // ops/accum.h
 };
 
 // kSoftmax: SoftmaxCrossEntropyLoss (log_softmax first, optional log_prob output).
@@ -134,6 +136,7 @@ class LossOp final : public OpHandler {
       return ctx.fail("weight must be {}[{}], is {}[{}]", dtype_name(t), xs[1],
                       dtype_name(weight->dtype), shape_str(weight->shape));
     auto& s = ctx.make_state<LossState>();
+    s.float_accum = float_accumulates(ctx.target());
     NllParams& p = s.p;
     p.batch = xs[0];
     p.classes = xs[1];
@@ -175,7 +178,8 @@ class LossOp final : public OpHandler {
     const std::string weight =
         ctx.input(2) ? n.in(2) : fmt::format("static_cast<const {}*>(nullptr)", t);
     if (!kSoftmax) {
-      ctx.line("onnxc::nll_loss_ref(p, {}, {}, {}, {});", n.in(0), n.in(1), weight, n.out(0));
+      ctx.line("onnxc::nll_loss_ref(p, {}, {}, {}, {}{});", n.in(0), n.in(1), weight, n.out(0),
+               accum_arg(s.float_accum));
     } else {
       std::string log_prob = n.out(1);
       if (s.log_prob_offset >= 0) {
@@ -183,8 +187,8 @@ class LossOp final : public OpHandler {
         ctx.line("{0}* const log_prob = static_cast<{0}*>(static_cast<void*>({1} + {2}));", t,
                  ctx.scratch(), s.log_prob_offset);
       }
-      ctx.line("onnxc::softmax_cross_entropy_ref(p, {}, {}, {}, {}, {});", n.in(0), n.in(1), weight,
-               n.out(0), log_prob);
+      ctx.line("onnxc::softmax_cross_entropy_ref(p, {}, {}, {}, {}, {}{});", n.in(0), n.in(1),
+               weight, n.out(0), log_prob, accum_arg(s.float_accum));
     }
     emit_narrow(ctx, s.half, n);
   }

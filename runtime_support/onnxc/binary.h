@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "onnxc/accum.h"
 #include "onnxc/base.h"
 #include "onnxc/unary.h"
 
@@ -160,8 +161,10 @@ struct Div {
 
 // numpy.power then a cast to the base type. Integer powers wrap around; a
 // negative integer exponent gives the truncated real result (0 unless the
-// base is 1 or -1).
-struct Pow {
+// base is 1 or -1). Float powers are computed in accum_t<A, C> (onnxc/accum.h): double, or float
+// on targets without double-precision hardware (PowIn<float>).
+template <typename C>
+struct PowIn {
   template <typename A, typename B>
   A operator()(A a, B b) const {
     if constexpr (kIsInt<A> && kIsInt<B>) {
@@ -181,10 +184,12 @@ struct Pow {
       }
       return static_cast<A>(result);
     } else {
-      return static_cast<A>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      using P = accum_t<A, C>;
+      return static_cast<A>(std::pow(static_cast<P>(a), static_cast<P>(b)));
     }
   }
 };
+using Pow = PowIn<double>;
 
 // Mod: kFmod=0 takes the divisor's sign (numpy.mod, integers only), kFmod=1
 // the dividend's (C fmod). x mod 0 gives 0 for integers, as numpy.

@@ -691,7 +691,7 @@ inline void f32_conv_transpose__gemm(const ConvParams& p, const float* x, const 
       const float* xg = x + (n * p.c_in + g * cin_g) * in_size;
       for (index_t p0 = 0; p0 < in_size; p0 += p.tile) {
         const index_t nc = in_size - p0 < p.tile ? in_size - p0 : p.tile;
-        const GemmParams gp = {rows, nc, cin_g, 1, 0, rows, in_size, nc, 1.0, 0.0, 0, 0};
+        const GemmParams gp = {rows, nc, cin_g, 1, 0, rows, in_size, nc, 1.0f, 0.0f, 0, 0};
         gemm<float>(gp, w + g * cin_g * rows, xg + p0, static_cast<const float*>(nullptr), cols,
                     ws);
         for (index_t r = 0; r < rows; ++r) {

@@ -67,7 +67,7 @@ struct GemmParams {
   index_t m, n, k;
   int trans_a, trans_b;
   index_t lda, ldb, ldy;  // row strides of A and B as stored, and of Y
-  double alpha, beta;
+  float alpha, beta;      // float attributes: float kernels read them without double math
   index_t c_row_stride, c_col_stride;  // C's strides; beta is ignored when C is null
 };
 
@@ -167,22 +167,23 @@ using Acc = std::conditional_t<std::is_integral_v<T>, std::uint64_t, T>;
 
 // alpha * acc + beta * c, in T for floats; for integers exact when alpha and beta are 1.
 template <typename T>
-inline T combine(Acc<T> acc, const T* c, double alpha, double beta) {
+inline T combine(Acc<T> acc, const T* c, float alpha, float beta) {
   if constexpr (std::is_integral_v<T>) {
     std::uint64_t v = acc;
-    if (alpha != 1.0)
+    if (alpha != 1.0f)
       v = static_cast<std::uint64_t>(
-          static_cast<T>(alpha * static_cast<double>(static_cast<T>(v))));
+          static_cast<T>(static_cast<double>(alpha) * static_cast<double>(static_cast<T>(v))));
     if (c) {
-      if (beta == 1.0)
+      if (beta == 1.0f)
         v += static_cast<std::uint64_t>(*c);
       else
-        v = static_cast<std::uint64_t>(static_cast<T>(static_cast<double>(static_cast<T>(v)) +
-                                                      beta * static_cast<double>(*c)));
+        v = static_cast<std::uint64_t>(
+            static_cast<T>(static_cast<double>(static_cast<T>(v)) +
+                           static_cast<double>(beta) * static_cast<double>(*c)));
     }
     return static_cast<T>(v);
   } else {
-    T v = alpha == 1.0 ? acc : static_cast<T>(alpha) * acc;
+    T v = alpha == 1.0f ? acc : static_cast<T>(alpha) * acc;
     if (c) v += static_cast<T>(beta) * *c;
     return v;
   }
@@ -353,7 +354,7 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
   const index_t kc_max = ws_depth < KC ? ws_depth : KC;
   if (packs_panels(p) && kc_max < 1) return gemm_ref(p, a, b, c, y, e ? *e : Epilogue{}, residual);
   // Y = beta * C (or 0) first; the k blocks then accumulate into it.
-  const float beta = static_cast<float>(p.beta), alpha = static_cast<float>(p.alpha);
+  const float beta = p.beta, alpha = p.alpha;
   for (index_t i = 0; i < p.m; ++i) {
     float* yi = y + i * p.ldy;
     if (c) {
@@ -378,7 +379,7 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
   const index_t b_ks = p.trans_b ? 1 : p.ldb;
   if (p.n == 1 && !p.trans_a && (b_ks == 1 || p.k == 1) && p.ldy == 1) {
     // A matrix times a vector: y^T = b^T A^T, one dot product per row of A.
-    const GemmParams t = {1, p.m, p.k, 0, 1, p.k, p.lda, p.m, p.alpha, 0.0, 0, 0};
+    const GemmParams t = {1, p.m, p.k, 0, 1, p.k, p.lda, p.m, p.alpha, 0.0f, 0, 0};
     f32_gemv(t, b, a, y, alpha);
     return finish_rows();
   }
@@ -611,8 +612,8 @@ constexpr GemmParams batch_gemm_params(const MatMulParams& p, bool bias) {
           p.trans_a ? p.m : p.k,
           p.trans_b ? p.k : p.n,
           p.n,
-          1.0,
-          bias ? 1.0 : 0.0,
+          1.0f,
+          bias ? 1.0f : 0.0f,
           0,
           1};
 }

@@ -315,9 +315,9 @@ struct RoiAlignParams {
   index_t batch;
   index_t out_h, out_w;
   index_t sampling_ratio;  // samples per bin side; 0: ceil(roi size / output size)
-  double spatial_scale;
-  int half_pixel;  // shift by -0.5 pixel (coordinate_transformation_mode half_pixel)
-  int max_mode;    // 0 avg, 1 max
+  float spatial_scale;     // a float attribute: float kernels read it without double math
+  int half_pixel;          // shift by -0.5 pixel (coordinate_transformation_mode half_pixel)
+  int max_mode;            // 0 avg, 1 max
 };
 
 // y[r, c, ph, pw] = average (or max) over the bin's sampling grid of bilinear samples of

@@ -11,6 +11,8 @@
 //   f32_global_avgpool__generic  float: vectorized partial sums
 //   avgpool_ref<T>, lppool_ref<T>, global_avgpool_ref<T>, global_maxpool_ref<T>,
 //   global_lppool_ref<T>      float types (float16 and bfloat16 computed in float)
+// Sums are in double, or with a last argument Accum<float>{} (onnxc/accum.h, targets without
+// double-precision hardware) in compensated float.
 #ifndef ONNXC_POOL_H
 #define ONNXC_POOL_H
 
@@ -18,6 +20,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "onnxc/accum.h"
 #include "onnxc/base.h"
 #include "onnxc/half.h"
 
@@ -28,7 +31,7 @@ struct PoolParams {
   index_t in[3], out[3], kernel[3], stride[3], dilation[3], pad[3], pad_end[3];
   int count_include_pad;  // AveragePool: the declared padding counts in the divisor
   int storage_order;      // MaxPool indices: 0 row-major, 1 column-major over the spatial dims
-  double p;               // LpPool's norm
+  float p;                // LpPool's norm (an int attribute, or a float one before opset 2)
 };
 
 namespace pool_detail {
@@ -48,12 +51,13 @@ inline compute_t<T> load(T v) {
     return v;
 }
 
-template <typename T>
-inline T store(double v) {
+// V: the type the value was computed in (float, double or, for max, T's compute type).
+template <typename T, typename V>
+inline T store(V v) {
   if constexpr (std::is_same_v<T, float16>)
-    return to_float16(v);
+    return to_float16(static_cast<double>(v));
   else if constexpr (std::is_same_v<T, bfloat16>)
-    return to_bfloat16(v);
+    return to_bfloat16(static_cast<double>(v));
   else
     return static_cast<T>(v);
 }
@@ -144,35 +148,38 @@ inline void maxpool_ref(const PoolParams& p, const T* x, T* y, int64_t* indices)
                              }
                              *indices++ = at < 0 ? -1 : c * in_size + at;
                            }
-                           return pool_detail::store<T>(static_cast<double>(best));
+                           return pool_detail::store<T>(best);
                          });
 }
 
-template <typename T>
-inline void avgpool_ref(const PoolParams& p, const T* x, T* y) {
+template <typename T, typename A = double>
+inline void avgpool_ref(const PoolParams& p, const T* x, T* y, Accum<A> = {}) {
+  using C = accum_t<pool_detail::compute_t<T>, A>;
   pool_detail::pool_each(
       p, x, y,
       [&](index_t, const T* xc, const pool_detail::Window& w, index_t od, index_t oh, index_t ow) {
-        double sum = 0;
+        Sum<C> sum;
         pool_detail::for_each_tap(p, w, od, oh, ow, [&](index_t at) {
-          sum += static_cast<double>(pool_detail::load(xc[at]));
+          sum.add(static_cast<C>(pool_detail::load(xc[at])));
         });
         const index_t div = p.count_include_pad ? w.padded_count : w.count;
-        return pool_detail::store<T>(div ? sum / static_cast<double>(div) : 0.0);
+        return pool_detail::store<T>(div ? sum.value() / static_cast<C>(div) : C(0));
       });
 }
 
 // (sum over the window of |x|^p)^(1/p); padding adds zeros.
-template <typename T>
-inline void lppool_ref(const PoolParams& p, const T* x, T* y) {
+template <typename T, typename A = double>
+inline void lppool_ref(const PoolParams& p, const T* x, T* y, Accum<A> = {}) {
+  using C = accum_t<pool_detail::compute_t<T>, A>;
+  const C norm = static_cast<C>(p.p);
   pool_detail::pool_each(
       p, x, y,
       [&](index_t, const T* xc, const pool_detail::Window& w, index_t od, index_t oh, index_t ow) {
-        double sum = 0;
+        Sum<C> sum;
         pool_detail::for_each_tap(p, w, od, oh, ow, [&](index_t at) {
-          sum += std::pow(std::fabs(static_cast<double>(pool_detail::load(xc[at]))), p.p);
+          sum.add(std::pow(std::fabs(static_cast<C>(pool_detail::load(xc[at]))), norm));
         });
-        return pool_detail::store<T>(std::pow(sum, 1.0 / p.p));
+        return pool_detail::store<T>(std::pow(sum.value(), C(1) / norm));
       });
 }
 
@@ -253,12 +260,13 @@ inline void f32_maxpool__generic(const PoolParams& p, const float* x, float* y,
 
 // ---- global pools: one value per (batch, channel) over `spatial` elements --------------------
 
-template <typename T>
-inline void global_avgpool_ref(const T* x, T* y, index_t channels, index_t spatial) {
+template <typename T, typename A = double>
+inline void global_avgpool_ref(const T* x, T* y, index_t channels, index_t spatial, Accum<A> = {}) {
+  using C = accum_t<pool_detail::compute_t<T>, A>;
   for (index_t c = 0; c < channels; ++c, x += spatial) {
-    double sum = 0;
-    for (index_t i = 0; i < spatial; ++i) sum += static_cast<double>(pool_detail::load(x[i]));
-    y[c] = pool_detail::store<T>(sum / static_cast<double>(spatial));
+    Sum<C> sum;
+    for (index_t i = 0; i < spatial; ++i) sum.add(static_cast<C>(pool_detail::load(x[i])));
+    y[c] = pool_detail::store<T>(sum.value() / static_cast<C>(spatial));
   }
 }
 
@@ -270,35 +278,40 @@ inline void global_maxpool_ref(const T* x, T* y, index_t channels, index_t spati
       const auto v = pool_detail::load(x[i]);
       if (v > best) best = v;
     }
-    y[c] = pool_detail::store<T>(static_cast<double>(best));
+    y[c] = pool_detail::store<T>(best);
   }
 }
 
-// Float average with 16 float partial sums per channel (vectorizes; the reference's double
-// sum is sequential), combined in double.
-inline void f32_global_avgpool__generic(const float* x, float* y, index_t channels,
-                                        index_t spatial) {
+// Float average with 16 float partial sums per channel (vectorizes; the reference's sum is
+// sequential), combined in double. With Accum<float>{} (no double FPU, and no float SIMD to
+// vectorize for either) it is the reference's compensated float sum.
+template <typename A = double>
+inline void f32_global_avgpool__generic(const float* x, float* y, index_t channels, index_t spatial,
+                                        Accum<A> accum = {}) {
+  if constexpr (std::is_same_v<A, float>) return global_avgpool_ref(x, y, channels, spatial, accum);
   constexpr index_t kParts = 16;
   for (index_t c = 0; c < channels; ++c, x += spatial) {
     float part[kParts] = {};
     const index_t whole = spatial / kParts;
     for (index_t i = 0; i < whole; ++i)
       for (index_t l = 0; l < kParts; ++l) part[l] += x[i * kParts + l];
-    double sum = 0;
-    for (index_t l = 0; l < spatial % kParts; ++l)
-      sum += static_cast<double>(x[whole * kParts + l]);
-    for (index_t l = 0; l < kParts; ++l) sum += static_cast<double>(part[l]);
-    y[c] = static_cast<float>(sum / static_cast<double>(spatial));
+    Sum<A> sum;
+    for (index_t l = 0; l < spatial % kParts; ++l) sum.add(static_cast<A>(x[whole * kParts + l]));
+    for (index_t l = 0; l < kParts; ++l) sum.add(static_cast<A>(part[l]));
+    y[c] = static_cast<float>(sum.value() / static_cast<A>(spatial));
   }
 }
 
-template <typename T>
-inline void global_lppool_ref(const T* x, T* y, index_t channels, index_t spatial, double p) {
+template <typename T, typename A = double>
+inline void global_lppool_ref(const T* x, T* y, index_t channels, index_t spatial, float p,
+                              Accum<A> = {}) {
+  using C = accum_t<pool_detail::compute_t<T>, A>;
+  const C norm = static_cast<C>(p);
   for (index_t c = 0; c < channels; ++c, x += spatial) {
-    double sum = 0;
+    Sum<C> sum;
     for (index_t i = 0; i < spatial; ++i)
-      sum += std::pow(std::fabs(static_cast<double>(pool_detail::load(x[i]))), p);
-    y[c] = pool_detail::store<T>(std::pow(sum, 1.0 / p));
+      sum.add(std::pow(std::fabs(static_cast<C>(pool_detail::load(x[i]))), norm));
+    y[c] = pool_detail::store<T>(std::pow(sum.value(), C(1) / norm));
   }
 }
 

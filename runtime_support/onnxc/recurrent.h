@@ -184,7 +184,7 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
     // GRU without linear_before_reset multiplies Rh by the reset-gated state: the first GEMM
     // covers the z and r gates only.
     const bool gru_split = p.cell == kCellGru && !p.linear_before_reset;
-    const GemmParams rp = {B, gru_split ? 2 * H : GH, H, 0, 1, H, H, GH, 1.0, 1.0, 0, 1};
+    const GemmParams rp = {B, gru_split ? 2 * H : GH, H, 0, 1, H, H, GH, 1.0f, 1.0f, 0, 1};
     for (index_t s = 0; s < S; ++s) {
       gemm(rp, h, rd, rb, hr, ws);
       for (index_t b = 0; b < B; ++b) {
@@ -229,7 +229,7 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
       }
       if (p.cell != kCellGru) continue;
       if (gru_split) {  // hr[:, 2H:3H] = (r * Ht-1) Rh^T + Rbh
-        const GemmParams cp = {B, H, H, 0, 1, H, H, GH, 1.0, 1.0, 0, 1};
+        const GemmParams cp = {B, H, H, 0, 1, H, H, GH, 1.0f, 1.0f, 0, 1};
         gemm(cp, rh, rd + 2 * H * H, rb ? rb + 2 * H : nullptr, hr + 2 * H, ws);
       }
       for (index_t b = 0; b < B; ++b) {

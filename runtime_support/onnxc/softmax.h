@@ -14,6 +14,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "onnxc/accum.h"
 #include "onnxc/base.h"
 #include "onnxc/vmath.h"
 
@@ -224,37 +225,39 @@ struct NllParams {
 
 // loss[n, d] = -logp[n, t, d] * w[t] with t = target[n, d] and w the weights (1 when null);
 // reduced to their sum, or their sum divided by the sum of the weights used ("mean"). Ignored
-// targets, and targets outside [0, classes), count with weight 0.
-template <typename T, typename I>
-inline void nll_loss_ref(const NllParams& p, const T* logp, const I* target, const T* weight,
-                         T* y) {
-  double sum = 0.0, weight_sum = 0.0;
+// targets, and targets outside [0, classes), count with weight 0. Sums in accum_t<T, A>
+// (onnxc/accum.h).
+template <typename T, typename I, typename A = double>
+inline void nll_loss_ref(const NllParams& p, const T* logp, const I* target, const T* weight, T* y,
+                         Accum<A> = {}) {
+  using C = accum_t<T, A>;
+  Sum<C> sum, weight_sum;
   for (index_t n = 0; n < p.batch; ++n)
     for (index_t d = 0; d < p.spatial; ++d) {
       const std::int64_t t = static_cast<std::int64_t>(target[n * p.spatial + d]);
-      double loss = 0.0, w = 0.0;
+      C loss = 0, w = 0;
       if (!(p.has_ignore && t == p.ignore_index) && t >= 0 && t < p.classes) {
-        w = weight ? static_cast<double>(weight[t]) : 1.0;
-        loss = -static_cast<double>(logp[(n * p.classes + t) * p.spatial + d]) * w;
+        w = weight ? static_cast<C>(weight[t]) : C(1);
+        loss = -static_cast<C>(logp[(n * p.classes + t) * p.spatial + d]) * w;
       }
       if (p.reduction == 0) y[n * p.spatial + d] = static_cast<T>(loss);
-      sum += loss;
-      weight_sum += w;
+      sum.add(loss);
+      weight_sum.add(w);
     }
-  if (p.reduction == 1) y[0] = static_cast<T>(sum);
-  if (p.reduction == 2) y[0] = static_cast<T>(sum / weight_sum);
+  if (p.reduction == 1) y[0] = static_cast<T>(sum.value());
+  if (p.reduction == 2) y[0] = static_cast<T>(sum.value() / weight_sum.value());
 }
 
 // NLL of log_softmax(scores) along the classes; log_prob (batch x classes x spatial) receives
 // the log-probabilities (the op's optional output, or scratch memory).
-template <typename T, typename I>
+template <typename T, typename I, typename A = double>
 inline void softmax_cross_entropy_ref(const NllParams& p, const T* scores, const I* labels,
-                                      const T* weight, T* y, T* log_prob) {
+                                      const T* weight, T* y, T* log_prob, Accum<A> accum = {}) {
   if constexpr (std::is_same_v<T, float>)
     f32_log_softmax__poly(scores, log_prob, p.batch, p.classes, p.spatial);
   else
     log_softmax_ref(scores, log_prob, p.batch, p.classes, p.spatial);
-  nll_loss_ref(p, log_prob, labels, weight, y);
+  nll_loss_ref(p, log_prob, labels, weight, y, accum);
 }
 
 }  // namespace onnxc

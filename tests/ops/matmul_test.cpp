@@ -29,7 +29,7 @@ TEST_CASE("Gemm output shape follows transA/transB", "[matmul]") {
   CHECK(code.find("onnxc::gemm(p, x0, x1, x2, y0);") != std::string::npos);
   // {m, n, k, transA, transB, lda, ldb, ldy, alpha, beta, c_row_stride, c_col_stride}
   CHECK(code.find("{/*m=*/3, /*n=*/5, /*k=*/4, /*trans_a=*/1, /*trans_b=*/1, /*lda=*/3, /*ldb=*/4, "
-                  "/*ldy=*/5, /*alpha=*/0.5, /*beta=*/1.0, /*c_row_stride=*/0, "
+                  "/*ldy=*/5, /*alpha=*/0.5f, /*beta=*/1.0f, /*c_row_stride=*/0, "
                   "/*c_col_stride=*/1}") != std::string::npos);
 }
 

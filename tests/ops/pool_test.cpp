@@ -153,7 +153,7 @@ TEST_CASE("MaxPool's Indices output exists from opset 8", "[pool]") {
   CHECK(emits(h, "onnxc::maxpool_ref<float>(p, x0, y0, y1);"));
   CHECK(emits(h,
               "/*pad_end=*/{0, 0, 0}, /*count_include_pad=*/0, /*storage_order=*/1, "
-              "/*p=*/2.0};"));  // ..., pad_end, count_include_pad, storage_order, p
+              "/*p=*/2.0f};"));  // ..., pad_end, count_include_pad, storage_order, p
   InferHarness old("MaxPool", 7);
   old.input(F, {2, 3, 5, 5});
   old.attr_ints("kernel_shape", {2, 2});
@@ -177,7 +177,7 @@ TEST_CASE("Pools pick their kernel", "[pool]") {
   REQUIRE(a.infer());
   CHECK(emits(a,
               "/*pad=*/{0, 1, 1}, /*pad_end=*/{0, 1, 1}, /*count_include_pad=*/1, "
-              "/*storage_order=*/0, /*p=*/2.0};"));
+              "/*storage_order=*/0, /*p=*/2.0f};"));
   CHECK(emits(a, "onnxc::avgpool_ref<double>(p, x0, y0);"));
   InferHarness g("GlobalAveragePool", 1);
   g.input(F, {2, 3, 7, 7});
@@ -199,7 +199,7 @@ TEST_CASE("LpPool and GlobalLpPool read p as a float in opset 1, an int after", 
   v1.attr_ints("kernel_shape", {2, 2});
   v1.attr_float("p", 3.0f);
   REQUIRE(v1.infer());
-  CHECK(emits(v1, "/*p=*/3.0};"));  // p = 3.0
+  CHECK(emits(v1, "/*p=*/3.0f};"));  // p = 3.0
   CHECK(emits(v1, "onnxc::lppool_ref<float>(p, x0, y0);"));
   InferHarness v2("LpPool", 2);
   v2.input(F, {1, 1, 4, 4});
@@ -216,7 +216,7 @@ TEST_CASE("LpPool and GlobalLpPool read p as a float in opset 1, an int after", 
   REQUIRE(g1.infer());
   CHECK(emits(g1,
               "onnxc::global_lppool_ref<float>(x0, y0, /*channels=*/2, /*spatial=*/9, "
-              "/*p=*/2.0);"));
+              "/*p=*/2.0f);"));
 }
 
 TEST_CASE("Pools fold constant inputs", "[pool]") {
