@@ -6,7 +6,8 @@
 # BUILD/fuzz-artifacts/ (add it to tests/fuzz/corpus/<target>/ with the fix).
 #   tests/fuzz/run_fuzzers.sh BUILD [SECONDS] [TARGET...]
 # BUILD is a build folder configured as in tests/CMakeLists.txt (clang, ONNXC_BUILD_FUZZERS=ON).
-# Prints each target's final libFuzzer statistics (executions, coverage, corpus size).
+# Prints each target's final libFuzzer line (executions, coverage, corpus size). FUZZ_JOBS
+# (default 2) targets run at a time.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(realpath "$1")
@@ -33,18 +34,34 @@ seed() {
   done
 }
 
-mkdir -p "$build/fuzz-artifacts"
-for target in "${targets[@]}"; do
-  corpus=$build/fuzz-corpus/$target
+# run TARGET: one target for $seconds; its log in BUILD/fuzz-TARGET.log.
+run() {
+  local target=$1 corpus=$build/fuzz-corpus/$1
   [[ -d $corpus ]] || seed "$target" "$corpus"
-  echo "== fuzz_$target: $seconds s, $(ls "$corpus" | wc -l) seed files"
-  "$build/tests/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  if ! "$build/tests/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$target-" \
-    "$corpus" "$here/corpus/$target" 2>"$build/fuzz-$target.log" || {
+    "$corpus" "$here/corpus/$target" >"$build/fuzz-$target.log" 2>&1; then
     tail -40 "$build/fuzz-$target.log"
     echo "fuzz_$target FAILED (input in $build/fuzz-artifacts/)"
-    exit 1
-  }
-  grep -E "^#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|cov:" \
-    "$build/fuzz-$target.log" | tail -3
+    return 1
+  fi
+  echo "== fuzz_$target: $seconds s, $(grep -E "^#[0-9]+.*DONE" "$build/fuzz-$target.log" | tail -1)"
+}
+
+# FUZZ_JOBS targets at a time (default 2: one per core of the CI machine).
+mkdir -p "$build/fuzz-artifacts"
+failed=0
+running=0
+for target in "${targets[@]}"; do
+  if ((running >= ${FUZZ_JOBS:-2})); then
+    wait -n || failed=1
+    ((running--))
+  fi
+  run "$target" &
+  ((++running))
 done
+while ((running > 0)); do
+  wait -n || failed=1
+  ((running--))
+done
+exit $failed
