@@ -265,7 +265,7 @@ std::string IdentifierTable::unique(std::string_view name) {
   // an upper-case base like INT), base_v2, base_v3, ..., which never do.
   for (int k = 2; !free(id); ++k) {
     id = fmt::format("{}{}{}", base, sep, k);
-    if (!free(id)) id = fmt::format("{}{}v{}", base, sep, k);
+    if (is_reserved_identifier(id)) id = fmt::format("{}{}v{}", base, sep, k);
   }
   taken_.insert(id);
   return id;

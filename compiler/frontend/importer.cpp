@@ -22,16 +22,14 @@ bool decode_typed_fields(const onnx::TensorProto& p, Tensor& t, int64_t numel) {
     case DataType::kFloat:
       copy_cast<float, float>(p.float_data(), t);
       break;
-    case DataType::kComplex64:
+    case DataType::kComplex64:  // two float_data entries per element (dtype_bytes counts both)
       copy_cast<float, float>(p.float_data(), t);
-      numel *= 2;
       break;
     case DataType::kDouble:
       copy_cast<double, double>(p.double_data(), t);
       break;
     case DataType::kComplex128:
       copy_cast<double, double>(p.double_data(), t);
-      numel *= 2;
       break;
     case DataType::kInt64:
       copy_cast<int64_t, int64_t>(p.int64_data(), t);

@@ -71,6 +71,8 @@ TEST_CASE("IdentifierTable never hands out the same or a reserved name", "[codeg
   CHECK(t.unique("a_b_2") == "a_b_2_2");
   CHECK(t.unique("int") == "int_");
   CHECK(t.unique("int_") == "int_2");
+  CHECK(t.unique("INT") == "INT");
+  CHECK(t.unique("INT") == "INT_v2");  // INT_2 reads as a <cstdint> macro (once looped forever)
 
   std::mt19937 rng(12345);
   IdentifierTable table;

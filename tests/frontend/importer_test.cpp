@@ -133,3 +133,22 @@ TEST_CASE("graph input and initializer sizes are checked before anything is allo
         "initializer: tensor 'w' of shape 4611686018427387904x4 is larger than 2^40 bytes (1 TiB)");
   }
 }
+
+TEST_CASE("tensor_from_proto reads complex numbers as two float_data entries each", "[importer]") {
+  onnx::TensorProto p;
+  p.set_data_type(onnx::TensorProto::COMPLEX64);
+  p.add_dims(2);
+  for (float v : {1.0f, -2.0f, 3.0f, 4.5f}) p.add_float_data(v);  // 1-2i, 3+4.5i
+  Tensor t;
+  std::string error;
+  REQUIRE(tensor_from_proto(p, t, &error));
+  REQUIRE(t.data.size() == 16);
+  CHECK(t.as<float>()[1] == -2.0f);
+  CHECK(t.as<float>()[3] == 4.5f);
+  p.add_float_data(0.0f);  // a fifth float: not two per element
+  CHECK_FALSE(tensor_from_proto(p, t, &error));
+  onnx::TensorProto scalar;  // found by fuzz_test_data: a scalar with four floats was accepted
+  scalar.set_data_type(onnx::TensorProto::COMPLEX64);
+  for (float v : {1.0f, 2.0f, 3.0f, 4.0f}) scalar.add_float_data(v);
+  CHECK_FALSE(tensor_from_proto(scalar, t, &error));
+}
