@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "driver/commands.h"
+#include "support/temp_dir.h"
 #include "support/version.h"
 
 namespace {
@@ -139,6 +140,8 @@ int run_main(int argc, char** argv) {
   }
   if (*check) return run_check(check_model, check_max_errors);
   if (*insp) return run_inspect(inspect);
+  // test and bench work in temporary folders: an interrupt must not leave them behind.
+  if (*tst || *bch) remove_temp_dirs_on_signals();
   if (*tst) return run_test(test);
   if (*bch) return run_bench(bench);
   if (*ops) return kernels ? run_ops_kernels() : run_ops(markdown);

@@ -32,6 +32,7 @@
 #include "frontend/model_loader.h"
 #include "ops/op.h"
 #include "support/sha256.h"
+#include "support/temp_dir.h"
 #include "support/version.h"
 
 namespace onnxc {
@@ -123,15 +124,15 @@ class TestRunner {
       cache_ = fs::path(home ? home : "/tmp") / ".cache" / "onnxc" / "test";
     }
     fs::create_directories(cache_);
-    work_ = fs::temp_directory_path() / fmt::format("onnxc-test-{}", getpid());
-    fs::create_directories(work_);
-  }
-  ~TestRunner() {
-    std::error_code ec;
-    if (!args_.keep) fs::remove_all(work_, ec);
+    work_ = work_dir_.path();  // removed on scope exit and on SIGINT/SIGTERM (support/temp_dir.h)
+    if (args_.keep) work_dir_.keep();
   }
 
   int run() {
+    if (!work_dir_.ok()) {
+      std::fprintf(stderr, "onnxc test: cannot create a temporary folder\n");
+      return kExitUsage;
+    }
     std::string error;
     PassOptions pass_options;
     pass_options.disabled.insert(args_.disable_passes.begin(), args_.disable_passes.end());
@@ -471,6 +472,7 @@ class TestRunner {
 
   const TestArgs& args_;
   std::string cxx_;
+  TempDir work_dir_{"onnxc-test-"};
   fs::path cache_, work_;
   const Target* target_ = &default_target();
   Target fpu_target_{};  // --fpu: a copy of the target with another FPU

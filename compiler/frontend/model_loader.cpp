@@ -60,6 +60,20 @@ bool read_file(const fs::path& path, std::string& bytes, std::string& why) {
   return ok;
 }
 
+// Nesting depth a model may reach (protobuf's default recursion limit: a hostile model cannot
+// overflow the parser's stack, nor the validator's and importer's walks over subgraphs); and the
+// deeper limit used only to explain a refusal.
+constexpr int kProtobufDepthLimit = 100;
+constexpr int kDiagnoseDepthLimit = 2000;
+
+bool parse_with_depth(const std::string& bytes, google::protobuf::Message& msg, int depth) {
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetTotalBytesLimit(INT_MAX);
+  stream.SetRecursionLimit(depth);
+  return msg.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
+
 // Parses one message from `bytes`. Older protobuf releases cap a parse at 64 MB by default; the
 // limit is raised to the 2 GB a serialized message may reach. Sets `why` on failure.
 bool parse_message(const std::string& bytes, google::protobuf::Message& msg, std::string& why) {
@@ -68,14 +82,18 @@ bool parse_message(const std::string& bytes, google::protobuf::Message& msg, std
           " bytes, over protobuf's 2 GB message limit (store large tensors as external data)";
     return false;
   }
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                static_cast<int>(bytes.size()));
-  stream.SetTotalBytesLimit(INT_MAX);
-  if (!msg.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    why = "not a valid " + msg.GetTypeName() + " (" + std::to_string(bytes.size()) + " bytes)";
-    return false;
-  }
-  return true;
+  if (parse_with_depth(bytes, msg, kProtobufDepthLimit)) return true;
+  why = "not a valid " + msg.GetTypeName() + " (" + std::to_string(bytes.size()) + " bytes)";
+  // Tell a too deep nesting (e.g. If branches holding Ifs, ~3 levels each) from broken bytes: a
+  // deeper limit, still far from the stack's, parses it. The model stays refused either way.
+  if (parse_with_depth(bytes, msg, kDiagnoseDepthLimit))
+    why += ": its messages nest deeper than " + std::to_string(kProtobufDepthLimit) +
+           " levels (the protobuf recursion limit; subgraphs nest at most ~30 deep)";
+  else
+    why += ": malformed or truncated bytes, or messages nested over " +
+           std::to_string(kDiagnoseDepthLimit) + " levels deep";
+  msg.Clear();
+  return false;
 }
 
 // A non-negative decimal integer, the whole string.

@@ -3,6 +3,8 @@
 // conformance models (onnx-backend-tests) are all valid: every rule here accepts each of them.
 #include "frontend/validator.h"
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -146,6 +148,17 @@ bool is_list_type(AttrType t) {
   using A = onnx::AttributeProto;
   return t == A::FLOATS || t == A::INTS || t == A::STRINGS || t == A::TENSORS || t == A::GRAPHS ||
          t == A::SPARSE_TENSORS || t == A::TYPE_PROTOS;
+}
+
+// A closed (proto2) enum field holding a value the schema does not list is parsed into the
+// unknown fields, and the field reads as unset: this finds the value, to name it in a message.
+std::optional<uint64_t> unknown_enum_value(const google::protobuf::Message& m, int field) {
+  const google::protobuf::UnknownFieldSet& unknown = m.GetReflection()->GetUnknownFields(m);
+  for (int i = 0; i < unknown.field_count(); ++i)
+    if (unknown.field(i).number() == field &&
+        unknown.field(i).type() == google::protobuf::UnknownField::TYPE_VARINT)
+      return unknown.field(i).varint();
+  return std::nullopt;
 }
 
 std::string attr_type_name(AttrType t) {
@@ -353,20 +366,31 @@ class Validator {
   }
 
   // ONNX's checker rejects an attribute the op's schema does not declare (a typo such as
-  // "axsi" would otherwise be silently ignored and the default used). Ops and versions missing
-  // from the spec's changelogs (other domains, newer versions) are not checked.
+  // "axsi" would otherwise be silently ignored and the default used), and one of another type
+  // (a FLOAT axis would be read as the default). Ops and versions missing from the spec's
+  // changelogs (other domains, newer versions) are not checked; nor are untyped attributes of
+  // IR versions before 2 or references to function attributes (typed where they are bound).
   void check_attribute_names(const onnx::NodeProto& n, const std::string& label,
                              const NodeContext& ctx) {
     auto version = ctx.versions->find(canonical_domain(n.domain()));
     if (n.attribute_size() == 0 || version == ctx.versions->end()) return;
     int since = 0;
-    const char* names = declared_attributes(n.domain(), n.op_type(), version->second, &since);
-    if (!names) return;
-    for (const auto& a : n.attribute())
-      if (!a.name().empty() && !names_contain(names, a.name()))
+    const char* declared = declared_attributes(n.domain(), n.op_type(), version->second, &since);
+    if (!declared) return;
+    for (const auto& a : n.attribute()) {
+      if (a.name().empty()) continue;
+      std::string type = declared_type(declared, a.name());
+      if (type.empty()) {
+        std::string names = declared_names(declared);
         diag_.node_error(label, n.op_type(), "unknown attribute '{}': {}-{} declares {}", a.name(),
                          n.op_type(), since,
-                         *names ? fmt::format("only {}", names) : std::string("no attributes"));
+                         names.empty() ? std::string("no attributes") : "only " + names);
+      } else if (a.type() != onnx::AttributeProto::UNDEFINED && a.ref_attr_name().empty() &&
+                 attr_type_name(a.type()) != type) {
+        diag_.node_error(label, n.op_type(), "attribute '{}' is {}; {}-{} declares it {}", a.name(),
+                         attr_type_name(a.type()), n.op_type(), since, type);
+      }
+    }
   }
 
   void check_attribute(const onnx::AttributeProto& a, const std::string& label,
@@ -391,7 +415,10 @@ class Validator {
                        "attribute '{}' holds {} values ({}); an attribute holds exactly one",
                        a.name(), values.size(), fields);
     } else if (a.type() == A::UNDEFINED) {
-      if (model_.ir_version() >= kAttributeTypeRequiredSince)
+      if (std::optional<uint64_t> raw = unknown_enum_value(a, A::kTypeFieldNumber))
+        diag_.node_error(label, op, "attribute '{}' has type {}, not an AttributeProto type",
+                         a.name(), *raw);
+      else if (model_.ir_version() >= kAttributeTypeRequiredSince)
         diag_.node_error(label, op, "attribute '{}' has no type (required from IR version {} on)",
                          a.name(), kAttributeTypeRequiredSince);
       else if (values.empty())

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -202,14 +203,36 @@ const char* declared_attributes(const std::string& domain, const std::string& op
   return it->names;
 }
 
-bool names_contain(const char* names, const std::string& name) {
-  for (const char* p = names; *p;) {
-    const char* e = std::strchr(p, ' ');
-    size_t len = e ? static_cast<size_t>(e - p) : std::strlen(p);
-    if (len == name.size() && std::memcmp(p, name.data(), len) == 0) return true;
-    p += len + (e ? 1 : 0);
+// Calls visit(name, type) for each "name:TYPE" entry of `declared`; stops when it returns true.
+template <typename Visit>
+void for_each_declared(const char* declared, Visit visit) {
+  for (const char* p = declared; *p;) {
+    const char* end = std::strchr(p, ' ');
+    size_t len = end ? static_cast<size_t>(end - p) : std::strlen(p);
+    std::string_view entry(p, len);
+    size_t colon = entry.find(':');
+    if (visit(entry.substr(0, colon), colon == entry.npos ? "" : entry.substr(colon + 1))) return;
+    p += len + (end ? 1 : 0);
   }
-  return false;
+}
+
+std::string declared_type(const char* declared, const std::string& name) {
+  std::string type;
+  for_each_declared(declared, [&](std::string_view n, std::string_view t) {
+    if (n != name) return false;
+    type = t;
+    return true;
+  });
+  return type;
+}
+
+std::string declared_names(const char* declared) {
+  std::string names;
+  for_each_declared(declared, [&](std::string_view n, std::string_view) {
+    names += (names.empty() ? "" : " ") + std::string(n);
+    return false;
+  });
+  return names;
 }
 
 }  // namespace onnxc

@@ -25,13 +25,18 @@ void check_segment(const onnx::TensorProto& t, int64_t numel, const std::string&
 // would never end). Reports each cycle once, naming the functions on it.
 void check_function_recursion(const onnx::ModelProto& model, Diagnostics& diag);
 
-// The attribute names the schema of `op` (domain "" or "ai.onnx.ml") at opset `version` declares,
-// space-separated, or nullptr when onnxc does not know that op at that version (not checked then).
-// `since` receives the schema's since_version.
+// The attributes the schema of `op` (domain "" or "ai.onnx.ml") at opset `version` declares, as
+// space-separated "name:TYPE" (TYPE an AttributeProto type name, e.g. "axis:INT"), or nullptr
+// when onnxc does not know that op at that version (not checked then). `since` receives the
+// schema's since_version.
 const char* declared_attributes(const std::string& domain, const std::string& op, int64_t version,
                                 int* since);
 
-// True when `names` (space-separated) contains `name`.
-bool names_contain(const char* names, const std::string& name);
+// The declared type of attribute `name` in `declared` (see declared_attributes), e.g. "INT", or
+// "" when the schema does not declare it.
+std::string declared_type(const char* declared, const std::string& name);
+
+// The names alone of `declared`, space-separated (for messages): "axis keepdims".
+std::string declared_names(const char* declared);
 
 }  // namespace onnxc

@@ -298,23 +298,36 @@ class ConvTransposeOp final : public ConvLikeOp {
       return ctx.fail("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID",
                       auto_pad);
     const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
-    if (same && out_shape.empty())  // SAME: the output is the input times the stride
-      for (size_t i = 0; i < n; ++i) out_shape.push_back(in[i] * stride[i]);
     std::vector<int64_t> out(n), pad_begin(n);
     for (size_t i = 0; i < n; ++i) {
       if (stride[i] < 1 || dilation[i] < 1 || kernel[i] < 1)
         return ctx.fail("kernel, strides and dilations must be positive");
       if (pads[i] < 0 || pads[i + n] < 0 || out_pad[i] < 0)
         return ctx.fail("pads and output_padding must be non-negative");
-      const int64_t full = stride[i] * (in[i] - 1) + out_pad[i] + (kernel[i] - 1) * dilation[i] + 1;
+    }
+    // The full output size, stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1,
+    // overflow-checked: hostile strides or dilations must not wrap it into a plausible size.
+    std::vector<int64_t> full(n);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t a = 0, b = 0, same_out = 0;
+      if (!checked_mul(stride[i], in[i] - 1, &a) || !checked_mul(kernel[i] - 1, dilation[i], &b) ||
+          !checked_add(a, b, &a) || !checked_add(a, out_pad[i], &a) ||
+          !checked_add(a, 1, &full[i]) || !checked_mul(in[i], stride[i], &same_out))
+        return ctx.fail("output spatial dim {} overflows int64 (strides {}, dilations {})", i,
+                        stride[i], dilation[i]);
+      if (same && out_shape.size() < n)  // SAME: the output is the input times the stride
+        out_shape.push_back(same_out);
+    }
+    for (size_t i = 0; i < n; ++i) {
       if (!out_shape.empty()) {
         // Padding from the requested size; a size beyond the full output gets bias-only ends.
         out[i] = out_shape[i];
-        const int64_t total = std::max<int64_t>(0, full - out[i]);
+        const int64_t total = std::max<int64_t>(0, full[i] - out[i]);
         pad_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       } else {
         if (auto_pad == "VALID") pads[i] = pads[i + n] = 0;
-        out[i] = full - pads[i] - pads[i + n];
+        if (!checked_sub(full[i], pads[i], &out[i]) || !checked_sub(out[i], pads[i + n], &out[i]))
+          out[i] = 0;  // pads far beyond the output: refused just below
         pad_begin[i] = pads[i];
       }
       if (out[i] < 1)

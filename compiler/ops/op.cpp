@@ -25,6 +25,10 @@ bool InferContext::check_arity(size_t min_in, size_t max_in, size_t min_out, siz
     return fail("has {} to {} outputs, got {}", min_out, max_out, n_out);
   for (size_t i = 0; i < min_in; ++i)
     if (!node_.inputs[i]) return fail("required input {} is missing", i);
+  // An empty output name omits an optional output (IR.md); a required one cannot be omitted.
+  for (size_t i = 0; i < min_out; ++i)
+    if (!node_.outputs[i])
+      return fail("required output {} has an empty name (only optional outputs may be omitted)", i);
   for (size_t i = 0; i < n_in; ++i) {
     const Value* v = node_.inputs[i];
     if (v && !v->has_shape) return fail("input {} ('{}') has no inferred shape", i, v->name);

@@ -4,6 +4,10 @@
 
 namespace onnxc {
 
+namespace {
+constexpr int64_t kMaxWindowAttribute = (int64_t{1} << 31) - 1;
+}  // namespace
+
 bool window_geometry(InferContext& ctx, const std::vector<int64_t>& in,
                      const std::vector<int64_t>& kernel, bool ceil_mode, WindowGeometry& g) {
   const size_t n = in.size();
@@ -21,6 +25,17 @@ bool window_geometry(InferContext& ctx, const std::vector<int64_t>& in,
       return ctx.fail("kernel, strides and dilations must be positive");
     if (pads[i] < 0 || pads[i + n] < 0) return ctx.fail("pads must be non-negative");
   }
+  // Bounded so that the window (kernel - 1) * dilation + 1 and the padded input cannot overflow
+  // int64; a window or padding that large is nonsense anyway (it is larger than any input).
+  const std::pair<const char*, const std::vector<int64_t>*> bounded[] = {
+      {"kernel_shape", &g.kernel},
+      {"strides", &g.stride},
+      {"dilations", &g.dilation},
+      {"pads", &pads}};
+  for (const auto& [name, values] : bounded)
+    for (int64_t v : *values)
+      if (v > kMaxWindowAttribute)
+        return ctx.fail("{} value {} is larger than {} (2^31 - 1)", name, v, kMaxWindowAttribute);
   std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
   g.pad_begin.assign(pads.begin(), pads.begin() + static_cast<long>(n));
   g.pad_end.assign(pads.begin() + static_cast<long>(n), pads.end());

@@ -9,6 +9,9 @@ external data or symlinks, beside OUT.onnx). Its header comments say what onnxc 
     # expect-exit: 1
     # expect: <Python regex searched in stderr>
     # max-rss-mb: N          (optional: onnxc's peak memory limit)
+    # then: cxx-syntax       (optional, compile: the generated .cpp must pass
+                              `$CXX -std=c++17 -fsyntax-only -Wall -Wextra -Werror`)
+    # output-lacks: <regex>  (optional, compile: must not match the generated .cpp nor .h)
 
 `compile` gets `-o {dir}/out.cpp` unless the flags hold their own -o. Each run has a time limit (a
 hang is a failure) and must end by exit code, not by a signal; its stderr must match the regex,
@@ -35,15 +38,17 @@ SANITIZER_MARKS = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "LeakSaniti
 
 
 def parse_header(path):
-    """Returns (command words, expected exit, regex) from the case's header comments."""
-    command, exit_code, regex, max_rss_mb = None, None, None, None
+    """Returns (command words, expected exit, regex, max RSS, extra checks) from the case's header
+    comments; extra checks maps 'then' and 'output-lacks' to their values."""
+    command, exit_code, regex, max_rss_mb, extra = None, None, None, None, {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             if not line.startswith("#"):
                 if line.strip():
                     break
                 continue
-            m = re.match(r"#\s*(command|expect-exit|expect|max-rss-mb):\s?(.*)$", line.rstrip("\n"))
+            m = re.match(r"#\s*(command|expect-exit|expect|max-rss-mb|then|output-lacks):\s?(.*)$",
+                         line.rstrip("\n"))
             if not m:
                 continue
             key, value = m.group(1), m.group(2)
@@ -51,6 +56,12 @@ def parse_header(path):
                 command = shlex.split(value)
             elif key == "max-rss-mb":
                 max_rss_mb = int(value)
+            elif key == "then":
+                if value.strip() != "cxx-syntax":
+                    raise ValueError("'# then:' knows only cxx-syntax")
+                extra["then"] = value.strip()
+            elif key == "output-lacks":
+                extra["output-lacks"] = re.compile(value.strip())
             elif key == "expect-exit":
                 exit_code = int(value)
             else:
@@ -59,7 +70,28 @@ def parse_header(path):
         raise ValueError("no '# command: compile|check|inspect' header")
     if exit_code is None or regex is None:
         raise ValueError("needs both '# expect-exit:' and '# expect:' headers")
-    return command, exit_code, re.compile(regex), max_rss_mb
+    if extra and command[0] != "compile":
+        raise ValueError("'# then:' and '# output-lacks:' need '# command: compile'")
+    return command, exit_code, re.compile(regex), max_rss_mb, extra
+
+
+def check_output(case_dir, extra):
+    """The optional checks on the generated code; returns a failure reason or None."""
+    cpp, header = os.path.join(case_dir, "out.cpp"), os.path.join(case_dir, "out.h")
+    if "output-lacks" in extra:
+        for path in (cpp, header):
+            with open(path, encoding="latin-1") as f:
+                m = extra["output-lacks"].search(f.read())
+            if m:
+                return "%s holds %r" % (os.path.basename(path), m.group(0)[:80])
+    if extra.get("then") == "cxx-syntax":
+        cxx = os.environ.get("CXX") or "c++"
+        build = subprocess.run([cxx, "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+                                "-I", case_dir, cpp], capture_output=True, text=True,
+                               errors="replace", timeout=300)
+        if build.returncode != 0:
+            return "the generated code does not build: " + build.stderr.strip()[:300]
+    return None
 
 
 def run_limited(argv, cwd, timeout):
@@ -102,7 +134,7 @@ def run_case(name, args):
     start = time.monotonic()
     path = os.path.join(HERE, name + ".py")
     try:
-        command, want_exit, regex, max_rss_mb = parse_header(path)
+        command, want_exit, regex, max_rss_mb, extra = parse_header(path)
     except (ValueError, re.error) as e:
         return name, "bad header: %s" % e, 0.0
     case_dir = os.path.join(args.work, name)
@@ -146,7 +178,8 @@ def run_case(name, args):
         return name, "peak memory %d MB, at most %d MB allowed" % (rss_mb, max_rss_mb), seconds
     if not regex.search(stderr):
         return name, "stderr does not match /%s/: %s" % (regex.pattern, shown), seconds
-    return name, None, seconds
+    why = check_output(case_dir, extra) if extra else None
+    return name, why, time.monotonic() - start
 
 
 def case_names(filters):

@@ -128,19 +128,34 @@ TEST_CASE("an attribute the op's schema does not declare is refused", "[validato
              Catch::Contains("unknown attribute 'axsi': Softmax-13 declares only axis"));
 }
 
+TEST_CASE("an attribute of another type than its schema declares is refused", "[validator]") {
+  ModelBuilder mb;
+  mb.input("x", kFloat, {2, 3}).output("y", kFloat, {2, 3});
+  auto& n = mb.node("Softmax", {"x"}, {"y"}, "sm");
+  auto* a = n.add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::FLOAT);  // Changelog.md: "axis : int"
+  a->set_f(1.0f);
+  CHECK_THAT(single_error(mb.proto()),
+             Catch::Contains("attribute 'axis' is FLOAT; Softmax-13 declares it INT"));
+}
+
 TEST_CASE("attribute schemas follow the opset version", "[validator]") {
   int since = 0;
   // Resize gained `antialias` in opset 18 (Changelog.md).
   const char* v13 = declared_attributes("", "Resize", 17, &since);
   REQUIRE(v13);
   CHECK(since == 13);
-  CHECK_FALSE(names_contain(v13, "antialias"));
+  CHECK(declared_type(v13, "antialias").empty());
   const char* v18 = declared_attributes("ai.onnx", "Resize", 18, &since);
   REQUIRE(v18);
   CHECK(since == 18);
-  CHECK(names_contain(v18, "antialias"));
-  CHECK(names_contain(v18, "mode"));
-  CHECK_FALSE(names_contain(v18, "mod"));
+  CHECK(declared_type(v18, "antialias") == "INT");  // Changelog.md: "antialias : int"
+  CHECK(declared_type(v18, "mode") == "STRING");
+  CHECK(declared_type(v18, "scales").empty());  // an input, not an attribute
+  CHECK(declared_type(v18, "axes") == "INTS");
+  CHECK(declared_type(v18, "mod").empty());
+  CHECK(declared_names(v18).find("antialias axes coordinate_transformation_mode") == 0);
   CHECK(declared_attributes("", "Resize", 9, &since) == nullptr);  // not in opset 9
   CHECK(declared_attributes("com.example", "Resize", 18, &since) == nullptr);
   CHECK(declared_attributes("ai.onnx.ml", "Binarizer", 1, &since) != nullptr);

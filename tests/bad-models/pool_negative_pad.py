@@ -1,0 +1,13 @@
+# MaxPool with pads [0, 0, -2, 0].
+# command: compile
+# expect-exit: 1
+# expect: model\.onnx: node 'pool' \(MaxPool\): pads must be non-negative
+from onnx import helper
+
+from _lib import model, save, value
+
+def pool(op, **attrs):
+    n = helper.make_node(op, ['x'], ['y'], name='pool', **attrs)
+    return model([n], [value('x', [1, 1, 8, 8])], [value('y', [1, 1, 'H', 'W'])])
+
+save(pool('MaxPool', kernel_shape=[2, 2], pads=[0, 0, -2, 0]))
