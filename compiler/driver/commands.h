@@ -62,7 +62,9 @@ struct TestArgs {
   int batch = 24;  // cases compiled per translation unit
   bool keep = false, verbose = false;
   std::vector<std::string> disable_passes;  // --disable-pass: e.g. conformance without views
-  bool partial = false;  // --partial: listed cases that were not run are not regressions
+  bool partial = false;   // --partial: listed cases that were not run are not regressions
+  std::string case_list;  // --cases FILE: only the cases named there (see keep_listed_cases)
+  bool sanitize = false;  // --sanitize: ASan+UBSan on the generated code and the harness
 };
 int run_test(const TestArgs& args);
 

@@ -101,6 +101,11 @@ int run_main(int argc, char** argv) {
                   "Skip a pass of the pipeline (see --list-passes)");
   tst->add_flag("--partial", test.partial,
                 "With --expect: a subset run; listed cases that were not run are not regressions");
+  tst->add_option("--cases", test.case_list,
+                  "Run only the cases named in FILE (one folder/case a line), found in the paths");
+  tst->add_flag("--sanitize", test.sanitize,
+                "Build generated code and harness with -fsanitize=address,undefined; a sanitizer "
+                "report fails its case");
 
   BenchArgs bench;
   auto* bch = app.add_subcommand("bench", "Compile with -O3 for --target and time inference");
