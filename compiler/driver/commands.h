@@ -66,6 +66,8 @@ struct TestArgs {
   // --fpu: compile as for --target with this FPU instead ("single": float kernels accumulate in
   // float, as on a Cortex-M4F), still built and run on this machine. Empty: the target's own.
   std::string fpu;
+  std::string case_list;  // --cases FILE: only the cases named there (see keep_listed_cases)
+  bool sanitize = false;  // --sanitize: ASan+UBSan on the generated code and the harness
 };
 int run_test(const TestArgs& args);
 

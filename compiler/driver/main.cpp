@@ -106,6 +106,11 @@ int run_main(int argc, char** argv) {
                   "Compile as if the target's FPU were this one (single: float kernels accumulate "
                   "in float, as on cortex-m4), and still run on this machine")
       ->check(CLI::IsMember({"double", "single", "none"}));
+  tst->add_option("--cases", test.case_list,
+                  "Run only the cases named in FILE (one folder/case a line), found in the paths");
+  tst->add_flag("--sanitize", test.sanitize,
+                "Build generated code and harness with -fsanitize=address,undefined; a sanitizer "
+                "report fails its case");
 
   BenchArgs bench;
   auto* bch = app.add_subcommand("bench", "Compile with -O3 for --target and time inference");

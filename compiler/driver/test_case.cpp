@@ -90,6 +90,31 @@ std::vector<TestCase> discover_test_cases(const std::vector<std::string>& paths,
   return cases;
 }
 
+bool keep_listed_cases(std::vector<TestCase>& cases, const std::string& list_file,
+                       std::string* error) {
+  std::ifstream in(list_file);
+  if (!in) {
+    *error = fmt::format("cannot read the case list '{}'", list_file);
+    return false;
+  }
+  std::set<std::string> listed;
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty() && line[0] != '#') listed.insert(line);
+  }
+  std::set<std::string> found;
+  std::vector<TestCase> kept;
+  for (auto& c : cases)
+    if (listed.count(c.name)) found.insert(c.name), kept.push_back(std::move(c));
+  for (const auto& name : listed)
+    if (!found.count(name)) {
+      *error = fmt::format("'{}' (listed in {}) is not among the cases given", name, list_file);
+      return false;
+    }
+  cases = std::move(kept);
+  return true;
+}
+
 namespace {
 
 // Reads `bytes` as a message of type M with nothing left unknown.

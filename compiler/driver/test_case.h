@@ -48,6 +48,12 @@ struct CaseResult {
 std::vector<TestCase> discover_test_cases(const std::vector<std::string>& paths,
                                           const std::string& filter, std::string* error);
 
+// --cases FILE: keeps the cases named in `list_file` (one "folder/case" per line, as printed by
+// `onnxc test`; blank lines and lines starting with '#' are skipped). A listed name that is not
+// among `cases` is an error, so a list cannot silently shrink when the suite moves.
+bool keep_listed_cases(std::vector<TestCase>& cases, const std::string& list_file,
+                       std::string* error);
+
 // Reads the .pb files of every data set: TensorProto, or SequenceProto/OptionalProto of tensors
 // where the model declares a sequence/optional. Fails (unsupported) on maps and strings.
 bool load_case_data(TestCase& tc, std::string* error);

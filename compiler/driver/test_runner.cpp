@@ -8,6 +8,9 @@
 // line and never as a PASS. For the ratchet (--expect) a PASS-RANDOM case meets its listed
 // expectation (it keeps all that can be checked of it), and newly range-passing cases are counted
 // apart from the newly passing ones.
+// --sanitize builds the generated code and the harness with ASan+UBSan (flags part of the cache
+// key); a sanitizer report in a run fails that case, is counted on its own line, and makes the
+// exit code 1 even where the ratchet would pass.
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,6 +76,28 @@ int run_command(const std::string& cmd, std::string* output) {
     if (output && output->size() < 20000) output->append(buf, n);
   int status = pclose(pipe);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The sanitizer flags of --sanitize: no recovery, so the first report ends the run with a nonzero
+// exit; frame pointers for readable stacks.
+constexpr const char* kSanitizeFlags =
+    "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer";
+// The run's environment under --sanitize: leaks are reported too; the user's own settings, if
+// any, come last and win.
+constexpr const char* kSanitizeEnv =
+    "ASAN_OPTIONS=detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS} "
+    "UBSAN_OPTIONS=print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS} ";
+
+// The first line of a sanitizer report in a run's output, or "" if there is none. Looked for
+// whatever the exit code, so that halt_on_error=0 in the user's options cannot turn it into a pass.
+std::string sanitizer_report(const std::string& output) {
+  static const char* const kMarkers[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                                         "runtime error:", "WARNING: AddressSanitizer"};
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);)
+    for (const char* marker : kMarkers)
+      if (line.find(marker) != std::string::npos) return line;
+  return "";
 }
 
 std::string first_line(const std::string& s) {
@@ -155,11 +180,14 @@ class TestRunner {
       target_ = &fpu_target_;
     }
     cases_ = discover_test_cases(args_.cases, args_.filter, &error);
+    if (error.empty() && !args_.case_list.empty())
+      keep_listed_cases(cases_, args_.case_list, &error);
     if (!error.empty()) {
       std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
       return kExitUsage;
     }
     results_.assign(cases_.size(), CaseResult{});
+    sanitizer_found_.assign(cases_.size(), 0);
     prepared_.assign(cases_.size(), Prepared{});
     parallel_for(cases_.size(), args_.jobs, [&](size_t i) { prepare(i); });
     build_and_run();
@@ -250,8 +278,9 @@ class TestRunner {
   }
 
   std::string compile_flags() const {
-    return fmt::format("-std=c++17 -O1 {} -Wall -Wextra -Werror -I{} -I{}", target_->cxx_flags,
-                       ONNXC_RUNTIME_DIR, ONNXC_TEMPLATES_DIR);
+    return fmt::format("-std=c++17 -O1 {} {}-Wall -Wextra -Werror -I{} -I{}", target_->cxx_flags,
+                       args_.sanitize ? std::string(kSanitizeFlags) + " " : "", ONNXC_RUNTIME_DIR,
+                       ONNXC_TEMPLATES_DIR);
   }
 
   // Builds a binary for `members` (indices into cases_); returns its path or "" on failure.
@@ -351,8 +380,17 @@ class TestRunner {
                      static_cast<std::streamsize>(data.inputs[i].data.size()));
       }
       std::string out;
-      int rc =
-          run_command(fmt::format("timeout 120 {} {} {}", bin.string(), index, dir.string()), &out);
+      int rc = run_command(fmt::format("{}timeout 120 {} {} {}", args_.sanitize ? kSanitizeEnv : "",
+                                       bin.string(), index, dir.string()),
+                           &out);
+      const std::string finding = sanitizer_report(out);
+      if (!finding.empty()) {
+        sanitizer_found_[i] = 1;
+        results_[i] = {CaseStatus::kFail,
+                       fmt::format("data set {}: sanitizer report (exit {}): {}", d, rc, finding)};
+        if (args_.verbose) std::fprintf(stderr, "%s\n", out.c_str());
+        return;
+      }
       if (rc != 0) {
         results_[i] = {CaseStatus::kFail,
                        fmt::format("data set {}: generated code exited with {}{}", d, rc,
@@ -427,6 +465,9 @@ class TestRunner {
     int rc = (failed == 0 && skipped == 0) ? kExitOk : kExitModelError;
     if (!args_.expect.empty()) rc = check_expectations();
     std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+    const auto findings = std::count(sanitizer_found_.begin(), sanitizer_found_.end(), 1);
+    if (args_.sanitize) std::printf("sanitizers: %td case(s) with a report\n", findings);
+    if (findings) rc = kExitModelError;  // never hidden by the ratchet
     if (random)
       std::printf("%zu passed on type, shape and range only (random ops; not counted as passed)\n",
                   random);
@@ -479,6 +520,7 @@ class TestRunner {
   std::vector<TestCase> cases_;
   std::vector<CaseResult> results_;
   std::vector<Prepared> prepared_;
+  std::vector<char> sanitizer_found_;  // per case: a run printed a sanitizer report
 };
 
 }  // namespace
