@@ -8,33 +8,21 @@
 #include <string>
 
 #include "support/model_builder.h"
+#include "support/run_onnxc.h"
 #include "support/temp_dir.h"
 
 using onnxc::testing::ModelBuilder;
 
 namespace {
 
-struct Run {
-  int exit_code;
-  std::string output;
-};
+using onnxc::testing::Run;
 
 // Compiles `mb` with the onnxc binary into a temporary folder.
 Run compile(const ModelBuilder& mb) {
   std::string model = mb.write();
   onnxc::TempDir out("onnxc-hostile-");
   REQUIRE(out.ok());
-  std::string cmd =
-      std::string(ONNXC_BINARY) + " " + model + " -o " + (out.path() / "m.cpp").string() + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  Run r{0, ""};
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
+  return onnxc::testing::run_onnxc(model + " -o " + (out.path() / "m.cpp").string());
 }
 
 size_t lines(const std::string& s) {

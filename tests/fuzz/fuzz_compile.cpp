@@ -21,20 +21,12 @@
 #include "frontend/model_loader.h"
 #include "frontend/pin_flags.h"
 #include "frontend/validator.h"
+#include "fuzz_support.h"
 #include "passes/pass_manager.h"
 
 namespace {
 
-// External data resolves against a folder of the fuzzer's own, holding one 64-byte file.
-const std::string& model_dir() {
-  static const std::string dir = [] {
-    auto path = std::filesystem::temp_directory_path() / "onnxc-fuzz-compile-dir";
-    std::filesystem::create_directories(path);
-    std::ofstream(path / "data.bin", std::ios::binary) << std::string(64, '\x3f');
-    return path.string();
-  }();
-  return dir;
-}
+using onnxc::fuzz::model_dir;
 
 bool compile(const std::string& bytes) {
   onnxc::Diagnostics diag;

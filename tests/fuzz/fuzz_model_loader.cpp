@@ -13,20 +13,11 @@
 
 #include "frontend/model_loader.h"
 #include "frontend/validator.h"
+#include "fuzz_support.h"
 
 namespace {
 
-// External data locations resolve against a folder of the fuzzer's own, holding one 64-byte
-// file ("data.bin") so that successful reads are reachable too.
-const std::string& model_dir() {
-  static const std::string dir = [] {
-    auto path = std::filesystem::temp_directory_path() / "onnxc-fuzz-model-dir";
-    std::filesystem::create_directories(path);
-    std::ofstream(path / "data.bin", std::ios::binary) << std::string(64, '\x3f');
-    return path.string();
-  }();
-  return dir;
-}
+using onnxc::fuzz::model_dir;
 
 }  // namespace
 

@@ -8,28 +8,15 @@
 
 #include "support/filecheck.h"
 #include "support/model_builder.h"
+#include "support/run_onnxc.h"
 
 using onnxc::testing::filecheck;
 using onnxc::testing::ModelBuilder;
 
 namespace {
 
-struct Run {
-  int exit_code;
-  std::string output;
-};
-
-Run run_onnxc(const std::string& args) {
-  std::string cmd = std::string(ONNXC_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  Run r{0, ""};
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  r.exit_code = WEXITSTATUS(pclose(p));
-  return r;
-}
+using onnxc::testing::Run;
+using onnxc::testing::run_onnxc;
 
 std::string flatten_model() {
   ModelBuilder mb(13);
