@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "codegen/cpp_emitter.h"
@@ -64,7 +66,45 @@ std::vector<std::string> identifiers(const std::string& code) {
 // in conv_detail::kKc). Member accesses (p.tile, r->x) are not references.
 struct Ref {
   std::string qualifier, name;
+  int args = -1;  // the argument count of a call `name(...)`, -1 when not a call or unsure
 };
+
+// The number of arguments of the call whose '(' is at code[open]: top-level commas + 1, 0 for
+// "()". -1 when a '<' appears at the top level (a comparison or a template argument list: its
+// commas cannot be told apart) or the parentheses do not close.
+int call_arity(const std::string& code, size_t open) {
+  int depth = 0, commas = 0;
+  bool empty = true;
+  for (size_t i = open; i < code.size(); ++i) {
+    const char c = code[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') {
+      if (--depth == 0) return empty ? 0 : commas + 1;
+      continue;
+    }
+    if (depth == 1 && c == '<') return -1;
+    if (depth == 1 && c == ',') ++commas;
+    if (i > open && c != ' ' && c != '\n') empty = false;
+  }
+  return -1;
+}
+
+// The '(' that opens the call after an identifier ending at code[end], skipping explicit template
+// arguments (f<6, 16>(...)); npos when the identifier is not called there.
+size_t call_paren(const std::string& code, size_t end) {
+  size_t i = code.find_first_not_of(" \n", end);
+  if (i != std::string::npos && code[i] == '<') {
+    int angle = 0;
+    for (; i < code.size(); ++i) {
+      if (code[i] == '<') ++angle;
+      if (code[i] == '>' && --angle == 0) break;
+      if (code[i] == ';' || code[i] == '{' || code[i] == ')') return std::string::npos;
+    }
+    if (i == code.size()) return std::string::npos;
+    i = code.find_first_not_of(" \n", i + 1);
+  }
+  return i != std::string::npos && code[i] == '(' ? i : std::string::npos;
+}
 
 std::vector<Ref> references(const std::string& code) {
   std::vector<Ref> refs;
@@ -79,7 +119,11 @@ std::vector<Ref> references(const std::string& code) {
       const bool member =
           (b >= 1 && code[b - 1] == '.') || (b >= 2 && code.compare(b - 2, 2, "->") == 0);
       const bool qualified = b >= 2 && code.compare(b - 2, 2, "::") == 0;
-      if (!member) refs.push_back({qualified ? previous : "", name});
+      if (!member) {
+        const size_t paren = call_paren(code, j);
+        refs.push_back({qualified ? previous : "", name,
+                        paren == std::string::npos ? -1 : call_arity(code, paren)});
+      }
       previous = name;
       i = j;
     } else if (code[i] >= '0' && code[i] <= '9') {
@@ -134,8 +178,58 @@ struct Chunk {
   std::set<std::string> types;  // element types its signature names (see element_types)
   std::string prototype;        // a function's declaration without its body, else ""
   bool kept = false;
-  bool prototype_kept = false;  // only the prototype is printed
+  bool prototype_kept = false;           // only the prototype is printed
+  int min_params = -1, max_params = -1;  // a function's parameter counts, -1 when not one
 };
+
+// The range of argument counts a function declaration accepts, from its parameter list
+// (defaulted parameters may be left out, "..." takes any number); {-1, -1} when `head` (a
+// function's prototype) has no "name(" to read.
+std::pair<int, int> parameter_range(const std::string& head, const std::string& name) {
+  const std::string code = strip_decorations(code_only(head));
+  size_t open = std::string::npos;
+  for (size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    const bool whole =
+        (at == 0 || !ident_char(code[at - 1])) && (end == code.size() || !ident_char(code[end]));
+    const size_t paren = code.find_first_not_of(" \n", end);
+    if (whole && paren != std::string::npos && code[paren] == '(') {
+      open = paren;
+      break;
+    }
+  }
+  if (open == std::string::npos) return {-1, -1};
+  int depth = 0, params = 0, defaults = 0;
+  bool in_param = false, defaulted = false, variadic = false;
+  for (size_t i = open; i < code.size(); ++i) {
+    const char c = code[i];
+    if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (depth++ == 0) continue;
+    }
+    if (c == ')' || c == ']' || c == '}' || c == '>') {
+      if (--depth == 0) {
+        params += in_param;
+        defaults += in_param && defaulted;
+        if (variadic) return {params - defaults - 1, 1 << 20};
+        return {params - defaults, params};
+      }
+      continue;
+    }
+    if (depth != 1) continue;
+    if (c == ',') {
+      params += 1;
+      defaults += defaulted;
+      in_param = defaulted = false;
+    } else if (c == '=') {
+      defaulted = true;
+    } else if (c == '.' && code.compare(i, 3, "...") == 0) {
+      variadic = in_param = true;
+    } else if (c != ' ' && c != '\n') {
+      in_param = true;
+    }
+  }
+  return {-1, -1};
+}
 
 // A function's declaration: its text up to the body's '{', then ';'. "" when it is not a
 // function with a body.
@@ -288,6 +382,9 @@ std::vector<Chunk> split_chunks(const std::string& text) {
       c.always = c.names.empty();
       c.types = signature_types(code, c.names);
       if (!c.types.empty()) c.prototype = prototype_of(current, c.names);
+      const std::string head = prototype_of(current, c.names);
+      if (!head.empty() && head.find("(void)") == std::string::npos)
+        std::tie(c.min_params, c.max_params) = parameter_range(head, *c.names.begin());
     }
     c.refs = references(code);
     c.ns = fmt::format("{}", fmt::join(namespaces, "::"));
@@ -489,10 +586,15 @@ std::string inline_runtime(const std::set<std::string>& headers, const std::stri
   while (!work.empty()) {
     const auto [ref, from] = work.back();
     work.pop_back();
-    if (!done.insert(ref.qualifier + "::" + ref.name + "@" + from).second) continue;
+    if (!done.insert(fmt::format("{}::{}/{}@{}", ref.qualifier, ref.name, ref.args, from)).second)
+      continue;
     for (const Decl& d : resolve(ref, from)) {
       Chunk* c = d.chunk;
       if (c->kept) continue;
+      // A call with a known argument count needs only the overloads that accept that count.
+      if (ref.args >= 0 && c->min_params >= 0 &&
+          (ref.args < c->min_params || ref.args > c->max_params))
+        continue;
       if (!needed(*c)) {
         // Code for other element types may still name it (in template branches never taken):
         // declare it, without the body that would pull in its dependencies.

@@ -36,10 +36,11 @@ bool run_softmax(const Tensor& x, Tensor& y, const SoftmaxState& s) {
 
 class SoftmaxOp final : public OpHandler {
  public:
-  // f32_kernel / kernel: the onnxc functions for float and for double; host: the same kernels
-  // for folding.
-  SoftmaxOp(const char* f32_kernel, const char* kernel, SoftmaxKernel host)
-      : f32_kernel_(f32_kernel), kernel_(kernel), host_(host) {}
+  // f32_kernel / kernel: the onnxc functions for float and for double; f32_rows_kernel: the
+  // float one for inner == 1 (nullptr: none); host: the same kernels for folding.
+  SoftmaxOp(const char* f32_kernel, const char* f32_rows_kernel, const char* kernel,
+            SoftmaxKernel host)
+      : f32_kernel_(f32_kernel), f32_rows_kernel_(f32_rows_kernel), kernel_(kernel), host_(host) {}
 
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
@@ -81,22 +82,28 @@ class SoftmaxOp final : public OpHandler {
     ctx.include("onnxc/softmax.h");
     const bool f32 = ctx.input(0)->dtype != DataType::kDouble;
     const HalfNames n = emit_widen(ctx, s.half);
-    ctx.line("onnxc::{}({}, {}, /*outer=*/{}, /*axis=*/{}, /*inner=*/{});",
-             f32 ? f32_kernel_ : kernel_, n.in(0), n.out(0), s.outer, s.axis, s.inner);
+    if (f32 && s.inner == 1 && f32_rows_kernel_)
+      ctx.line("onnxc::{}({}, {}, /*outer=*/{}, /*axis=*/{});", f32_rows_kernel_, n.in(0), n.out(0),
+               s.outer, s.axis);
+    else
+      ctx.line("onnxc::{}({}, {}, /*outer=*/{}, /*axis=*/{}, /*inner=*/{});",
+               f32 ? f32_kernel_ : kernel_, n.in(0), n.out(0), s.outer, s.axis, s.inner);
     emit_narrow(ctx, s.half, n);
   }
 
  private:
   const char* f32_kernel_;
+  const char* f32_rows_kernel_;
   const char* kernel_;
   SoftmaxKernel host_;
 };
 
-const SoftmaxOp kSoftmax("f32_softmax__poly", "softmax_ref",
+const SoftmaxOp kSoftmax("f32_softmax__poly", "f32_softmax_rows__poly", "softmax_ref",
                          run_softmax<f32_softmax__poly, softmax_ref<double>>);
-const SoftmaxOp kLogSoftmax("f32_log_softmax__poly", "log_softmax_ref",
+const SoftmaxOp kLogSoftmax("f32_log_softmax__poly", "f32_log_softmax_rows__poly",
+                            "log_softmax_ref",
                             run_softmax<f32_log_softmax__poly, log_softmax_ref<double>>);
-const SoftmaxOp kHardmax("hardmax_ref", "hardmax_ref",
+const SoftmaxOp kHardmax("hardmax_ref", nullptr, "hardmax_ref",
                          run_softmax<hardmax_ref<float>, hardmax_ref<double>>);
 
 // ---- NegativeLogLikelihoodLoss (12, 13, 22) and SoftmaxCrossEntropyLoss (12, 13) --------------

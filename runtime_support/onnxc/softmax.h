@@ -5,6 +5,9 @@
 //   f32_softmax__poly / f32_log_softmax__poly
 //                                       float; a polynomial exp (max relative error 3e-7) that
 //                                       g++ and clang++ vectorize, about 10x std::exp
+//   f32_softmax_rows__poly / f32_log_softmax_rows__poly
+//                                       the same for inner = 1 (the softmax axis is the last):
+//                                       `outer` contiguous rows of `axis` values
 // and the losses built on log-softmax: nll_loss_ref, softmax_cross_entropy_ref.
 #ifndef ONNXC_SOFTMAX_H
 #define ONNXC_SOFTMAX_H
@@ -203,6 +206,16 @@ inline void f32_softmax_poly(const float* x, float* y, index_t outer, index_t ax
 }
 
 }  // namespace softmax_detail
+
+inline void f32_softmax_rows__poly(const float* x, float* y, index_t outer, index_t axis) {
+  for (index_t o = 0; o < outer; ++o)
+    softmax_detail::f32_softmax_row_poly<false>(x + o * axis, y + o * axis, axis);
+}
+
+inline void f32_log_softmax_rows__poly(const float* x, float* y, index_t outer, index_t axis) {
+  for (index_t o = 0; o < outer; ++o)
+    softmax_detail::f32_softmax_row_poly<true>(x + o * axis, y + o * axis, axis);
+}
 
 inline void f32_softmax__poly(const float* x, float* y, index_t outer, index_t axis,
                               index_t inner) {

@@ -78,3 +78,28 @@ TEST_CASE("the inline runtime of a convolution compiles", "[codegen][inliner]") 
   CHECK(compiles(rt, code, "g++"));
   CHECK(compiles(rt, code, "clang++"));
 }
+
+TEST_CASE("the inline runtime keeps only the overloads a call's argument count fits",
+          "[codegen][inliner]") {
+  // gemm_ref has a 7-parameter form (with an epilogue) and a 5-parameter one that calls it.
+  const std::string seven =
+      "void f(const onnxc::GemmParams& p, const float* a, float* y) {\n"
+      "  onnxc::gemm_ref(p, a, a, a, y, onnxc::Epilogue{}, a);\n}\n";
+  const std::string rt7 = inline_runtime({"onnxc/gemm.h"}, seven, {"onnxc/types.h"});
+  CHECK(rt7.find("inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, "
+                 "T* y,\n                     const Epilogue& e") != std::string::npos);
+  CHECK(rt7.find("gemm_ref(p, a, b, c, y, Epilogue{}") == std::string::npos);
+  CHECK(compiles(rt7, seven, "g++"));
+  const std::string five =
+      "void f(const onnxc::GemmParams& p, const float* a, float* y) {\n"
+      "  onnxc::gemm_ref(p, a, a, a, y);\n}\n";
+  const std::string rt5 = inline_runtime({"onnxc/gemm.h"}, five, {"onnxc/types.h"});
+  CHECK(rt5.find("gemm_ref(p, a, b, c, y, Epilogue{}") != std::string::npos);  // both kept
+  CHECK(compiles(rt5, five, "g++"));
+  // A softmax over the last axis needs the row kernel only.
+  const std::string rows =
+      "void f(const float* x, float* y) { onnxc::f32_softmax_rows__poly(x, y, 2, 10); }\n";
+  const std::string rt = inline_runtime({"onnxc/softmax.h"}, rows, {"onnxc/types.h"});
+  CHECK(rt.find("f32_softmax_columns_poly") == std::string::npos);
+  CHECK(compiles(rt, rows, "g++"));
+}
