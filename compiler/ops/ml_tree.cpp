@@ -1,9 +1,10 @@
-// Tree ensembles of ai.onnx.ml: TreeEnsemble (opset 5, float/double) and TreeEnsembleRegressor
-// (opsets 1-4; deprecated at 5; float output). Both encodings are checked here and flattened into
-// the one layout of onnxc/ml_tree.h: interior nodes with successor links (>= 0 node, < 0 leaf ~k)
-// and leaves with their votes. Every tree is checked to be finite (no successor cycle) so the
-// generated loop ends. Not done: TreeEnsembleClassifier (its string labels and binary-class special
-// cases), float16 input, PROBIT post transform: each is refused with a message.
+// Tree ensembles of ai.onnx.ml: TreeEnsemble (opset 5, float/double), TreeEnsembleRegressor and
+// TreeEnsembleClassifier (opsets 1-4; deprecated at 5; float scores). Both encodings are checked
+// here and flattened into the one layout of onnxc/ml_tree.h: interior nodes with successor links
+// (>= 0 node, < 0 leaf ~k) and leaves with their votes. Every tree is checked to be finite (no
+// successor cycle) so the generated loop ends. The classifier's two-class labels and scores follow
+// onnxruntime (the spec leaves them open; onnxc/ml_tree.h lists the rules). Not done: string class
+// labels, float16 input, PROBIT post transform: each is refused with a message.
 #include "onnxc/ml_tree.h"
 
 #include <algorithm>
@@ -121,7 +122,8 @@ bool set_input_shape(InferContext& ctx, TreeState& s) {
   return true;
 }
 
-void emit_tree(EmitContext& ctx, const TreeState& s) {
+// The tables and `p`, the TreeEnsembleParams, in the node's block.
+void emit_tree_params(EmitContext& ctx, const TreeState& s) {
   ctx.include("onnxc/ml_tree.h");
   const std::string t = dtype_cpp(s.type);
   auto num = [&](double v) { return cpp_scalar(s.type, v); };
@@ -168,8 +170,12 @@ void emit_tree(EmitContext& ctx, const TreeState& s) {
                     {"base_values", s.base_values.empty() ? "nullptr" : "te_base"},
                     {"aggregate", std::to_string(s.aggregate)},
                     {"post_transform", std::to_string(s.post)}}));
+}
+
+void emit_tree(EmitContext& ctx, const TreeState& s) {
+  emit_tree_params(ctx, s);
   ctx.line("onnxc::tree_ensemble_ref<{}, {}>(p, {}, {}, reinterpret_cast<uint8_t*>({}));",
-           dtype_cpp(ctx.input(0)->dtype), t, ctx.in(0), ctx.out(0), ctx.scratch());
+           dtype_cpp(ctx.input(0)->dtype), dtype_cpp(s.type), ctx.in(0), ctx.out(0), ctx.scratch());
 }
 
 template <typename T>
@@ -298,6 +304,128 @@ int branch_mode(const std::string& m) {
   return m == "LEAF" ? 100 : -1;
 }
 
+// PREFIX* votes grouped by leaf, in leaf order.
+bool collect_votes(InferContext& ctx, TreeState& s,
+                   const std::map<std::pair<int64_t, int64_t>, int32_t>& where,
+                   const std::string& prefix, const std::string& id_name) {
+  const Node& node = ctx.node();
+  const std::vector<int64_t> tree = ctx.attr_ints(prefix + "treeids");
+  const std::vector<int64_t> id = ctx.attr_ints(prefix + "nodeids");
+  const std::vector<int64_t> target = ctx.attr_ints(prefix + id_name);
+  const std::vector<double> weight =
+      ml::attr_numbers(node, prefix + "weights", prefix + "weights_as_tensor");
+  if (id.size() != tree.size() || target.size() != tree.size() || weight.size() != tree.size())
+    return ctx.fail("the {}* attributes must all have {} entries", prefix, tree.size());
+  std::vector<std::vector<size_t>> by_leaf(s.vote_off.size());
+  for (size_t k = 0; k < tree.size(); ++k) {
+    auto it = where.find({tree[k], id[k]});
+    if (it == where.end() || it->second >= 0)
+      return ctx.fail("{} vote {} names node {} of tree {}, which is not a leaf", prefix, k, id[k],
+                      tree[k]);
+    by_leaf[static_cast<size_t>(~it->second)].push_back(k);
+  }
+  for (size_t l = 0; l < by_leaf.size(); ++l) {
+    s.vote_off[l] = static_cast<index_t>(s.vote_target.size());
+    s.vote_count[l] = static_cast<index_t>(by_leaf[l].size());
+    for (size_t k : by_leaf[l]) {
+      s.vote_target.push_back(target[k]);
+      s.vote_weight.push_back(weight[k]);
+    }
+  }
+  return true;
+}
+
+// The nodes_* attributes of TreeEnsembleRegressor/Classifier flattened into `s` (nodes, leaves,
+// roots), then the votes of attributes PREFIX{treeids,nodeids} (PREFIX + `id_name` gives the
+// target of each vote, PREFIX + "weights" its weight), then the whole checked.
+bool parse_legacy_trees(InferContext& ctx, TreeState& s, const std::string& prefix,
+                        const std::string& id_name) {
+  const Node& node = ctx.node();
+  const std::vector<int64_t> tree = ctx.attr_ints("nodes_treeids");
+  const std::vector<int64_t> id = ctx.attr_ints("nodes_nodeids");
+  const std::vector<int64_t> features = ctx.attr_ints("nodes_featureids");
+  const std::vector<std::string> modes = ml::attr_strings(node, "nodes_modes");
+  const std::vector<double> values =
+      ml::attr_numbers(node, "nodes_values", "nodes_values_as_tensor");
+  const std::vector<int64_t> t_ids = ctx.attr_ints("nodes_truenodeids");
+  const std::vector<int64_t> f_ids = ctx.attr_ints("nodes_falsenodeids");
+  const std::vector<int64_t> missing = ctx.attr_ints("nodes_missing_value_tracks_true");
+  const size_t count = tree.size();
+  if (count == 0) return ctx.fail("nodes_treeids is empty (no trees)");
+  for (size_t len :
+       {id.size(), features.size(), modes.size(), values.size(), t_ids.size(), f_ids.size()})
+    if (len != count) return ctx.fail("the nodes_* attributes must all have {} entries", count);
+  if (!missing.empty() && missing.size() != count)
+    return ctx.fail("nodes_missing_value_tracks_true has {} entries, not {}", missing.size(),
+                    count);
+
+  // (tree, node id) -> node index or ~leaf index, in attribute order.
+  std::map<std::pair<int64_t, int64_t>, int32_t> where;
+  std::vector<int64_t> tree_order;
+  for (size_t k = 0; k < count; ++k) {
+    const int mode = branch_mode(modes[k]);
+    if (mode < 0) return ctx.fail("nodes_modes[{}] '{}' is not a known mode", k, modes[k]);
+    int32_t slot;
+    if (mode == 100) {
+      slot = ~static_cast<int32_t>(s.vote_off.size());
+      s.vote_off.push_back(0);
+      s.vote_count.push_back(0);
+    } else {
+      slot = static_cast<int32_t>(s.modes.size());
+      s.modes.push_back(static_cast<uint8_t>(mode));
+      s.feature.push_back(features[k]);
+      s.split.push_back(values[k]);
+      if (!missing.empty()) s.missing_true.push_back(missing[k] ? 1 : 0);
+    }
+    if (!where.emplace(std::make_pair(tree[k], id[k]), slot).second)
+      return ctx.fail("node id {} appears twice in tree {}", id[k], tree[k]);
+    if (std::find(tree_order.begin(), tree_order.end(), tree[k]) == tree_order.end())
+      tree_order.push_back(tree[k]);
+  }
+  std::map<int32_t, bool> referenced;
+  for (size_t k = 0; k < count; ++k) {
+    if (branch_mode(modes[k]) == 100) continue;
+    for (int64_t next : {t_ids[k], f_ids[k]}) {
+      auto it = where.find({tree[k], next});
+      if (it == where.end())
+        return ctx.fail("node {} of tree {} links to node {}, which the tree lacks", id[k], tree[k],
+                        next);
+      referenced[it->second] = true;
+    }
+    s.true_next.push_back(where[{tree[k], t_ids[k]}]);
+    s.false_next.push_back(where[{tree[k], f_ids[k]}]);
+  }
+  // A tree's root is its one node no other node links to.
+  for (int64_t t : tree_order) {
+    int32_t root = 0;
+    int roots = 0;
+    for (const auto& [key, slot] : where)
+      if (key.first == t && !referenced.count(slot)) root = slot, ++roots;
+    if (roots != 1) return ctx.fail("tree {} has {} root nodes, not 1", t, roots);
+    if (root < 0) {
+      // A tree that is a single leaf: an always-true node with both branches on that leaf.
+      s.modes.push_back(kTreeEq);
+      s.feature.push_back(0);
+      s.split.push_back(0);
+      if (!missing.empty()) s.missing_true.push_back(0);
+      s.true_next.push_back(root);
+      s.false_next.push_back(root);
+      root = static_cast<int32_t>(s.modes.size()) - 1;
+    }
+    s.roots.push_back(root);
+  }
+  return collect_votes(ctx, s, where, prefix, id_name) && check_trees(ctx, s);
+}
+
+// post_transform and base_values of the older tree ops.
+bool parse_legacy_common(InferContext& ctx, TreeState& s) {
+  const std::string post = ctx.attr_string("post_transform", "NONE");
+  s.post = ml::post_transform_code(post);
+  if (s.post < 0) return ctx.fail("post_transform '{}' is not supported", post);
+  s.base_values = ml::attr_numbers(ctx.node(), "base_values", "base_values_as_tensor");
+  return true;
+}
+
 class TreeEnsembleRegressorOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
@@ -308,7 +436,6 @@ class TreeEnsembleRegressorOp final : public OpHandler {
     auto& s = ctx.make_state<TreeState>();
     s.type = DataType::kFloat;
     if (!set_input_shape(ctx, s)) return false;
-    const Node& node = ctx.node();
     s.n_targets = ctx.attr_int("n_targets", 1);
     if (s.n_targets < 1) return ctx.fail("n_targets must be >= 1, is {}", s.n_targets);
     const std::string agg = ctx.attr_string("aggregate_function", "SUM");
@@ -317,89 +444,11 @@ class TreeEnsembleRegressorOp final : public OpHandler {
     for (int i = 0; i < 4; ++i)
       if (agg == kAgg[i]) s.aggregate = i;
     if (s.aggregate < 0) return ctx.fail("aggregate_function '{}' is not AVERAGE/SUM/MIN/MAX", agg);
-    const std::string post = ctx.attr_string("post_transform", "NONE");
-    s.post = ml::post_transform_code(post);
-    if (s.post < 0) return ctx.fail("post_transform '{}' is not supported", post);
-    s.base_values = ml::attr_numbers(node, "base_values", "base_values_as_tensor");
+    if (!parse_legacy_common(ctx, s)) return false;
     if (!s.base_values.empty() && static_cast<int64_t>(s.base_values.size()) != s.n_targets)
       return ctx.fail("base_values has {} entries, n_targets is {}", s.base_values.size(),
                       s.n_targets);
-
-    const std::vector<int64_t> tree = ctx.attr_ints("nodes_treeids");
-    const std::vector<int64_t> id = ctx.attr_ints("nodes_nodeids");
-    const std::vector<int64_t> features = ctx.attr_ints("nodes_featureids");
-    const std::vector<std::string> modes = ml::attr_strings(node, "nodes_modes");
-    const std::vector<double> values =
-        ml::attr_numbers(node, "nodes_values", "nodes_values_as_tensor");
-    const std::vector<int64_t> t_ids = ctx.attr_ints("nodes_truenodeids");
-    const std::vector<int64_t> f_ids = ctx.attr_ints("nodes_falsenodeids");
-    const std::vector<int64_t> missing = ctx.attr_ints("nodes_missing_value_tracks_true");
-    const size_t count = tree.size();
-    if (count == 0) return ctx.fail("nodes_treeids is empty (no trees)");
-    for (size_t len :
-         {id.size(), features.size(), modes.size(), values.size(), t_ids.size(), f_ids.size()})
-      if (len != count) return ctx.fail("the nodes_* attributes must all have {} entries", count);
-    if (!missing.empty() && missing.size() != count)
-      return ctx.fail("nodes_missing_value_tracks_true has {} entries, not {}", missing.size(),
-                      count);
-
-    // (tree, node id) -> node index or ~leaf index, in attribute order.
-    std::map<std::pair<int64_t, int64_t>, int32_t> where;
-    std::vector<int64_t> tree_order;
-    for (size_t k = 0; k < count; ++k) {
-      const int mode = branch_mode(modes[k]);
-      if (mode < 0) return ctx.fail("nodes_modes[{}] '{}' is not a known mode", k, modes[k]);
-      int32_t slot;
-      if (mode == 100) {
-        slot = ~static_cast<int32_t>(s.vote_off.size());
-        s.vote_off.push_back(0);
-        s.vote_count.push_back(0);
-      } else {
-        slot = static_cast<int32_t>(s.modes.size());
-        s.modes.push_back(static_cast<uint8_t>(mode));
-        s.feature.push_back(features[k]);
-        s.split.push_back(values[k]);
-        if (!missing.empty()) s.missing_true.push_back(missing[k] ? 1 : 0);
-      }
-      if (!where.emplace(std::make_pair(tree[k], id[k]), slot).second)
-        return ctx.fail("node id {} appears twice in tree {}", id[k], tree[k]);
-      if (std::find(tree_order.begin(), tree_order.end(), tree[k]) == tree_order.end())
-        tree_order.push_back(tree[k]);
-    }
-    std::map<int32_t, bool> referenced;
-    for (size_t k = 0; k < count; ++k) {
-      if (branch_mode(modes[k]) == 100) continue;
-      for (int64_t next : {t_ids[k], f_ids[k]}) {
-        auto it = where.find({tree[k], next});
-        if (it == where.end())
-          return ctx.fail("node {} of tree {} links to node {}, which the tree lacks", id[k],
-                          tree[k], next);
-        referenced[it->second] = true;
-      }
-      s.true_next.push_back(where[{tree[k], t_ids[k]}]);
-      s.false_next.push_back(where[{tree[k], f_ids[k]}]);
-    }
-    // A tree's root is its one node no other node links to.
-    for (int64_t t : tree_order) {
-      int32_t root = 0;
-      int roots = 0;
-      for (const auto& [key, slot] : where)
-        if (key.first == t && !referenced.count(slot)) root = slot, ++roots;
-      if (roots != 1) return ctx.fail("tree {} has {} root nodes, not 1", t, roots);
-      if (root < 0) {
-        // A tree that is a single leaf: an always-true node with both branches on that leaf.
-        s.modes.push_back(kTreeEq);
-        s.feature.push_back(0);
-        s.split.push_back(0);
-        if (!missing.empty()) s.missing_true.push_back(0);
-        s.true_next.push_back(root);
-        s.false_next.push_back(root);
-        root = static_cast<int32_t>(s.modes.size()) - 1;
-      }
-      s.roots.push_back(root);
-    }
-    if (!collect_votes(ctx, s, where)) return false;
-    if (!check_trees(ctx, s)) return false;
+    if (!parse_legacy_trees(ctx, s, "target_", "ids")) return false;
     ctx.request_scratch(static_cast<size_t>(s.n_targets));  // per-target "voted" flags
     return ctx.set_output(0, DataType::kFloat, {s.rows, s.n_targets});
   }
@@ -408,47 +457,92 @@ class TreeEnsembleRegressorOp final : public OpHandler {
     return fold_tree(n, in, out);
   }
   void emit(EmitContext& ctx) const override { emit_tree(ctx, ctx.node().state_as<TreeState>()); }
+};
 
- private:
-  // target_* votes grouped by leaf, in leaf order.
-  static bool collect_votes(InferContext& ctx, TreeState& s,
-                            const std::map<std::pair<int64_t, int64_t>, int32_t>& where) {
-    const Node& node = ctx.node();
-    const std::vector<int64_t> tree = ctx.attr_ints("target_treeids");
-    const std::vector<int64_t> id = ctx.attr_ints("target_nodeids");
-    const std::vector<int64_t> target = ctx.attr_ints("target_ids");
-    const std::vector<double> weight =
-        ml::attr_numbers(node, "target_weights", "target_weights_as_tensor");
-    if (id.size() != tree.size() || target.size() != tree.size() || weight.size() != tree.size())
-      return ctx.fail("the target_* attributes must all have {} entries", tree.size());
-    std::vector<std::vector<size_t>> by_leaf(s.vote_off.size());
-    for (size_t k = 0; k < tree.size(); ++k) {
-      auto it = where.find({tree[k], id[k]});
-      if (it == where.end() || it->second >= 0)
-        return ctx.fail("target vote {} names node {} of tree {}, which is not a leaf", k, id[k],
-                        tree[k]);
-      by_leaf[static_cast<size_t>(~it->second)].push_back(k);
-    }
-    for (size_t l = 0; l < by_leaf.size(); ++l) {
-      s.vote_off[l] = static_cast<index_t>(s.vote_target.size());
-      s.vote_count[l] = static_cast<index_t>(by_leaf[l].size());
-      for (size_t k : by_leaf[l]) {
-        s.vote_target.push_back(target[k]);
-        s.vote_weight.push_back(weight[k]);
-      }
-    }
+// ---- TreeEnsembleClassifier (opsets 1-4) -----------------------------------------------------
+
+struct TreeClassifierState : TreeState {
+  std::vector<int64_t> labels;
+  int binary = 0, weights_positive = 1;
+  TreeClassifierParams classifier() const {
+    return {labels.data(), binary, weights_positive, static_cast<int>(base_values.size())};
+  }
+};
+
+class TreeEnsembleClassifierOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(1, 1, 2, 2)) return false;
+    if (!ctx.check_dtype(0,
+                         {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32}))
+      return false;
+    if (ctx.has_attr("classlabels_strings"))
+      return ctx.fail(
+          "classlabels_strings is not supported (onnxc has no string tensors); use "
+          "classlabels_int64s");
+    auto& s = ctx.make_state<TreeClassifierState>();
+    s.labels = ctx.attr_ints("classlabels_int64s");
+    if (s.labels.empty()) return ctx.fail("classlabels_int64s is required");
+    s.n_targets = static_cast<int64_t>(s.labels.size());
+    s.aggregate = kAggSum;
+    if (!set_input_shape(ctx, s) || !parse_legacy_common(ctx, s)) return false;
+    if (s.post == kPostSoftmaxZero && s.n_targets == 2)
+      return ctx.fail("post_transform SOFTMAX_ZERO with two classes is not supported");
+    const size_t n_base = s.base_values.size();
+    if (n_base != 0 && !(s.n_targets == 2 && n_base <= 2) &&
+        static_cast<int64_t>(n_base) != s.n_targets)
+      return ctx.fail("base_values has {} entries for {} classes", n_base, s.n_targets);
+    if (!parse_legacy_trees(ctx, s, "class_", "ids")) return false;
+    std::vector<int64_t> ids = ctx.attr_ints("class_ids");
+    std::sort(ids.begin(), ids.end());
+    s.binary = s.n_targets == 2 && std::unique(ids.begin(), ids.end()) - ids.begin() == 1;
+    for (double w : s.vote_weight)
+      if (w < 0) s.weights_positive = 0;
+    ctx.request_scratch(static_cast<size_t>(s.n_targets));  // per-class "voted" flags
+    return ctx.set_output(0, DataType::kInt64, {s.rows}) &&
+           ctx.set_output(1, DataType::kFloat, {s.rows, s.n_targets});
+  }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const auto& s = n.state_as<TreeClassifierState>();
+    TreeState::Typed<float> t{{s.split.begin(), s.split.end()},
+                              {s.members.begin(), s.members.end()},
+                              {s.vote_weight.begin(), s.vote_weight.end()},
+                              {s.base_values.begin(), s.base_values.end()}};
+    std::vector<uint8_t> voted(static_cast<size_t>(s.n_targets));
+    visit_dtype<ml::kInputTypes>(in[0]->dtype, [&](auto tag) {
+      using X = decltype(tag);
+      tree_ensemble_classifier_ref<X>(s.params(t), s.classifier(), in[0]->as<X>(),
+                                      out[0].as<int64_t>(), out[1].as<float>(), voted.data());
+    });
     return true;
+  }
+  void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<TreeClassifierState>();
+    emit_tree_params(ctx, s);
+    ml::emit_array(ctx, "int64_t", "te_labels", s.labels, ml::int_literal);
+    ctx.line("static constexpr onnxc::TreeClassifierParams c = {};",
+             labeled({{"labels", "te_labels"},
+                      {"binary", std::to_string(s.binary)},
+                      {"weights_positive", std::to_string(s.weights_positive)},
+                      {"n_base", std::to_string(s.base_values.size())}}));
+    ctx.line(
+        "onnxc::tree_ensemble_classifier_ref<{}>(p, c, {}, {}, {}, "
+        "reinterpret_cast<uint8_t*>({}));",
+        dtype_cpp(ctx.input(0)->dtype), ctx.in(0), ctx.out(0), ctx.out(1), ctx.scratch());
   }
 };
 
 const TreeEnsembleOp kTreeEnsemble;
 const TreeEnsembleRegressorOp kTreeEnsembleRegressor;
+const TreeEnsembleClassifierOp kTreeEnsembleClassifier;
 
 }  // namespace
 
 std::vector<OpRegistration> ml_tree_ops() {
   return {{"ai.onnx.ml", "TreeEnsemble", 5, 5, &kTreeEnsemble},
-          {"ai.onnx.ml", "TreeEnsembleRegressor", 1, 4, &kTreeEnsembleRegressor}};
+          {"ai.onnx.ml", "TreeEnsembleRegressor", 1, 4, &kTreeEnsembleRegressor},
+          {"ai.onnx.ml", "TreeEnsembleClassifier", 1, 4, &kTreeEnsembleClassifier}};
 }
 
 }  // namespace onnxc

@@ -19,7 +19,8 @@ Cases:
   functions_inlined  the same computation with every call inlined by hand; make_ir_models.py
                      --check compares ORT's outputs of the two
   ml_*               ai.onnx.ml ops the conformance suite lacks (Scaler, Normalizer, Imputer,
-                     TreeEnsembleRegressor, TreeEnsemble post transforms, LinearRegressor,
+                     TreeEnsembleRegressor, TreeEnsembleClassifier (multiclass and each of
+                     onnxruntime's two-class rules), TreeEnsemble post transforms, LinearRegressor,
                      LinearClassifier with int64 labels, binary and multiclass, OneHotEncoder,
                      LabelEncoder, FeatureVectorizer)
 """
@@ -273,6 +274,36 @@ def ml_cases(out_dir):
         one(f"ml_tree_regressor_{agg.lower()}_{post.lower()}",
             node("TreeEnsembleRegressor", ["X"], ["Y"], "t", "ai.onnx.ml", aggregate_function=agg,
                  post_transform=post, **reg), [5, 2], [("X", x)])
+    # TreeEnsembleClassifier over the same trees. The spec leaves two-class labels and scores open:
+    # onnxc follows onnxruntime (rules in runtime_support/onnxc/ml_tree.h), each rule a case here.
+    nodes = {k: v for k, v in reg.items() if k.startswith("nodes_")}
+    leaves = dict(class_treeids=[0, 0, 0, 0, 1, 1], class_nodeids=[2, 3, 4, 4, 1, 2])
+
+    def classifier(name, labels, ids, weights, post, base=None):
+        extra = {"base_values": base} if base is not None else {}
+        m = model([node("TreeEnsembleClassifier", ["X"], ["Y", "Z"], "c", "ai.onnx.ml",
+                        classlabels_int64s=labels, class_ids=ids, class_weights=weights,
+                        post_transform=post, **nodes, **leaves, **extra)],
+                  [("X", [5, 4])], [("Y", [5]), ("Z", [5, len(labels)])], ml)
+        m.graph.output[0].type.tensor_type.elem_type = P.TensorProto.INT64
+        write_case(out_dir, f"ml_tree_classifier_{name}", m, [("X", x)])
+
+    signed = [1.5, -2.0, 0.25, 4.0, 3.0, -1.0]
+    for post in ("NONE", "SOFTMAX", "LOGISTIC"):  # three classes, class 2 voted only once
+        classifier(f"multi_{post.lower()}", [4, 8, 15], [0, 1, 0, 2, 1, 0], signed, post,
+                   [0.1, -0.2, 0.3])
+    classifier("multi_nobase", [4, 8, 15], [0, 1, 0, 2, 1, 0], signed, "NONE")
+    # Two labels, every vote for class 0 (binary): probability-like weights, then signed ones.
+    probs = [0.2, 0.9, 0.6, 0.1, 0.7, 0.4]
+    classifier("binary_positive", [3, 7], [0] * 6, probs, "NONE")
+    for post in ("NONE", "LOGISTIC"):
+        classifier(f"binary_signed_{post.lower()}", [3, 7], [0] * 6, signed, post, [0.25])
+    classifier("binary_signed_nobase", [3, 7], [0] * 6, signed, "NONE")
+    classifier("binary_signed_base2", [3, 7], [0] * 6, signed, "LOGISTIC", [0.1, 0.1])
+    classifier("binary_class1_base2", [3, 7], [1] * 6, signed, "NONE", [0.1, 0.1])
+    # Two labels voted for separately ("binary as multiclass"), with two base values or none.
+    classifier("two_class_base2", [3, 7], [0, 1, 0, 1, 1, 0], signed, "NONE", [0.5, -0.5])
+    classifier("two_class_nobase", [3, 7], [0, 1, 0, 1, 1, 0], signed, "LOGISTIC")
     # TreeEnsemble (ai.onnx.ml 5): the same first tree with a set-membership root for tree 2.
     te = dict(
         tree_roots=[0, 3], nodes_featureids=[2, 0, 1, 1],
