@@ -36,6 +36,7 @@
   X(ml_tree)                 \
   X(ml_preprocess)           \
   X(ml_linear)               \
+  X(ml_svm)                  \
   X(ml_encode)               \
   X(sequence)                \
   X(optional)

@@ -22,7 +22,8 @@ Cases:
                      TreeEnsembleRegressor, TreeEnsembleClassifier (multiclass and each of
                      onnxruntime's two-class rules), TreeEnsemble post transforms, LinearRegressor,
                      LinearClassifier with int64 labels, binary and multiclass, OneHotEncoder,
-                     LabelEncoder, FeatureVectorizer)
+                     LabelEncoder, FeatureVectorizer, SVMRegressor in liblinear form and with
+                     each kernel, one_class)
 """
 import json
 import os
@@ -349,6 +350,28 @@ def linear_cases(out_dir):
         write_case(out_dir, f"ml_linear_binary_{post.lower()}", m, [("X", x)])
 
 
+def svm_cases(out_dir):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    sv = rng.standard_normal(12).round(2).tolist()  # 4 support vectors of 3 features
+    coef = [0.7, -1.2, 0.4, 0.9]
+    ml = opsets(ai_onnx=18, ai_onnx_ml=1)
+
+    def regressor(name, **attrs):
+        m = model([node("SVMRegressor", ["X"], ["Y"], "s", "ai.onnx.ml", **attrs)],
+                  [("X", [5, 3])], [("Y", [5, 1])], ml)
+        write_case(out_dir, f"ml_svm_regressor_{name}", m, [("X", x)])
+
+    regressor("liblinear", coefficients=[0.5, -0.25, 1.5], rho=[0.1], n_supports=0,
+              kernel_params=[0.0, 0.0, 0.0])  # onnxruntime requires kernel_params
+    for kernel, params in (("LINEAR", [0.0, 0.0, 0.0]), ("POLY", [0.3, 0.5, 3.0]),
+                           ("RBF", [0.4, 0.0, 0.0]), ("SIGMOID", [0.2, -0.1, 0.0])):
+        regressor(kernel.lower(), coefficients=coef, support_vectors=sv, rho=[-0.3], n_supports=4,
+                  kernel_type=kernel, kernel_params=params)
+    regressor("one_class", coefficients=coef, support_vectors=sv, rho=[0.05], n_supports=4,
+              kernel_type="RBF", kernel_params=[0.4, 0.0, 0.0], one_class=1)
+
+
 def encode_cases(out_dir):
     ml = opsets(ai_onnx=18, ai_onnx_ml=2)
     x = np.array([[1, 3, 7], [2, 7, 0], [5, 1, 3]], np.float32)
@@ -403,5 +426,6 @@ if __name__ == "__main__":
     else:
         linear_cases(sys.argv[1])
         encode_cases(sys.argv[1])
+        svm_cases(sys.argv[1])
         functions_case(sys.argv[1])
         ml_cases(sys.argv[1])
