@@ -22,8 +22,8 @@ Cases:
                      TreeEnsembleRegressor, TreeEnsembleClassifier (multiclass and each of
                      onnxruntime's two-class rules), TreeEnsemble post transforms, LinearRegressor,
                      LinearClassifier with int64 labels, binary and multiclass, OneHotEncoder,
-                     LabelEncoder, FeatureVectorizer, SVMRegressor in liblinear form and with
-                     each kernel, one_class)
+                     LabelEncoder, FeatureVectorizer, SVMRegressor and SVMClassifier in
+                     liblinear and libsvm form, each kernel, one_class, probabilities)
 """
 import json
 import os
@@ -370,6 +370,38 @@ def svm_cases(out_dir):
                   kernel_type=kernel, kernel_params=params)
     regressor("one_class", coefficients=coef, support_vectors=sv, rho=[0.05], n_supports=4,
               kernel_type="RBF", kernel_params=[0.4, 0.0, 0.0], one_class=1)
+
+    # SVMClassifier: scores and two-class labels follow onnxruntime (the spec leaves them open).
+    def classifier(name, labels, columns, **attrs):
+        m = model([node("SVMClassifier", ["X"], ["Y", "Z"], "c", "ai.onnx.ml",
+                        classlabels_ints=labels, **attrs)],
+                  [("X", [5, 3])], [("Y", [5]), ("Z", [5, columns])], ml)
+        m.graph.output[0].type.tensor_type.elem_type = P.TensorProto.INT64
+        write_case(out_dir, f"ml_svm_classifier_{name}", m, [("X", x)])
+
+    none = [0.0, 0.0, 0.0]
+    lin3 = rng.standard_normal(9).round(2).tolist()
+    classifier("liblinear3", [4, 8, 15], 3, coefficients=lin3, rho=[0.2], kernel_params=none)
+    classifier("liblinear2_mixed", [3, 7], 2, coefficients=lin3[:6], rho=[0.1],
+               kernel_params=none)
+    classifier("liblinear2_positive", [3, 7], 2, coefficients=[abs(c) for c in lin3[:6]],
+               rho=[-0.6], kernel_params=none)
+    # Libsvm form: 3 classes with 1, 2 and 1 support vectors (coefficients: 2 rows of 4).
+    svc = dict(support_vectors=sv, vectors_per_class=[1, 2, 1],
+               coefficients=[0.7, -1.2, 0.4, 0.9, -0.5, 0.3, 1.1, -0.8], rho=[0.1, -0.2, 0.3])
+    for kernel, params in (("LINEAR", none), ("POLY", [0.3, 0.5, 2.0]), ("RBF", [0.4, 0.0, 0.0]),
+                           ("SIGMOID", [0.2, -0.1, 0.0])):
+        classifier(f"svc3_{kernel.lower()}", [4, 8, 15], 3, kernel_type=kernel,
+                   kernel_params=params, **svc)
+    classifier("svc3_rbf_softmax", [4, 8, 15], 3, kernel_type="RBF", kernel_params=[0.4, 0, 0],
+               post_transform="SOFTMAX", **svc)
+    classifier("svc3_rbf_proba", [4, 8, 15], 3, kernel_type="RBF", kernel_params=[0.4, 0, 0],
+               prob_a=[-1.5, -0.8, -2.0], prob_b=[0.1, -0.2, 0.05], **svc)
+    svc2 = dict(support_vectors=sv, vectors_per_class=[2, 2], coefficients=[0.7, -1.2, 0.4, 0.9],
+                rho=[-0.3], kernel_type="RBF", kernel_params=[0.4, 0.0, 0.0])
+    classifier("svc2_none", [3, 7], 2, **svc2)
+    classifier("svc2_logistic", [3, 7], 2, post_transform="LOGISTIC", **svc2)
+    classifier("svc2_proba", [3, 7], 2, prob_a=[-1.2], prob_b=[0.3], **svc2)
 
 
 def encode_cases(out_dir):
