@@ -72,9 +72,18 @@ void run_strided_copy(CopyKernel k, const StridedCopyParams& p, const T* x, T* y
   kernels[static_cast<int>(k)](p, x, y);
 }
 
+// A Slice start known only at run time whose extent is known at compile time (see SliceOp).
+struct RunTimeStart {
+  size_t index;    // entry of the starts/ends inputs
+  int64_t dim;     // the sliced axis' length
+  int64_t extent;  // ends - starts, proven at compile time
+  int64_t stride;  // the axis' input stride, in elements
+};
+
 struct StridedState : OpState {
   StridedCopyParams p{};
   CopyKernel kernel = CopyKernel::kRef;
+  std::vector<RunTimeStart> run_time;  // Slice only: starts added to p.offset by run()
 };
 
 // Transpose, Slice, Expand, Tile, DepthToSpace and SpaceToDepth differ only in the view infer()
@@ -93,7 +102,7 @@ class StridedCopyOp : public OpHandler {
   // moving only unit axes) is a view of the input at the run's start.
   AliasInfo alias(const Node& n) const override {
     const Value* x = n.input(0);
-    if (!x || !n.state) return {};
+    if (!x || !n.state || !n.state_as<StridedState>().run_time.empty()) return {};
     const auto& p = n.state_as<StridedState>().p;
     const size_t elem = dtype_bytes(x->dtype, 1);
     if (p.numel == 0 || dtype_bytes(x->dtype, 2) != 2 * elem) return {};  // sub-byte types
@@ -110,19 +119,31 @@ class StridedCopyOp : public OpHandler {
     const auto& p = s.p;
     auto arr = [&](const index_t* v) { return index_array(v, p.rank); };
     ctx.include("onnxc/transform.h");
-    ctx.line("static constexpr onnxc::StridedCopyParams p = {};",
+    ctx.line("{}onnxc::StridedCopyParams p = {};", s.run_time.empty() ? "static constexpr " : "",
              labeled({{"rank", fmt::format("{}", p.rank)},
                       {"dims", arr(p.dims)},
                       {"in_strides", arr(p.in_strides)},
                       {"offset", fmt::format("{}", p.offset)},
                       {"numel", fmt::format("{}", p.numel)}}));
+    for (const RunTimeStart& r : s.run_time) {
+      // Normalized and clamped as the spec says; an extent other than the compiled one is an
+      // error, not a silently different output.
+      ctx.line("{{");
+      ctx.line("  std::int64_t b = {}[{}], e = {}[{}];", ctx.in(1), r.index, ctx.in(2), r.index);
+      ctx.line("  b = b < 0 ? b + {0} : b, e = e < 0 ? e + {0} : e;", r.dim);
+      ctx.line("  b = b < 0 ? 0 : b > {0} ? {0} : b, e = e < 0 ? 0 : e > {0} ? {0} : e;", r.dim);
+      ctx.line("  if (e - b != {}) return onnxc::kErrorRunTimeExtent;", r.extent);
+      ctx.line("  p.offset += b * {};", r.stride);
+      ctx.line("}}");
+    }
     ctx.line("onnxc::{}(p, {}, {});", kCopyKernelNames[static_cast<int>(s.kernel)], ctx.in(0),
              ctx.out(0));
   }
 
  protected:
   // Sets output 0 to `out` (of the input's type), read through view `v` of input 0.
-  static bool set_view(InferContext& ctx, const Shape& out, const View& v) {
+  static bool set_view(InferContext& ctx, const Shape& out, const View& v,
+                       std::vector<RunTimeStart> run_time = {}) {
     if (!ctx.set_output(0, ctx.input(0)->dtype, out)) return false;  // sizes checked first
     View s = simplify(v);
     if (s.dims.size() > kMaxRank)
@@ -135,6 +156,7 @@ class StridedCopyOp : public OpHandler {
     st.p.offset = s.offset;
     st.p.numel = shape_numel(out);
     st.kernel = choose_copy_kernel(st.p);
+    st.run_time = std::move(run_time);
     return true;
   }
   // The view of a contiguous tensor reshaped to `dims` and then transposed by `perm`.
@@ -174,11 +196,16 @@ class SliceOp final : public StridedCopyOp {
     std::vector<int64_t> starts, ends, axes, steps;
     const bool from_inputs = ctx.opset() >= 10;  // before 10: attributes, no steps
     if (!ctx.check_arity(from_inputs ? 3 : 1, from_inputs ? 5 : 1, 1, 1)) return false;
+    std::vector<int64_t> extents;  // run-time starts: the extents proven at compile time
     if (from_inputs) {
       std::vector<int64_t>* dst[] = {&starts, &ends, &axes, &steps};
       const char* names[] = {"starts", "ends", "axes", "steps"};
-      for (size_t i = 1; i < ctx.num_inputs(); ++i)
+      // Otherwise both must be constants: constant_ints() says so.
+      const bool run_time =
+          (!ctx.constant_input(1) || !ctx.constant_input(2)) && run_time_extents(ctx, extents);
+      for (size_t i = run_time ? 3 : 1; i < ctx.num_inputs(); ++i)
         if (ctx.has_input(i) && !constant_ints(ctx, i, names[i - 1], *dst[i - 1])) return false;
+      if (run_time) starts.assign(extents.size(), 0), ends = extents;
     } else {
       if (!ctx.has_attr("starts") || !ctx.has_attr("ends"))
         return ctx.fail("attributes 'starts' and 'ends' are required");
@@ -198,6 +225,7 @@ class SliceOp final : public StridedCopyOp {
     Shape out = in;
     View v{in, contiguous_strides(in), 0};
     std::vector<bool> seen(in.size(), false);
+    std::vector<RunTimeStart> run_time;
     for (size_t i = 0; i < starts.size(); ++i) {
       int64_t a = axes[i];
       if (!ctx.normalize_axis(a, rank)) return false;
@@ -215,9 +243,59 @@ class SliceOp final : public StridedCopyOp {
       const int64_t count = span > 0 ? (span - 1) / stride + 1 : 0;
       out[ax] = v.dims[ax] = count;
       if (count) v.offset += s * v.strides[ax];
+      if (!extents.empty()) {
+        if (step != 1) return ctx.fail("starts known only at run time need steps of 1");
+        run_time.push_back({i, dim, std::min(extents[i], dim), v.strides[ax]});
+      }
       v.strides[ax] *= step;
     }
-    return set_view(ctx, out, v);
+    return set_view(ctx, out, v, std::move(run_time));
+  }
+
+ private:
+  // starts and ends computed at run time (a Loop's iteration number, ...), one axis: true when
+  // ends is starts + k for a constant k > 0, traced through views of a value (Unsqueeze, Reshape,
+  // ...: the handlers' alias()) and Add/Sub of a constant. Then extents[i] = k is the output's
+  // extent along that axis, and run() checks it (kErrorRunTimeExtent).
+  static bool run_time_extents(InferContext& ctx, std::vector<int64_t>& extents) {
+    const Value *starts = ctx.input(1), *ends = ctx.input(2);
+    if (!starts || !ends || starts->numel() != 1 || ends->numel() != 1) return false;
+    auto [sb, so] = base_and_offset(starts);
+    auto [eb, eo] = base_and_offset(ends);
+    if (sb != eb || eo - so <= 0) return false;
+    extents = {eo - so};
+    return true;
+  }
+  // v as base + offset: the value it is a constant offset from (itself if none).
+  static std::pair<const Value*, int64_t> base_and_offset(const Value* v) {
+    int64_t offset = 0;
+    for (int guard = 0; guard < 32 && v && v->producer && v->numel() == 1; ++guard) {
+      const Node& n = *v->producer;
+      const std::string& op = n.op_type;
+      const AliasInfo view = n.handler ? n.handler->alias(n) : AliasInfo{};
+      if (view.kind == AliasKind::kView && view.byte_offset == 0 && n.input(0) &&
+          n.input(0)->dtype == v->dtype) {  // the same element under another shape
+        v = n.input(0);
+        continue;
+      }
+      if ((op == "Add" || op == "Sub") && n.input(0) && n.input(1)) {
+        const Value *a = n.input(0), *b = n.input(1);
+        const bool b_const = b->is_constant() && b->numel() == 1 && is_integer(b->dtype);
+        const bool a_const = a->is_constant() && a->numel() == 1 && is_integer(a->dtype);
+        if (b_const) {
+          offset += op == "Add" ? b->constant->int_at(0) : -b->constant->int_at(0);
+          v = a;
+          continue;
+        }
+        if (a_const && op == "Add") {
+          offset += a->constant->int_at(0);
+          v = b;
+          continue;
+        }
+      }
+      break;
+    }
+    return {v, offset};
   }
 };
 
