@@ -75,17 +75,8 @@ class SvmRegressorOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
-    if (!ctx.check_dtype(0,
-                         {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32}))
-      return false;
     auto& s = ctx.make_state<SvmState>();
-    const Shape& xs = ctx.input(0)->shape;
-    if (xs.size() == 1)
-      s.features = xs[0];
-    else if (xs.size() == 2)
-      s.rows = xs[0], s.features = xs[1];
-    else
-      return ctx.fail("X must be [N, C] or [C], has rank {}", xs.size());
+    if (!ml::numeric_rows(ctx, s.rows, s.features)) return false;
     const Node& node = ctx.node();
     s.coef = floats_of(node, "coefficients");
     s.support = floats_of(node, "support_vectors");
@@ -151,24 +142,11 @@ class SvmClassifierOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 2, 2)) return false;
-    if (!ctx.check_dtype(0,
-                         {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32}))
-      return false;
-    if (ctx.has_attr("classlabels_strings"))
-      return ctx.fail(
-          "classlabels_strings is not supported (onnxc has no string tensors); use "
-          "classlabels_ints");
     auto& s = ctx.make_state<SvmClassifierState>();
-    s.labels = ctx.attr_ints("classlabels_ints");
+    if (!ml::int_class_labels(ctx, "classlabels_ints", 2, s.labels) ||
+        !ml::numeric_rows(ctx, s.rows, s.features))
+      return false;
     const int64_t k = static_cast<int64_t>(s.labels.size()), pairs = k * (k - 1) / 2;
-    if (k < 2) return ctx.fail("classlabels_ints needs at least 2 labels, has {}", k);
-    const Shape& xs = ctx.input(0)->shape;
-    if (xs.size() == 1)
-      s.features = xs[0];
-    else if (xs.size() == 2)
-      s.rows = xs[0], s.features = xs[1];
-    else
-      return ctx.fail("X must be [N, C] or [C], has rank {}", xs.size());
     if (!parse_kernel(ctx, s)) return false;
     const Node& node = ctx.node();
     s.coef = floats_of(node, "coefficients");

@@ -110,18 +110,6 @@ bool check_trees(InferContext& ctx, const TreeState& s) {
   return true;
 }
 
-bool set_input_shape(InferContext& ctx, TreeState& s) {
-  const Shape& xs = ctx.input(0)->shape;
-  if (xs.size() == 1) {
-    s.rows = 1, s.features = xs[0];
-  } else if (xs.size() == 2) {
-    s.rows = xs[0], s.features = xs[1];
-  } else {
-    return ctx.fail("X must be [N, F] (or [F]), has rank {}", xs.size());
-  }
-  return true;
-}
-
 // The tables and `p`, the TreeEnsembleParams, in the node's block.
 void emit_tree_params(EmitContext& ctx, const TreeState& s) {
   ctx.include("onnxc/ml_tree.h");
@@ -216,7 +204,7 @@ class TreeEnsembleOp final : public OpHandler {
       if (!ctx.has_attr(a)) return ctx.fail("attribute {} is required", a);
     auto& s = ctx.make_state<TreeState>();
     s.type = xt;
-    if (!set_input_shape(ctx, s)) return false;
+    if (!ml::numeric_rows(ctx, s.rows, s.features)) return false;
     const Node& node = ctx.node();
     s.n_targets = ctx.attr_int("n_targets", 1);
     s.aggregate = static_cast<int>(ctx.attr_int("aggregate_function", 1));
@@ -430,12 +418,9 @@ class TreeEnsembleRegressorOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
-    if (!ctx.check_dtype(0,
-                         {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32}))
-      return false;
     auto& s = ctx.make_state<TreeState>();
     s.type = DataType::kFloat;
-    if (!set_input_shape(ctx, s)) return false;
+    if (!ml::numeric_rows(ctx, s.rows, s.features)) return false;
     s.n_targets = ctx.attr_int("n_targets", 1);
     if (s.n_targets < 1) return ctx.fail("n_targets must be >= 1, is {}", s.n_targets);
     const std::string agg = ctx.attr_string("aggregate_function", "SUM");
@@ -473,19 +458,12 @@ class TreeEnsembleClassifierOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 2, 2)) return false;
-    if (!ctx.check_dtype(0,
-                         {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32}))
-      return false;
-    if (ctx.has_attr("classlabels_strings"))
-      return ctx.fail(
-          "classlabels_strings is not supported (onnxc has no string tensors); use "
-          "classlabels_int64s");
     auto& s = ctx.make_state<TreeClassifierState>();
-    s.labels = ctx.attr_ints("classlabels_int64s");
-    if (s.labels.empty()) return ctx.fail("classlabels_int64s is required");
+    if (!ml::int_class_labels(ctx, "classlabels_int64s", 1, s.labels) ||
+        !ml::numeric_rows(ctx, s.rows, s.features) || !parse_legacy_common(ctx, s))
+      return false;
     s.n_targets = static_cast<int64_t>(s.labels.size());
     s.aggregate = kAggSum;
-    if (!set_input_shape(ctx, s) || !parse_legacy_common(ctx, s)) return false;
     if (s.post == kPostSoftmaxZero && s.n_targets == 2)
       return ctx.fail("post_transform SOFTMAX_ZERO with two classes is not supported");
     const size_t n_base = s.base_values.size();

@@ -47,4 +47,30 @@ int post_transform_code(const std::string& name) {
   return -1;
 }
 
+bool numeric_rows(InferContext& ctx, int64_t& rows, int64_t& features) {
+  if (!ctx.check_dtype(0,
+                       {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32}))
+    return false;
+  const Shape& xs = ctx.input(0)->shape;
+  if (xs.size() == 1) {
+    rows = 1, features = xs[0];
+  } else if (xs.size() == 2) {
+    rows = xs[0], features = xs[1];
+  } else {
+    return ctx.fail("X must be [N, C] or [C], has rank {}", xs.size());
+  }
+  return true;
+}
+
+bool int_class_labels(InferContext& ctx, const char* name, size_t min_count,
+                      std::vector<int64_t>& labels) {
+  if (ctx.has_attr("classlabels_strings"))
+    return ctx.fail("classlabels_strings is not supported (onnxc has no string tensors); use {}",
+                    name);
+  labels = ctx.attr_ints(name);
+  if (labels.size() < min_count)
+    return ctx.fail("{} needs at least {} label(s), has {}", name, min_count, labels.size());
+  return true;
+}
+
 }  // namespace onnxc::ml

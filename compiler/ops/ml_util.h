@@ -41,6 +41,12 @@ void emit_array(EmitContext& ctx, const std::string& type, const std::string& na
 inline std::string int_literal(int64_t v) {
   return std::to_string(v);
 }
+// Checks X (input 0) is of kInputTypes and [N, C] or [C]; sets rows (N, 1 for [C]) and features.
+bool numeric_rows(InferContext& ctx, int64_t& rows, int64_t& features);
+// The integer class labels of attribute `name` (classlabels_ints / classlabels_int64s), refusing
+// classlabels_strings; false (with the error) when they are absent or fewer than `min_count`.
+bool int_class_labels(InferContext& ctx, const char* name, size_t min_count,
+                      std::vector<int64_t>& labels);
 // The post_transform enumeration of the older ml ops (strings) as the kernels' kPost* codes;
 // -1 for an unknown or unsupported name (PROBIT).
 int post_transform_code(const std::string& name);
