@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "codegen/bounds_checks.h"
 #include "codegen/identifiers.h"
 #include "codegen/runtime_inliner.h"
 #include "codegen/weights.h"
@@ -80,7 +81,7 @@ constexpr const char* kProfileHooks =
 class Emitter {
  public:
   Emitter(const Module& m, const CodegenOptions& o, Diagnostics& d)
-      : m_(m), g_(*m.graph), o_(o), diag_(d) {}
+      : m_(m), g_(*m.graph), o_(o), diag_(d), bounds_(m, arena_offset_) {}
 
   bool run(GeneratedCode& out) {
     in_names_ = member_names(g_.inputs);
@@ -237,6 +238,7 @@ class Emitter {
       s += inline_runtime(includes_, uses, {"onnxc/types.h"});  // the header pastes types.h
     }
     if (o_.profile) s += kProfileHooks;
+    s += bounds_.prelude();
     s += fmt::format("\nnamespace {} {{\nnamespace {{\n\n", o_.name);
     if (!external() && !used_constants_.empty()) {
       s += "// The weights are little-endian (ONNX's byte order): a big-endian target cannot use "
@@ -251,6 +253,7 @@ class Emitter {
     s += "}  // namespace\n\n";
     s += run_signature() + " {\n";
     s += declarations();
+    s += bounds_.entry();
     s += body;
     s += "  return 0;\n}\n\n";
     s += fmt::format("}}  // namespace {}\n\n", o_.name);
@@ -276,7 +279,7 @@ class Emitter {
     std::string s = "  (void)inputs;  // unused when every output is a constant\n";
     bool uses_arena = false, uses_weights = !used_constants_.empty();
     for (const Value* v : decls_) uses_arena |= arena_offset_.count(v) > 0;
-    uses_arena |= !scratch_offset_.empty();
+    uses_arena |= !scratch_offset_.empty() || bounds_.enabled();
     if (uses_arena)
       s += "  unsigned char* const arena = static_cast<unsigned char*>(workspace);\n";
     else
@@ -333,6 +336,7 @@ class Emitter {
   // identifier is shadowed by one of them.
   void reserve_names() {
     for (const char* n : kEmitterNames) locals_.reserve(n);
+    if (bounds_.enabled()) locals_.reserve(BoundsChecks::local_name());
     locals_.reserve(o_.name);
     std::set<std::string> declared;
     dry_run(g_, declared);
@@ -450,6 +454,7 @@ class Emitter {
                             n->output(0)->storage.kind == Storage::Kind::kView
                                 ? "is a view of " + escape_model_text(n->input(0)->name)
                                 : "was written in place by its inputs' producers");
+        if (nesting_ == 0) body += bounds_.after_node(*n);
         continue;
       }
       std::string scratch = "nullptr";
@@ -470,9 +475,11 @@ class Emitter {
       // control-flow node's block, so each is in scope wherever that node's code uses it.
       if (nesting_ == 0) body += flush_pending(n.get());
       const bool timed = o_.profile && nesting_ == 0;  // a body is timed with its node
+      if (nesting_ == 0) body += bounds_.before_node(*n);
       if (timed) body += fmt::format("  ONNXC_PROFILE_BEGIN({});\n", index);
       body += "  {\n" + block + "  }\n";
       if (timed) body += fmt::format("  ONNXC_PROFILE_END({});\n", index);
+      if (nesting_ == 0) body += bounds_.after_node(*n);
     }
   }
 
@@ -494,6 +501,7 @@ class Emitter {
   IdentifierTable locals_;             // identifiers in run()'s scope
   std::map<const Value*, std::string> identifier_;
   std::set<std::string> includes_;
+  BoundsChecks bounds_;  // --check-bounds statements (all empty without the flag)
 };
 
 }  // namespace

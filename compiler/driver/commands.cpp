@@ -42,6 +42,7 @@ struct LowerLimits {
   size_t max_errors = kDefaultMaxErrors;
   int64_t max_bytes = kMaxTensorBytes;
   size_t max_scratch = 0;  // 0: the target's budget
+  bool check_bounds = false;
 };
 
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
@@ -52,6 +53,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
   ImportOptions options;
   options.override_shape = limits.override_shape;
   options.max_bytes = limits.max_bytes;
+  options.check_bounds = limits.check_bounds;
   std::string error;
   PassOptions pass_options;
   pass_options.disabled.insert(flags.disable.begin(), flags.disable.end());
@@ -90,6 +92,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
   if (args.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", args.max_bytes);
   if (args.max_scratch) flags += " --max-scratch " + std::to_string(args.max_scratch);
+  if (args.check_bounds) flags += " --check-bounds";
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
   std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
@@ -213,9 +216,9 @@ int run_compile(const CompileArgs& args) {
     return kExitUsage;
   }
   int rc = kExitOk;
-  auto module =
-      lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-                       {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch});
+  auto module = lower_with_flags(
+      args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+      {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, args.check_bounds});
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);

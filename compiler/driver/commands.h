@@ -33,6 +33,7 @@ struct CompileArgs {
   std::vector<std::string> dims, shapes;
   int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool print_plan = false;
+  bool check_bounds = false;    // --check-bounds: arena guard zones and checks in the output
   bool override_shape = false;  // --override-shape: --shape may change static dims and the rank
   size_t max_errors = kDefaultMaxErrors;  // --max-errors: errors printed before "... and K more"
   PassFlags passes;
@@ -66,8 +67,9 @@ struct TestArgs {
   // --fpu: compile as for --target with this FPU instead ("single": float kernels accumulate in
   // float, as on a Cortex-M4F), still built and run on this machine. Empty: the target's own.
   std::string fpu;
-  std::string case_list;  // --cases FILE: only the cases named there (see keep_listed_cases)
-  bool sanitize = false;  // --sanitize: ASan+UBSan on the generated code and the harness
+  std::string case_list;      // --cases FILE: only the cases named there (see keep_listed_cases)
+  bool sanitize = false;      // --sanitize: ASan+UBSan on the generated code and the harness
+  bool check_bounds = false;  // --check-bounds: compile every case with arena guard checks
 };
 int run_test(const TestArgs& args);
 

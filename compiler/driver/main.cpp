@@ -45,6 +45,10 @@ int run_main(int argc, char** argv) {
       "Cap each kernel's scratch (tiles, packed panels) at BYTES of the arena (default: sized for "
       "the target's cache)";
   app.add_option("--max-scratch", compile.max_scratch, scratch_help);
+  const char* bounds_help =
+      "Guard zones after every arena buffer and checksums of live values, checked after each node "
+      "(a debugging build: a planner bug or kernel overrun fails loudly)";
+  app.add_flag("--check-bounds", compile.check_bounds, bounds_help);
   auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
     a->add_option("--disable-pass", f.disable, "Skip a pass of the pipeline (see --list-passes)");
     a->add_option("--print-after", f.print_after,
@@ -100,6 +104,7 @@ int run_main(int argc, char** argv) {
   tst->add_flag("-v,--verbose", test.verbose, "Print compiler output of failed builds");
   tst->add_option("--disable-pass", test.disable_passes,
                   "Skip a pass of the pipeline (see --list-passes)");
+  tst->add_flag("--check-bounds", test.check_bounds, bounds_help);
   tst->add_flag("--partial", test.partial,
                 "With --expect: a subset run; listed cases that were not run are not regressions");
   tst->add_option("--fpu", test.fpu,

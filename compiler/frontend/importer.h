@@ -39,6 +39,7 @@ struct ImportOptions {
   int64_t default_dim = -1;
   const Target* target = &default_target();  // --target: set on the Module for the passes
   int64_t max_bytes = kMaxTensorBytes;       // --max-bytes: set on the Module
+  bool check_bounds = false;                 // --check-bounds: set on the Module
 };
 
 std::unique_ptr<Module> import_model(const onnx::ModelProto& model, const ImportOptions& options,

@@ -218,6 +218,16 @@ struct MemorySummary {
   size_t arena_bytes = 0;             // the workspace the generated run() needs
   size_t live_bytes_lower_bound = 0;  // max over nodes of the bytes live at once (views once)
   std::string planner;                // name of the placement heuristic
+  // --check-bounds: plan-memory left `guard_bytes` after every arena buffer; codegen fills and
+  // verifies these zones (see passes/plan_memory.cpp). Empty without the flag.
+  struct Guard {
+    size_t offset = 0;                 // arena offset of the zone (just past its buffer)
+    const Value* root = nullptr;       // the buffer's storage-root value, or
+    const Node* scratch_of = nullptr;  // the node whose scratch it follows, or
+    const Node* region_of = nullptr;   // the control-flow node whose subgraph region it follows
+  };
+  size_t guard_bytes = 0;
+  std::vector<Guard> guards;
 };
 
 struct Module {
@@ -232,6 +242,7 @@ struct Module {
   // --max-bytes: no tensor, arena or weights blob may be larger (plan-memory refuses the model),
   // so every size the generated header states is proved to fit it.
   int64_t max_bytes = kMaxTensorBytes;
+  bool check_bounds = false;  // --check-bounds: guard zones and checksums in the generated code
   MemorySummary memory;
 };
 

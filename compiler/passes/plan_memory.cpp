@@ -4,6 +4,11 @@
 // root's buffer, which lives until the last use of any of them. The placement is the
 // greedy-by-size heuristic of memory_planner.h; check_storage() then proves the stored plan from
 // the graph alone. It does not change nodes or decide aliasing. Required: codegen prints this plan.
+// --check-bounds: every arena buffer (a storage root, a node's scratch, a control-flow region) is
+// planned kGuardBytes longer and the tail recorded as its guard zone (MemorySummary::guards), so
+// the arena size in the header includes them; views share their root's guard. Codegen only prints
+// the fill and the checks. The guard goes after the buffer and not before: a kernel overrun runs
+// forward, and the next buffer starts on a kArenaAlignment boundary anyway.
 #include <map>
 
 #include "passes/memory_planner.h"
@@ -38,6 +43,29 @@ bool within_byte_budget(const Module& module, size_t arena, Diagnostics& diag) {
   return true;
 }
 
+// Bytes of each guard zone: one AVX vector, the widest tail store a kernel overrun can make in one
+// step. The planner still aligns every offset to kArenaAlignment, so buffers keep their alignment.
+constexpr size_t kGuardBytes = 32;
+
+// --check-bounds: grows every request by the guard zone (before placement).
+void add_guard_zones(std::vector<BufferRequest>& buffers) {
+  for (auto& b : buffers) b.size += kGuardBytes;
+}
+
+// --check-bounds: records where each placed buffer's guard zone lies (after placement).
+void record_guard_zones(const std::vector<BufferRequest>& buffers, const MemoryPlan& plan,
+                        MemorySummary& memory) {
+  memory.guard_bytes = kGuardBytes;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    MemorySummary::Guard g;
+    g.offset = plan.offsets[i] + buffers[i].size - kGuardBytes;
+    g.root = buffers[i].value;
+    g.scratch_of = buffers[i].scratch_of;
+    g.region_of = buffers[i].region_of;
+    memory.guards.push_back(g);
+  }
+}
+
 class PlanMemoryPass final : public Pass {
  public:
   const char* name() const override { return "plan-memory"; }
@@ -60,6 +88,7 @@ class PlanMemoryPass final : public Pass {
         st = Storage{};
     }
     auto buffers = collect_buffers(g);
+    if (module.check_bounds) add_guard_zones(buffers);
     auto planner = make_greedy_by_size_planner();
     MemoryPlan plan = planner->plan(buffers);
     for (const auto& e : check_plan(buffers, plan)) ctx.diag().error("memory plan: {}", e);
@@ -77,6 +106,8 @@ class PlanMemoryPass final : public Pass {
     module.memory.arena_bytes = plan.arena_size;
     module.memory.live_bytes_lower_bound = live_bytes_lower_bound(buffers);
     module.memory.planner = planner->name();
+    module.memory.guards.clear();
+    if (module.check_bounds) record_guard_zones(buffers, plan, module.memory);
     for (const auto& e : check_storage(module)) ctx.diag().error("memory plan: {}", e);
     if (!within_byte_budget(module, plan.arena_size, ctx.diag())) return false;
     ctx.count("arena bytes", static_cast<int64_t>(plan.arena_size));
