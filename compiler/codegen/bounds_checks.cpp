@@ -15,8 +15,9 @@ namespace {
 // that a kernel copying a neighbouring guard zone still breaks this one.
 constexpr const char* kPrelude = R"(
 // --check-bounds: define ONNXC_BOUNDS_FAILURE(node, value) before this file to handle a corrupted
-// arena buffer yourself (node and value are ONNX names, as string literals); run() returns 4 after
-// it. By default it prints one line to stderr (hosted builds) and aborts, or traps.
+// arena buffer yourself (node and value are ONNX names, as string literals); run() then returns
+// onnxc::kErrorBoundsCheck. By default it prints one line to stderr (hosted builds) and aborts, or
+// traps.
 #ifndef ONNXC_BOUNDS_CHECK_HELPERS
 #define ONNXC_BOUNDS_CHECK_HELPERS
 #if defined(__STDC_HOSTED__) && __STDC_HOSTED__ && !defined(ONNXC_BOUNDS_NO_STDIO)
@@ -97,8 +98,9 @@ std::string BoundsChecks::fill(size_t offset) const {
 }
 
 std::string BoundsChecks::failure(const Node& n, const std::string& what) const {
-  return fmt::format("{{\n    ONNXC_BOUNDS_FAILURE(\"{}\", \"{}\");\n    return 4;\n  }}\n",
-                     node_label(n), escape_model_text(what));
+  return fmt::format(
+      "{{\n    ONNXC_BOUNDS_FAILURE(\"{}\", \"{}\");\n    return onnxc::kErrorBoundsCheck;\n  }}\n",
+      node_label(n), escape_model_text(what));
 }
 
 std::string BoundsChecks::guard_check(size_t offset, const Node& n, const std::string& what) const {

@@ -5,7 +5,7 @@
 // verify before each node that its arena inputs still hold the bytes they had when produced (a
 // checksum per value, kept in one local array). A failure calls ONNXC_BOUNDS_FAILURE(node, value)
 // (definable by the user; by default it prints to stderr where there is one and aborts) and then
-// run() returns 4 (3 is onnxc::kErrorRunTimeExtent). It does not check inside control-flow bodies
+// run() returns onnxc::kErrorBoundsCheck (4). It does not check inside control-flow bodies
 // (only their region's guard), graph inputs or outputs (the caller's buffers), or constants.
 // Without the flag every call prints "".
 #pragma once

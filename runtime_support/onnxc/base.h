@@ -13,6 +13,13 @@ namespace onnxc {
 using index_t = std::ptrdiff_t;
 constexpr int kMaxRank = 8;
 
+// What a generated run() returns when it cannot compute its outputs (0: success). 1 and 2 concern
+// an external weights file and are declared in the model's header (kErrorWeightsFormat,
+// kErrorWeightsByteOrder); the others come from the kernels and checks below.
+constexpr int kStringTooLong = 3;       // a string does not fit its planned slot (onnxc/strings.h)
+constexpr int kErrorBoundsCheck = 4;    // --check-bounds found a corrupted arena buffer
+constexpr int kErrorRunTimeExtent = 5;  // a run-time Slice start selects another extent
+
 inline void copy_bytes(void* dst, const void* src, std::size_t n) {
   if (n && dst != src) std::memcpy(dst, src, n);
 }

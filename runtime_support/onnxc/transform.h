@@ -15,8 +15,8 @@ namespace onnxc {
 // y[i] = x[offset + sum_d idx_d(i) * in_strides[d]] where idx(i) is the row-major coordinate of i
 // in `dims`. Strides may be negative (Slice with negative steps) or zero (Expand, Tile).
 // A Slice whose start is computed at run time adds it to `offset` before the copy; run() returns
-// kErrorRunTimeExtent when the start and end select another extent than the compiled one.
-constexpr int kErrorRunTimeExtent = 3;
+// kErrorRunTimeExtent (onnxc/base.h) when the start and end select another extent than the
+// compiled one.
 struct StridedCopyParams {
   int rank;
   index_t dims[kMaxRank];        // output dims

@@ -1,9 +1,9 @@
 // --check-bounds (issue 17): the generated code fills a guard zone after every arena buffer and
 // checksums every live arena value; a kernel that writes past its output, or a value changed while
 // still live (a planner overlap), makes run() call ONNXC_BOUNDS_FAILURE with the ONNX node and
-// value names and return 4. The faults are injected into the generated source as one extra
-// statement, as an overrunning kernel or an overlapping buffer would produce them, and the program
-// is built and run with g++. Without the flag the output is unchanged.
+// value names and return onnxc::kErrorBoundsCheck (4). The faults are injected into the generated
+// source as one extra statement, as an overrunning kernel or an overlapping buffer would produce
+// them, and the program is built and run with g++. Without the flag the output is unchanged.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>

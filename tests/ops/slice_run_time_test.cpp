@@ -80,7 +80,7 @@ TEST_CASE("Slice with a run-time start and a constant extent", "[ops][slice]") {
   CHECK(run("1") == "0 1 2");     // x[1:3]
   CHECK(run("4") == "0 4 5");     // x[4:6]
   CHECK(run("-3") == "0 3 4");    // x[-3:-1] = x[3:5]
-  CHECK(run("5") == "3 -1 -1");   // x[5:7] = x[5:6]: one element, not 2
-  CHECK(run("-1") == "3 -1 -1");  // x[-1:1] = x[5:1]: empty
+  CHECK(run("5") == "5 -1 -1");   // x[5:7] = x[5:6]: one element, not 2
+  CHECK(run("-1") == "5 -1 -1");  // x[-1:1] = x[5:1]: empty
   fs::remove_all(dir);
 }
