@@ -209,20 +209,30 @@ class Emitter {
         m_.memory.arena_bytes, m_.memory.live_bytes_lower_bound, weight_bytes);
     s += "struct Inputs {\n";
     for (size_t i = 0; i < g_.inputs.size(); ++i)
-      s += fmt::format("  const {}* {};  // '{}' {}[{}]\n", dtype_cpp(g_.inputs[i]->dtype),
+      s += fmt::format("  const {}* {};  // '{}' {}[{}]{}\n", dtype_cpp(g_.inputs[i]->dtype),
                        in_names_[i], escape_model_text(g_.inputs[i]->name),
-                       dtype_name(g_.inputs[i]->dtype), shape_str(g_.inputs[i]->shape));
+                       dtype_name(g_.inputs[i]->dtype), shape_str(g_.inputs[i]->shape),
+                       slot_note(g_.inputs[i]));
     s += "};\nstruct Outputs {\n";
     for (size_t i = 0; i < g_.outputs.size(); ++i)
-      s += fmt::format("  {}* {};  // '{}' {}[{}]\n", dtype_cpp(g_.outputs[i]->dtype),
+      s += fmt::format("  {}* {};  // '{}' {}[{}]{}\n", dtype_cpp(g_.outputs[i]->dtype),
                        out_names_[i], escape_model_text(g_.outputs[i]->name),
-                       dtype_name(g_.outputs[i]->dtype), shape_str(g_.outputs[i]->shape));
+                       dtype_name(g_.outputs[i]->dtype), shape_str(g_.outputs[i]->shape),
+                       slot_note(g_.outputs[i]));
     s += "};\n\n// Runs one inference. Returns 0 on success.\n";
     s += run_signature() + ";\n\n";
     s += fmt::format("}}  // namespace {}\n\n", o_.name);
     s += "// C entry point: inputs and outputs as untyped pointers, in graph order.\n";
     s += "extern \"C\" " + c_signature() + ";\n";
     return s;
+  }
+
+  // String tensors: element i is the NUL-terminated string at p + i * slot (onnxc/strings.h).
+  static std::string slot_note(const Value* v) {
+    return v->dtype == DataType::kString
+               ? fmt::format(", element i at +i*{} (NUL-terminated, onnxc/strings.h)",
+                             v->string_slot())
+               : "";
   }
 
   std::string source(const WeightBlob& blob, const std::string& body) const {
@@ -512,11 +522,6 @@ std::string cpp_identifier(const std::string& name) {
 
 bool generate_cpp(const Module& module, const CodegenOptions& options, GeneratedCode& out,
                   Diagnostics& diag) {
-  for (const auto& v : module.graph->values)
-    if (v->dtype == DataType::kString) {
-      diag.error("value '{}': string tensors are not supported by the C++ backend", v->name);
-      return false;
-    }
   return Emitter(module, options, diag).run(out);
 }
 

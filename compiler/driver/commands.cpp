@@ -43,7 +43,23 @@ struct LowerLimits {
   int64_t max_bytes = kMaxTensorBytes;
   size_t max_scratch = 0;  // 0: the target's budget
   bool check_bounds = false;
+  std::vector<std::string> max_string_lengths;  // --max-string-length NAME=N
 };
+
+// --max-string-length INPUT=N: the most bytes one element of a string input holds.
+bool parse_string_lengths(const std::vector<std::string>& flags, ImportOptions& options,
+                          std::string* error) {
+  for (const auto& f : flags) {
+    auto eq = f.rfind('=');
+    int64_t v;
+    if (eq == std::string::npos || eq == 0 || !parse_int(f.substr(eq + 1), v) || v > (1 << 30)) {
+      *error = fmt::format("bad --max-string-length '{}': expected INPUT=N with 0 <= N <= 2^30", f);
+      return false;
+    }
+    options.max_string_lengths[f.substr(0, eq)] = v;
+  }
+  return true;
+}
 
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
                                          const std::vector<std::string>& dims,
@@ -60,6 +76,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
   pass_options.print_after = flags.print_after;
   pass_options.stats = flags.stats;
   if (!parse_dim_flags(dims, shapes, options, &error) ||
+      !parse_string_lengths(limits.max_string_lengths, options, &error) ||
       !parse_target_flag(target, options, &error) ||
       !(error = check_pass_options(pass_options)).empty()) {
     std::fprintf(stderr, "onnxc: %s\n", error.c_str());
@@ -89,6 +106,9 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   for (const auto& d : dims) flags += " --dim " + d;
   for (const auto& s : shapes) flags += " --shape " + s;
   if (args.override_shape) flags += " --override-shape";
+  std::vector<std::string> lengths = args.max_string_lengths;
+  std::sort(lengths.begin(), lengths.end());
+  for (const auto& l : lengths) flags += " --max-string-length " + l;
   flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
   if (args.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", args.max_bytes);
   if (args.max_scratch) flags += " --max-scratch " + std::to_string(args.max_scratch);
@@ -216,9 +236,9 @@ int run_compile(const CompileArgs& args) {
     return kExitUsage;
   }
   int rc = kExitOk;
-  auto module = lower_with_flags(
-      args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-      {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, args.check_bounds});
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                                 {args.override_shape, args.max_errors, args.max_bytes,
+                                  args.max_scratch, args.check_bounds, args.max_string_lengths});
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -249,9 +269,9 @@ int run_check(const std::string& model, size_t max_errors) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module =
-      lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-                       {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch});
+  auto module = lower_with_flags(
+      args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+      {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, false, {}});
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

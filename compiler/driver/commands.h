@@ -31,7 +31,8 @@ struct CompileArgs {
   std::string target = "generic";
   size_t max_scratch = 0;  // --max-scratch: caps each kernel's tiles (0: the target's budget)
   std::vector<std::string> dims, shapes;
-  int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
+  std::vector<std::string> max_string_lengths;  // --max-string-length INPUT=N (default 64)
+  int64_t max_bytes = kMaxTensorBytes;          // --max-bytes
   bool print_plan = false;
   bool check_bounds = false;    // --check-bounds: arena guard zones and checks in the output
   bool override_shape = false;  // --override-shape: --shape may change static dims and the rank

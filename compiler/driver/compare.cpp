@@ -59,6 +59,17 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
     return c;
   }
   const int64_t n = expected.numel();
+  if (expected.dtype == DataType::kString) {  // exact, byte for byte
+    for (size_t i = 0; i < expected.strings.size(); ++i)
+      if (i >= actual.strings.size() || actual.strings[i] != expected.strings[i]) {
+        c.ok = false;
+        c.detail =
+            fmt::format("element {}: got '{}' expected '{}'", i,
+                        i < actual.strings.size() ? actual.strings[i] : "", expected.strings[i]);
+        return c;
+      }
+    return c;
+  }
   if (!compared_with_tolerance(expected.dtype)) {
     // Exact: integers, bools and the 8/4/2-bit formats bit for bit.
     if (expected.dtype == DataType::kBool || is_integer(expected.dtype) ||

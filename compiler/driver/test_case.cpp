@@ -130,14 +130,10 @@ std::string read_bytes(const fs::path& file) {
   return s.str();
 }
 
-// Appends one tensor; strings are not supported.
+// Appends one tensor.
 bool add_tensor(const onnx::TensorProto& proto, std::vector<Tensor>& into, std::string* error) {
   Tensor t;
   if (!tensor_from_proto(proto, t, error)) return false;
-  if (t.dtype == DataType::kString) {
-    *error = "string tensors are not supported";
-    return false;
-  }
   into.push_back(std::move(t));
   return true;
 }

@@ -34,6 +34,7 @@
 #include "driver/test_case.h"
 #include "frontend/model_loader.h"
 #include "ops/op.h"
+#include "ops/strings.h"
 #include "support/sha256.h"
 #include "support/temp_dir.h"
 #include "support/version.h"
@@ -112,11 +113,27 @@ struct Prepared {
   fs::path cpp;                      // generated source
   std::vector<DataType> output_types;
   std::vector<Shape> output_shapes;
+  std::vector<int64_t> input_slots, output_slots;         // string tensors' slot bytes (strings.h)
   std::vector<std::optional<ValueRange>> random_outputs;  // per output: drawn at random, its range
 };
 
 // Which graph outputs depend on a random op, and the range each can be checked on: a random op's
 // own output has the op's range; anything computed from one is only checked to be finite.
+// Per graph input (by position), the longest string any data set feeds it: the capacity string
+// inputs are compiled for (like --max-string-length; 0 for numeric inputs).
+std::vector<int64_t> longest_input_strings(const TestCase& tc) {
+  std::vector<int64_t> longest;
+  for (const TestData& d : tc.datasets) {
+    longest.resize(std::max(longest.size(), d.input_layout.size()), 0);
+    for (size_t k = 0; k < d.input_layout.size(); ++k)
+      for (size_t i = d.input_layout[k].first;
+           i < d.input_layout[k].first + d.input_layout[k].count && i < d.inputs.size(); ++i)
+        for (const std::string& s : d.inputs[i].strings)
+          longest[k] = std::max(longest[k], static_cast<int64_t>(s.size()));
+  }
+  return longest;
+}
+
 std::vector<std::optional<ValueRange>> random_outputs(const Graph& g) {
   std::map<const Value*, ValueRange> drawn;
   for (const auto& node : g.nodes) {
@@ -218,6 +235,7 @@ class TestRunner {
         c.absent = l.absent;
         for (size_t i = 0; i < l.count; ++i) c.shapes.push_back(d.inputs[l.first + i].shape);
       }
+      options.positional_string_lengths = longest_input_strings(tc);
     }
     Diagnostics diag;
     PassOptions pass_options;
@@ -241,7 +259,7 @@ class TestRunner {
           const bool tensor = position < d.input_layout.size() &&
                               d.input_layout[position].kind == ValueKind::kTensor;
           const Tensor* data = tensor ? &d.inputs[d.input_layout[position].first] : nullptr;
-          if (data && data->dtype != DataType::kString && data->numel() <= 64) {
+          if (data && data->numel() <= 64) {
             options.constant_inputs[in.name()] = *data;
             p.bound_inputs.push_back(position);
           }
@@ -269,7 +287,10 @@ class TestRunner {
     for (const Value* v : module->graph->outputs) {
       p.output_types.push_back(v->dtype);
       p.output_shapes.push_back(v->shape);
+      p.output_slots.push_back(v->dtype == DataType::kString ? v->string_slot() : 0);
     }
+    for (const Value* v : module->graph->inputs)
+      p.input_slots.push_back(v->dtype == DataType::kString ? v->string_slot() : 0);
     p.random_outputs = random_outputs(*module->graph);
     fs::path dir = work_ / p.symbol;
     fs::create_directories(dir);
@@ -375,10 +396,18 @@ class TestRunner {
       for (size_t k = 0; k < data.input_layout.size(); ++k) {
         if (std::count(p.bound_inputs.begin(), p.bound_inputs.end(), k)) continue;
         const DataLayout& l = data.input_layout[k];
-        for (size_t i = l.first; i < l.first + l.count; ++i)
+        for (size_t i = l.first; i < l.first + l.count; ++i) {
+          const int64_t slot = written < p.input_slots.size() ? p.input_slots[written] : 0;
+          const std::vector<char> bytes =
+              data.inputs[i].dtype == DataType::kString
+                  ? to_slots(data.inputs[i], slot)
+                  : std::vector<char>(data.inputs[i].data.begin(), data.inputs[i].data.end());
           std::ofstream(dir / fmt::format("input_{}.bin", written++), std::ios::binary)
-              .write(reinterpret_cast<const char*>(data.inputs[i].data.data()),
-                     static_cast<std::streamsize>(data.inputs[i].data.size()));
+              .write(bytes.data(), static_cast<std::streamsize>(
+                                       data.inputs[i].dtype == DataType::kString
+                                           ? static_cast<size_t>(data.inputs[i].numel() * slot)
+                                           : bytes.size()));
+        }
       }
       std::string out;
       int rc = run_command(fmt::format("{}timeout 120 {} {} {}", args_.sanitize ? kSanitizeEnv : "",
@@ -414,12 +443,22 @@ class TestRunner {
         }
         Tensor actual = Tensor::zeros(p.output_types[k], p.output_shapes[k]);
         std::string bytes = read_text(dir / fmt::format("output_{}.bin", k));
-        if (bytes.size() != actual.data.size()) {
+        const bool strings = actual.dtype == DataType::kString;
+        const size_t want =
+            strings ? static_cast<size_t>(actual.numel() * p.output_slots[k]) : actual.data.size();
+        if (bytes.size() != want) {
           results_[i] = {CaseStatus::kFail, fmt::format("output {}: {} bytes written, {} expected",
-                                                        k, bytes.size(), actual.data.size())};
+                                                        k, bytes.size(), want)};
           return;
         }
-        std::copy(bytes.begin(), bytes.end(), actual.data.begin());
+        if (strings) {
+          for (size_t e = 0; e < actual.strings.size(); ++e) {
+            const char* slot = bytes.data() + e * static_cast<size_t>(p.output_slots[k]);
+            actual.strings[e] = std::string(slot, strnlen(slot, p.output_slots[k]));
+          }
+        } else {
+          std::copy(bytes.begin(), bytes.end(), actual.data.begin());
+        }
         Tolerance tol{tc.rtol > 0 ? tc.rtol : args_.rtol, args_.atol};
         const auto& range = p.random_outputs[k];
         Comparison c = range ? compare_random(actual, data.outputs[k], *range)

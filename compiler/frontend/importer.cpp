@@ -1,5 +1,6 @@
 #include "frontend/importer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -160,11 +161,15 @@ class Importer {
       }
       Value* v = graph->add_value(in.name());
       v->is_graph_input = is_main;  // a subgraph's inputs are fed by its control-flow node
-      import_value_info(in, *v, is_main, position++);
+      import_value_info(in, *v, is_main, position);
+      if (v->dtype == DataType::kString)
+        v->string_capacity = max_string_length(in.name(), position);
+      ++position;
       check_input_size(*v);
       graph->inputs.push_back(v);
       scope[v->name] = v;
     }
+    if (is_main) check_string_length_flags(*graph);
     outer.push_back(&scope);  // visible to this graph's subgraphs
     for (int i = 0; i < g.node_size(); ++i) import_node(g.node(i), i, *graph, scope, outer);
     outer.pop_back();
@@ -330,6 +335,25 @@ class Importer {
                 !numel   ? std::string("a negative dim or more elements than int64 can count")
                 : !bytes ? fmt::format("{} elements, more than 2^63 bytes", *numel)
                          : fmt::format("{} elements, {} bytes", *numel, *bytes));
+  }
+
+  // --max-string-length must name a string graph input.
+  void check_string_length_flags(const Graph& g) {
+    for (const auto& [name, length] : options_.max_string_lengths) {
+      auto it = std::find_if(g.inputs.begin(), g.inputs.end(),
+                             [&](const Value* v) { return v->name == name; });
+      if (it == g.inputs.end() || (*it)->dtype != DataType::kString)
+        diag_.error("--max-string-length {}={}: the model has no string graph input '{}'", name,
+                    length, name);
+    }
+  }
+
+  int64_t max_string_length(const std::string& name, size_t position) const {
+    auto named = options_.max_string_lengths.find(name);
+    if (named != options_.max_string_lengths.end()) return named->second;
+    if (position < options_.positional_string_lengths.size())
+      return options_.positional_string_lengths[position];
+    return options_.default_max_string_length;
   }
 
   void import_value_info(const onnx::ValueInfoProto& vi, Value& v, bool pin, size_t position) {

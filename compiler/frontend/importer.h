@@ -35,6 +35,12 @@ struct ImportOptions {
   // Graph inputs bound to known values: the model is specialized to them (the test runner binds
   // integer inputs that ops need at compile time, e.g. Reshape's shape fed as an input).
   std::map<std::string, Tensor> constant_inputs;
+  // String graph inputs: the most bytes one element may hold (runtime_support/onnxc/strings.h),
+  // by name (--max-string-length NAME=N), else by position (the test runner's longest input
+  // string), else the default.
+  std::map<std::string, int64_t> max_string_lengths;
+  std::vector<int64_t> positional_string_lengths;
+  int64_t default_max_string_length = 64;
   // Value for every symbolic dim not pinned otherwise (-1: none; light/ cases use 1).
   int64_t default_dim = -1;
   const Target* target = &default_target();  // --target: set on the Module for the passes

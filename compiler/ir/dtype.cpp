@@ -46,4 +46,10 @@ size_t dtype_bytes(DataType t, int64_t count) {
   return bytes ? static_cast<size_t>(*bytes) : std::numeric_limits<size_t>::max();
 }
 
+size_t string_bytes(int64_t count, int64_t slot) {
+  std::optional<int64_t> numel = checked_mul(count, slot);
+  std::optional<int64_t> bytes = numel ? checked_bytes(*numel, 8) : numel;
+  return bytes ? static_cast<size_t>(*bytes) : std::numeric_limits<size_t>::max();
+}
+
 }  // namespace onnxc

@@ -24,7 +24,7 @@ namespace onnxc {
   X(Int16, 5, "int16", "int16_t", int16_t, 16, false, true, 1)                                    \
   X(Int32, 6, "int32", "int32_t", int32_t, 32, false, true, 1)                                    \
   X(Int64, 7, "int64", "int64_t", int64_t, 64, false, true, 1)                                    \
-  X(String, 8, "string", "const char*", cstring, 0, false, false, 1)                              \
+  X(String, 8, "string", "char", cstring, 0, false, false, 1)                                     \
   X(Bool, 9, "bool", "bool", bool, 8, false, false, 1)                                            \
   X(Float16, 10, "float16", "onnxc::float16", float16, 16, true, true, 1)                         \
   X(Double, 11, "double", "double", double, 64, true, true, 1)                                    \
@@ -80,5 +80,7 @@ inline bool is_integer(DataType t) {
 }
 // Bytes needed to store `count` elements (sub-byte types round up).
 size_t dtype_bytes(DataType t, int64_t count);
+// Bytes of `count` string slots of `slot` bytes each (saturates like dtype_bytes).
+size_t string_bytes(int64_t count, int64_t slot);
 
 }  // namespace onnxc

@@ -72,6 +72,14 @@ double Tensor::double_at(int64_t i) const {
   }
 }
 
+int64_t Value::string_slot() const {
+  int64_t capacity = string_capacity;
+  if (constant)
+    for (const std::string& s : constant->strings)
+      capacity = std::max(capacity, static_cast<int64_t>(s.size()));
+  return capacity + 1;
+}
+
 Tensor Tensor::zeros(DataType dtype, Shape shape) {
   Tensor t;
   t.dtype = dtype;

@@ -100,10 +100,19 @@ struct Value {
   std::vector<Value*> elements;
   ValueKind contained = ValueKind::kTensor;
 
+  // String tensors: the most bytes one element holds (its slot is that plus a NUL, see
+  // runtime_support/onnxc/strings.h). Set by the importer (graph inputs) and by the handler that
+  // writes the value; a constant's is its longest string.
+  int64_t string_capacity = 0;
+
   bool is_container() const { return kind != ValueKind::kTensor; }
   bool is_constant() const { return constant != nullptr; }
   int64_t numel() const { return shape_numel(shape); }
-  size_t bytes() const { return dtype_bytes(dtype, numel()); }
+  int64_t string_slot() const;  // bytes per string element: capacity + 1
+  size_t bytes() const {
+    return dtype == DataType::kString ? string_bytes(numel(), string_slot())
+                                      : dtype_bytes(dtype, numel());
+  }
 };
 
 struct Attribute {

@@ -15,6 +15,7 @@
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
+#include "ops/strings.h"
 
 namespace onnxc {
 namespace {
@@ -679,7 +680,7 @@ std::vector<OpRegistration> elementwise_ops() {
       {"", "PRelu", 1, L, &kPRelu},
       {"", "Mod", 10, L, &kModOp},
       {"", "BitShift", 11, L, &kBitShift},
-      {"", "Equal", 1, L, &kEqual},
+      {"", "Equal", 1, L, with_strings(&kEqual, "Equal")},
       {"", "Less", 1, L, &kLess},
       {"", "LessOrEqual", 12, L, &kLessOrEqual},
       {"", "Greater", 1, L, &kGreater},
@@ -693,7 +694,7 @@ std::vector<OpRegistration> elementwise_ops() {
       {"", "Mean", 1, L, &kMean},
       {"", "Clip", 1, L, &kClip},
       {"", "Where", 9, L, &kWhere},
-      {"", "Identity", 1, L, &kIdentity},
+      {"", "Identity", 1, L, with_strings(&kIdentity, "Identity")},
       {"", "Dropout", 1, L, &kDropout},
   };
 }

@@ -3,13 +3,15 @@
 //     values_int64s/values_floats or (opset 4) keys_tensor/values_tensor/default_tensor;
 //   OneHotEncoder: cats_int64s over int32/int64/float/double input (zeros=1);
 //   FeatureVectorizer: inputs concatenated along the features, each padded/cut to its width.
-// Refused with a message: string keys, values or categories (onnxc has no string tensors yet),
+// String keys or values go to ops/strings.cpp (with_strings). Refused with a message: string
+// categories,
 // LabelEncoder opset 1 (string classes only), and OneHotEncoder zeros=0 (its unseen-category
 // error is a run-time failure generated code cannot report).
 #include "onnxc/ml_encode.h"
 
 #include "ops/ml_util.h"
 #include "ops/registry.h"
+#include "ops/strings.h"
 
 namespace onnxc {
 namespace {
@@ -247,7 +249,7 @@ const FeatureVectorizerOp kFeatureVectorizer;
 }  // namespace
 
 std::vector<OpRegistration> ml_encode_ops() {
-  return {{"ai.onnx.ml", "LabelEncoder", 2, 5, &kLabelEncoder},
+  return {{"ai.onnx.ml", "LabelEncoder", 2, 5, with_strings(&kLabelEncoder, "LabelEncoder")},
           {"ai.onnx.ml", "OneHotEncoder", 1, 5, &kOneHotEncoder},
           {"ai.onnx.ml", "FeatureVectorizer", 1, 5, &kFeatureVectorizer}};
 }

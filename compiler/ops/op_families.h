@@ -38,5 +38,6 @@
   X(ml_linear)               \
   X(ml_svm)                  \
   X(ml_encode)               \
+  X(strings)                 \
   X(sequence)                \
   X(optional)
