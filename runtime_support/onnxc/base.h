@@ -13,6 +13,23 @@ namespace onnxc {
 using index_t = std::ptrdiff_t;
 constexpr int kMaxRank = 8;
 
+// For the few small functions a loop must inline to vectorize (onnxc/vmath.h): in a generated
+// translation unit of a large model, g++'s unit-growth limits otherwise leave them as calls, and a
+// loop over exp_poly runs one element per call (efficientnet_b0's Sigmoids took 10x longer).
+#if defined(__GNUC__)
+#define ONNXC_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ONNXC_ALWAYS_INLINE inline
+#endif
+
+// std::fmax(0, std::fmin(1, v)) (HardSigmoid, HardSwish) in comparisons, which vectorize where
+// fmin/fmax compile to a call per element (30x slower); the same values, NaN giving 1.
+template <typename T>
+ONNXC_ALWAYS_INLINE T clamp_unit(T v) {
+  const T upper = v < T(1) ? v : T(1);
+  return upper > T(0) ? upper : T(0);
+}
+
 // What a generated run() returns when it cannot compute its outputs (0: success). 1 and 2 concern
 // an external weights file and are declared in the model's header (kErrorWeightsFormat,
 // kErrorWeightsByteOrder); the others come from the kernels and checks below.

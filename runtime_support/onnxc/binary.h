@@ -83,12 +83,12 @@ inline void where_ref(const BroadcastParams& p, const bool* cond, const T* a, co
 // ---- functors: binary
 // ---------------------------------------------------------------------
 
-#define ONNXC_BINARY_FUNCTOR(Name, expr) \
-  struct Name {                          \
-    template <typename A, typename B>    \
-    auto operator()(A a, B b) const {    \
-      return expr;                       \
-    }                                    \
+#define ONNXC_BINARY_FUNCTOR(Name, expr)                  \
+  struct Name {                                           \
+    template <typename A, typename B>                     \
+    ONNXC_ALWAYS_INLINE auto operator()(A a, B b) const { \
+      return expr;                                        \
+    }                                                     \
   };
 
 ONNXC_BINARY_FUNCTOR(Equal, a == b)
@@ -108,7 +108,7 @@ ONNXC_BINARY_FUNCTOR(First, ((void)b, a))
 #define ONNXC_WRAPPING_FUNCTOR(Name, op)                               \
   struct Name {                                                        \
     template <typename A>                                              \
-    A operator()(A a, A b) const {                                     \
+    ONNXC_ALWAYS_INLINE A operator()(A a, A b) const {                 \
       if constexpr (kIsInt<A>) {                                       \
         using W = wrap_t<A>;                                           \
         return static_cast<A>(static_cast<W>(a) op static_cast<W>(b)); \
@@ -125,7 +125,7 @@ ONNXC_WRAPPING_FUNCTOR(Mul, *)
 // Max/Min propagate NaN as numpy.maximum/minimum do.
 struct MaxNaN {
   template <typename A>
-  A operator()(A a, A b) const {
+  ONNXC_ALWAYS_INLINE A operator()(A a, A b) const {
     if constexpr (std::is_floating_point_v<A>) {
       if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
     }
@@ -134,7 +134,7 @@ struct MaxNaN {
 };
 struct MinNaN {
   template <typename A>
-  A operator()(A a, A b) const {
+  ONNXC_ALWAYS_INLINE A operator()(A a, A b) const {
     if constexpr (std::is_floating_point_v<A>) {
       if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
     }
@@ -146,7 +146,7 @@ struct MinNaN {
 // 0 and MIN / -1 wraps, as numpy gives, instead of trapping.
 struct Div {
   template <typename A>
-  A operator()(A a, A b) const {
+  ONNXC_ALWAYS_INLINE A operator()(A a, A b) const {
     if constexpr (kIsInt<A>) {
       if (b == 0) return A(0);
       if constexpr (std::is_signed_v<A>) {
@@ -166,7 +166,7 @@ struct Div {
 template <typename C>
 struct PowIn {
   template <typename A, typename B>
-  A operator()(A a, B b) const {
+  ONNXC_ALWAYS_INLINE A operator()(A a, B b) const {
     if constexpr (kIsInt<A> && kIsInt<B>) {
       if constexpr (std::is_signed_v<B>) {
         if (b < 0) {
@@ -196,7 +196,7 @@ using Pow = PowIn<double>;
 template <int kFmod>
 struct Mod {
   template <typename A>
-  A operator()(A a, A b) const {
+  ONNXC_ALWAYS_INLINE A operator()(A a, A b) const {
     if constexpr (kIsInt<A>) {
       if (b == 0) return 0;
       if constexpr (std::is_signed_v<A>) {
@@ -218,7 +218,7 @@ struct Mod {
 template <bool kLeft>
 struct BitShift {
   template <typename A>
-  A operator()(A a, A b) const {
+  ONNXC_ALWAYS_INLINE A operator()(A a, A b) const {
     if (b >= sizeof(A) * 8) return A(0);
     const wrap_t<A> w = static_cast<wrap_t<A>>(a);
     return static_cast<A>(kLeft ? (w << b) : (w >> b));
@@ -227,7 +227,7 @@ struct BitShift {
 
 struct PRelu {
   template <typename A>
-  A operator()(A x, A slope) const {
+  ONNXC_ALWAYS_INLINE A operator()(A x, A slope) const {
     if constexpr (std::is_unsigned_v<A>)
       return x;
     else

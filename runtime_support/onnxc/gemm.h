@@ -117,9 +117,9 @@ inline T epilogue_activation(const Epilogue& e, T x) {
       case kActSigmoid:
         return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
       case kActHardSigmoid:
-        return std::fmax(T(0), std::fmin(T(1), alpha * x + beta));
+        return clamp_unit(alpha * x + beta);
       case kActHardSwish:
-        return std::fmax(T(0), std::fmin(T(1), x / T(6) + T(0.5))) * x;
+        return clamp_unit(x / T(6) + T(0.5)) * x;
       case kActTanh:
         return std::tanh(x);
       case kActGeluErf:
@@ -154,6 +154,16 @@ inline void apply_epilogue(const Epilogue& e, T* y, const T* residual, index_t n
       }
       return;
     }
+    case kActHardSigmoid:  // epilogue_activation's expressions, in loops that vectorize
+      if constexpr (std::is_floating_point_v<T>) {
+        const T alpha = static_cast<T>(e.alpha), beta = static_cast<T>(e.beta);
+        for (index_t i = 0; i < n; ++i) y[i] = clamp_unit(alpha * y[i] + beta);
+      }
+      return;
+    case kActHardSwish:
+      if constexpr (std::is_floating_point_v<T>)
+        for (index_t i = 0; i < n; ++i) y[i] = clamp_unit(y[i] / T(6) + T(0.5)) * y[i];
+      return;
     default:
       for (index_t i = 0; i < n; ++i) y[i] = epilogue_activation(e, y[i]);
   }

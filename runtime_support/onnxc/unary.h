@@ -95,15 +95,15 @@ inline T softplus(T x) {
   return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
 
-#define ONNXC_UNARY_FUNCTOR(Name, expr) \
-  struct Name {                         \
-    float alpha, beta;                  \
-    template <typename T>               \
-    T operator()(T x) const {           \
-      (void)alpha;                      \
-      (void)beta;                       \
-      return static_cast<T>(expr);      \
-    }                                   \
+#define ONNXC_UNARY_FUNCTOR(Name, expr)           \
+  struct Name {                                   \
+    float alpha, beta;                            \
+    template <typename T>                         \
+    ONNXC_ALWAYS_INLINE T operator()(T x) const { \
+      (void)alpha;                                \
+      (void)beta;                                 \
+      return static_cast<T>(expr);                \
+    }                                             \
   };
 
 ONNXC_UNARY_FUNCTOR(Relu, x > T(0) ? x : T(0))
@@ -112,16 +112,15 @@ ONNXC_UNARY_FUNCTOR(LeakyRelu, x >= T(0) ? x : static_cast<T>(x * static_cast<T>
 struct Sigmoid {
   float alpha, beta;
   template <typename T>
-  T operator()(T x) const {
+  ONNXC_ALWAYS_INLINE T operator()(T x) const {
     if constexpr (std::is_same_v<T, float>)
       return sigmoid_poly(x);
     else
       return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
   }
 };
-ONNXC_UNARY_FUNCTOR(HardSigmoid, std::fmax(T(0), std::fmin(T(1), static_cast<T>(alpha) * x +
-                                                                     static_cast<T>(beta))))
-ONNXC_UNARY_FUNCTOR(HardSwish, std::fmax(T(0), std::fmin(T(1), x / T(6) + T(0.5))) * x)
+ONNXC_UNARY_FUNCTOR(HardSigmoid, clamp_unit(static_cast<T>(alpha) * x + static_cast<T>(beta)))
+ONNXC_UNARY_FUNCTOR(HardSwish, clamp_unit(x / T(6) + T(0.5)) * x)
 ONNXC_UNARY_FUNCTOR(Tanh, std::tanh(x))
 ONNXC_UNARY_FUNCTOR(Erf, std::erf(x))
 ONNXC_UNARY_FUNCTOR(Exp, std::exp(x))
@@ -172,7 +171,7 @@ inline T negate(T x) {
 struct Neg {
   float alpha, beta;
   template <typename T>
-  T operator()(T x) const {
+  ONNXC_ALWAYS_INLINE T operator()(T x) const {
     return negate(x);
   }
 };
@@ -181,7 +180,7 @@ struct Neg {
 struct Abs {
   float alpha, beta;
   template <typename T>
-  T operator()(T x) const {
+  ONNXC_ALWAYS_INLINE T operator()(T x) const {
     if constexpr (std::is_unsigned_v<T>)
       return x;
     else
@@ -191,7 +190,7 @@ struct Abs {
 struct Sign {
   float alpha, beta;
   template <typename T>
-  T operator()(T x) const {
+  ONNXC_ALWAYS_INLINE T operator()(T x) const {
     if constexpr (std::is_unsigned_v<T>)
       return static_cast<T>(x != 0);
     else

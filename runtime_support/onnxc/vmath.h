@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "onnxc/base.h"
+
 namespace onnxc {
 
 // 2^n * e^r with n = round(x / ln 2), |r| <= ln(2) / 2, e^r by its degree-6 Taylor polynomial
 // (truncation error r^7 / 7! < 1.2e-7), 2^n built in the exponent bits.
-inline float exp_poly(float x) {
+ONNXC_ALWAYS_INLINE float exp_poly(float x) {
   x = x > -87.0f ? x : -87.0f;  // also maps NaN, keeping the int conversion below defined
   x = x < 88.0f ? x : 88.0f;
   const float t = x * 1.44269504088896341f;
@@ -33,7 +35,7 @@ inline float exp_poly(float x) {
   return e * scale;
 }
 
-inline float sigmoid_poly(float x) {
+ONNXC_ALWAYS_INLINE float sigmoid_poly(float x) {
   const float e = exp_poly(x < 0.0f ? x : -x);  // e^-|x| in (0, 1]
   const float r = 1.0f / (1.0f + e);
   const float y = x >= 0.0f ? r : e * r;

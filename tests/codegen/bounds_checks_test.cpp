@@ -84,7 +84,7 @@ std::string inject_before(const std::string& source, const std::string& anchor,
 
 }  // namespace
 
-TEST_CASE("--check-bounds catches an overrun and a value changed while live", "[codegen][bounds]") {
+TEST_CASE("check-bounds catches an overrun and a value changed while live", "[codegen][bounds]") {
   const GeneratedCode plain = generate(false), guarded = generate(true);
   CHECK(plain.source.find("bounds_check") == std::string::npos);
   CHECK(guarded.source.find("onnxc::bounds_check::fill(arena + ") != std::string::npos);

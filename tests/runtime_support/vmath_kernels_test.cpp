@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "onnxc/vmath.h"
 
@@ -33,4 +34,26 @@ TEST_CASE("sigmoid_poly matches 1 / (1 + e^-x) everywhere, saturating without ov
   CHECK(std::isnan(sigmoid_poly(std::numeric_limits<float>::quiet_NaN())));
   CHECK(sigmoid_poly(std::numeric_limits<float>::infinity()) == 1.0f);
   CHECK(sigmoid_poly(-std::numeric_limits<float>::infinity()) < 1e-37f);
+}
+
+TEST_CASE("clamp_unit is std::fmax(0, std::fmin(1, v)) for every float class", "[vmath]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> values = {0.0f,
+                               -0.0f,
+                               1.0f,
+                               -1.0f,
+                               0.5f,
+                               1.5f,
+                               -inf,
+                               inf,
+                               std::numeric_limits<float>::quiet_NaN(),
+                               std::numeric_limits<float>::denorm_min(),
+                               0.99999994f,
+                               1.0000001f};
+  for (int i = -4000; i <= 4000; ++i) values.push_back(static_cast<float>(i) * 0.000731f);
+  for (float v : values) {
+    const float want = std::fmax(0.0f, std::fmin(1.0f, v));
+    INFO(v);
+    CHECK(onnxc::clamp_unit(v) == want);
+  }
 }
