@@ -226,7 +226,10 @@ inline void channels(const ConvParams& p, const float* x, const float* w, const 
       index_t oh = 0;
       for (; oh + kRows <= out_h; oh += kRows)
         rows<I, S, kRows>(p, plane, wv, bias, oh, yc, rc, act, e);
-      for (; oh < out_h; ++oh) rows<I, S, 1>(p, plane, wv, bias, oh, yc, rc, act, e);
+      // Fewer than kRows rows remain; the explicit bound lets g++ see the loop is short (with an
+      // open bound, -O3 warns that a far iteration would overflow the row offset).
+      for (index_t r = 0; r + 1 < kRows && oh < out_h; ++r, ++oh)
+        rows<I, S, 1>(p, plane, wv, bias, oh, yc, rc, act, e);
     }
 }
 
