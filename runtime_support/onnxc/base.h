@@ -16,7 +16,8 @@ constexpr int kMaxRank = 8;
 // For the few small functions a loop must inline to vectorize (onnxc/vmath.h): in a generated
 // translation unit of a large model, g++'s unit-growth limits otherwise leave them as calls, and a
 // loop over exp_poly runs one element per call (efficientnet_b0's Sigmoids took 10x longer).
-#if defined(__GNUC__)
+// Not on Arm's M profile: no vector unit to gain, and flash to lose.
+#if defined(__GNUC__) && !(defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
 #define ONNXC_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define ONNXC_ALWAYS_INLINE inline
