@@ -34,17 +34,6 @@ std::string array_of(const Tensor& t) {
   return t.numel() ? s + "}" : "{0}";
 }
 
-Tensor from_ints(const std::vector<int64_t>& v) {
-  Tensor t = Tensor::zeros(DataType::kInt64, {static_cast<int64_t>(v.size())});
-  for (size_t i = 0; i < v.size(); ++i) t.as<int64_t>()[i] = v[i];
-  return t;
-}
-Tensor from_floats(const std::vector<float>& v) {
-  Tensor t = Tensor::zeros(DataType::kFloat, {static_cast<int64_t>(v.size())});
-  for (size_t i = 0; i < v.size(); ++i) t.as<float>()[i] = v[i];
-  return t;
-}
-
 // ---- LabelEncoder -----------------------------------------------------------------------------
 
 struct LabelEncoderState : OpState {
@@ -60,7 +49,8 @@ class LabelEncoderOp final : public OpHandler {
       if (ctx.has_attr(a))
         return ctx.fail("{} is not supported (onnxc has no string tensors yet)", a);
     auto& s = ctx.make_state<LabelEncoderState>();
-    if (!pick(ctx, "keys", s.keys) || !pick(ctx, "values", s.values)) return false;
+    if (!ml::label_table(ctx, "keys", s.keys) || !ml::label_table(ctx, "values", s.values))
+      return false;
     if (s.keys.numel() != s.values.numel())
       return ctx.fail("{} keys but {} values", s.keys.numel(), s.values.numel());
     const DataType xt = ctx.input(0)->dtype;
@@ -71,7 +61,7 @@ class LabelEncoderOp final : public OpHandler {
         !visit_dtype<kEncodeTypes>(s.values.dtype, [](auto) {}))
       return ctx.fail("keys of {} / values of {} are not supported", dtype_name(xt),
                       dtype_name(s.values.dtype));
-    if (!default_value(ctx, s)) return false;
+    if (!ml::label_default(ctx, s.values.dtype, s.fallback)) return false;
     s.count = shape_numel(ctx.input(0)->shape);
     return ctx.set_output(0, s.values.dtype, ctx.input(0)->shape);
   }
@@ -99,44 +89,6 @@ class LabelEncoderOp final : public OpHandler {
   }
 
  private:
-  // keys_/values_ as int64s, floats or (opset 4) a tensor; exactly one must be given.
-  static bool pick(InferContext& ctx, const std::string& what, Tensor& out) {
-    const bool ints = ctx.has_attr(what + "_int64s"), floats = ctx.has_attr(what + "_floats"),
-               tensor = ctx.has_attr(what + "_tensor");
-    if (ints + floats + tensor != 1)
-      return ctx.fail("exactly one of {0}_int64s, {0}_floats, {0}_tensor must be given", what);
-    if (ints) out = from_ints(ctx.attr_ints(what + "_int64s"));
-    if (floats) out = from_floats(ctx.attr_floats(what + "_floats"));
-    if (tensor) {
-      const Tensor* t = ctx.attr_tensor(what + "_tensor");
-      if (!t) return false;
-      if (t->dtype == DataType::kString)
-        return ctx.fail("string {}_tensor is not supported (onnxc has no string tensors yet)",
-                        what);
-      out = *t;
-      out.shape = {out.numel()};
-    }
-    return true;
-  }
-  static bool default_value(InferContext& ctx, LabelEncoderState& s) {
-    const DataType vt = s.values.dtype;
-    s.fallback = Tensor::zeros(vt, {1});
-    if (ctx.has_attr("default_tensor")) {
-      const Tensor* t = ctx.attr_tensor("default_tensor");
-      if (!t) return false;
-      if (t->dtype != vt || t->numel() != 1)
-        return ctx.fail("default_tensor must hold one {} value", dtype_name(vt));
-      s.fallback = *t;
-      s.fallback.shape = {1};
-      return true;
-    }
-    const bool floating = vt == DataType::kFloat || vt == DataType::kDouble;
-    const double d =
-        floating ? ctx.attr_float("default_float", -0.0f) : ctx.attr_int("default_int64", -1);
-    visit_dtype<kEncodeTypes>(
-        vt, [&](auto v) { s.fallback.as<decltype(v)>()[0] = static_cast<decltype(v)>(d); });
-    return true;
-  }
 };
 
 // ---- OneHotEncoder ----------------------------------------------------------------------------

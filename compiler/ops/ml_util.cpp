@@ -1,6 +1,8 @@
 // Helpers shared by the ai.onnx.ml handlers; see ops/ml_util.h.
 #include "ops/ml_util.h"
 
+#include <algorithm>
+
 namespace onnxc::ml {
 
 std::vector<double> attr_numbers(const Node& node, const std::string& name,
@@ -45,6 +47,58 @@ int post_transform_code(const std::string& name) {
   if (name == "LOGISTIC") return 2;
   if (name == "SOFTMAX_ZERO") return 3;
   return -1;
+}
+
+bool label_table(InferContext& ctx, const std::string& what, Tensor& out) {
+  const bool strs = ctx.has_attr(what + "_strings"), ints = ctx.has_attr(what + "_int64s"),
+             floats = ctx.has_attr(what + "_floats"), tensor = ctx.has_attr(what + "_tensor");
+  if (strs + ints + floats + tensor != 1)
+    return ctx.fail("exactly one of {0}_strings, {0}_int64s, {0}_floats, {0}_tensor must be given",
+                    what);
+  if (strs) {
+    out.dtype = DataType::kString;
+    out.strings = ctx.node().attr(what + "_strings")->strings;
+  } else if (ints) {
+    const auto v = ctx.attr_ints(what + "_int64s");
+    out = Tensor::zeros(DataType::kInt64, {static_cast<int64_t>(v.size())});
+    std::copy(v.begin(), v.end(), out.as<int64_t>());
+  } else if (floats) {
+    const auto v = ctx.attr_floats(what + "_floats");
+    out = Tensor::zeros(DataType::kFloat, {static_cast<int64_t>(v.size())});
+    std::copy(v.begin(), v.end(), out.as<float>());
+  } else {
+    const Tensor* t = ctx.attr_tensor(what + "_tensor");
+    if (!t) return false;
+    out = *t;
+  }
+  out.shape = {out.dtype == DataType::kString ? static_cast<int64_t>(out.strings.size())
+                                              : out.numel()};
+  return true;
+}
+
+bool label_default(InferContext& ctx, DataType vt, Tensor& out) {
+  out = Tensor::zeros(vt, {1});
+  if (ctx.has_attr("default_tensor")) {
+    const Tensor* t = ctx.attr_tensor("default_tensor");
+    if (!t) return false;
+    if (t->dtype != vt || t->numel() != 1)
+      return ctx.fail("default_tensor must hold one {} value", dtype_name(vt));
+    out = *t;
+    out.shape = {1};
+    return true;
+  }
+  if (vt == DataType::kString) {
+    out.strings[0] = ctx.attr_string("default_string", "_Unused");
+    return true;
+  }
+  const bool floating = vt == DataType::kFloat || vt == DataType::kDouble;
+  const double d =
+      floating ? ctx.attr_float("default_float", -0.0f) : ctx.attr_int("default_int64", -1);
+  constexpr TypeSet kNumbers = kInputTypes | type_set({DataType::kInt16});
+  if (!visit_dtype<kNumbers>(
+          vt, [&](auto v) { out.as<decltype(v)>()[0] = static_cast<decltype(v)>(d); }))
+    return ctx.fail("values of {} are not supported", dtype_name(vt));
+  return true;
 }
 
 bool numeric_rows(InferContext& ctx, int64_t& rows, int64_t& features) {

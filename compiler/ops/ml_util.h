@@ -47,6 +47,12 @@ bool numeric_rows(InferContext& ctx, int64_t& rows, int64_t& features);
 // classlabels_strings; false (with the error) when they are absent or fewer than `min_count`.
 bool int_class_labels(InferContext& ctx, const char* name, size_t min_count,
                       std::vector<int64_t>& labels);
+// LabelEncoder's keys_ or values_ (`what`): given as strings, int64s, floats or (opset 4) a tensor,
+// exactly one; `out` is 1-D.
+bool label_table(InferContext& ctx, const std::string& what, Tensor& out);
+// LabelEncoder's default for values of type `vt`: default_tensor, else default_string ("_Unused"),
+// default_float (-0.0) or default_int64 (-1); one element.
+bool label_default(InferContext& ctx, DataType vt, Tensor& out);
 // The post_transform enumeration of the older ml ops (strings) as the kernels' kPost* codes;
 // -1 for an unknown or unsupported name (PROBIT).
 int post_transform_code(const std::string& name);

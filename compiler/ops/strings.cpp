@@ -19,6 +19,7 @@
 #include "onnxc/strings.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
+#include "ops/ml_util.h"
 #include "ops/registry.h"
 
 namespace onnxc {
@@ -297,7 +298,8 @@ class StringLabelEncoderOp final : public OpHandler {
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
     auto& s = ctx.make_state<StringEncoderState>();
-    if (!pick(ctx, "keys", s.keys) || !pick(ctx, "values", s.values) || !fallback(ctx, s))
+    if (!ml::label_table(ctx, "keys", s.keys) || !ml::label_table(ctx, "values", s.values) ||
+        !ml::label_default(ctx, s.values.dtype, s.fallback))
       return false;
     if (s.keys.numel() != s.values.numel())
       return ctx.fail("{} keys but {} values", s.keys.numel(), s.values.numel());
@@ -360,56 +362,6 @@ class StringLabelEncoderOp final : public OpHandler {
     std::string s = "{";
     for (int64_t i = 0; i < t.numel(); ++i) s += (i ? ", " : "") + number(t, i);
     return t.numel() ? s + "}" : "{0}";
-  }
-  // keys_/values_ as strings, int64s, floats or (opset 4) a tensor; exactly one must be given.
-  static bool pick(InferContext& ctx, const std::string& what, Tensor& out) {
-    const bool strs = ctx.has_attr(what + "_strings"), ints = ctx.has_attr(what + "_int64s"),
-               floats = ctx.has_attr(what + "_floats"), tensor = ctx.has_attr(what + "_tensor");
-    if (strs + ints + floats + tensor != 1)
-      return ctx.fail(
-          "exactly one of {0}_strings, {0}_int64s, {0}_floats, {0}_tensor must be given", what);
-    if (strs) {
-      out.dtype = DataType::kString;
-      out.strings = ctx.node().attr(what + "_strings")->strings;
-    } else if (ints) {
-      const auto v = ctx.attr_ints(what + "_int64s");
-      out = Tensor::zeros(DataType::kInt64, {static_cast<int64_t>(v.size())});
-      std::copy(v.begin(), v.end(), out.as<int64_t>());
-    } else if (floats) {
-      const auto v = ctx.attr_floats(what + "_floats");
-      out = Tensor::zeros(DataType::kFloat, {static_cast<int64_t>(v.size())});
-      std::copy(v.begin(), v.end(), out.as<float>());
-    } else {
-      const Tensor* t = ctx.attr_tensor(what + "_tensor");
-      if (!t) return false;
-      out = *t;
-    }
-    out.shape = {out.dtype == DataType::kString ? static_cast<int64_t>(out.strings.size())
-                                                : out.numel()};
-    return true;
-  }
-  static bool fallback(InferContext& ctx, StringEncoderState& s) {
-    const DataType vt = s.values.dtype;
-    s.fallback = Tensor::zeros(vt, {1});
-    if (ctx.has_attr("default_tensor")) {
-      const Tensor* t = ctx.attr_tensor("default_tensor");
-      if (!t) return false;
-      if (t->dtype != vt || t->numel() != 1)
-        return ctx.fail("default_tensor must hold one {} value", dtype_name(vt));
-      s.fallback = *t;
-      s.fallback.shape = {1};
-      return true;
-    }
-    if (vt == DataType::kString) {
-      s.fallback.strings[0] = ctx.attr_string("default_string", "_Unused");
-      return true;
-    }
-    const bool floating = vt == DataType::kFloat || vt == DataType::kDouble;
-    const double d =
-        floating ? ctx.attr_float("default_float", -0.0f) : ctx.attr_int("default_int64", -1);
-    visit_dtype<kEncoderNumbers>(
-        vt, [&](auto v) { s.fallback.as<decltype(v)>()[0] = static_cast<decltype(v)>(d); });
-    return true;
   }
 };
 

@@ -55,7 +55,7 @@ TEST_CASE("profile hooks are emitted only with --profile, around each node", "[c
   mb.node("Tanh", {"sum"}, {"y"}, "tanh");
   const std::string path = mb.write();
   const std::string plain = generate(path, false), profiled = generate(path, true);
-  CHECK(plain.find("PROFILE") == std::string::npos);
+  CHECK(plain.find("ONNXC_PROFILE") == std::string::npos);
   CHECK(profiled.find("  ONNXC_PROFILE_BEGIN(0);\n  {\n") != std::string::npos);
   CHECK(profiled.find("  }\n  ONNXC_PROFILE_END(1);\n") != std::string::npos);
   CHECK(profiled.find("#define ONNXC_PROFILE_BEGIN(node) static_cast<void>(0)") !=
