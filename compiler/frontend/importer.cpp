@@ -339,7 +339,9 @@ class Importer {
 
   // --max-string-length must name a string graph input.
   void check_string_length_flags(const Graph& g) {
-    for (const auto& [name, length] : options_.max_string_lengths) {
+    for (const auto& flag : options_.max_string_lengths) {
+      const std::string& name = flag.first;  // a plain reference: lambdas may not capture bindings
+      const int64_t length = flag.second;
       auto it = std::find_if(g.inputs.begin(), g.inputs.end(),
                              [&](const Value* v) { return v->name == name; });
       if (it == g.inputs.end() || (*it)->dtype != DataType::kString)
