@@ -37,6 +37,8 @@ ONNXC_ALWAYS_INLINE T clamp_unit(T v) {
 constexpr int kStringTooLong = 3;       // a string does not fit its planned slot (onnxc/strings.h)
 constexpr int kErrorBoundsCheck = 4;    // --check-bounds found a corrupted arena buffer
 constexpr int kErrorRunTimeExtent = 5;  // a run-time Slice start selects another extent
+constexpr int kErrorImageFormat = 6;    // ImageDecoder: not a well-formed image of a known format
+constexpr int kErrorImageSize = 7;      // ImageDecoder: the image's size is not the output's
 
 inline void copy_bytes(void* dst, const void* src, std::size_t n) {
   if (n && dst != src) std::memcpy(dst, src, n);
