@@ -22,6 +22,7 @@
   X(misc)                    \
   X(resize)                  \
   X(image)                   \
+  X(image_decoder)           \
   X(quantize)                \
   X(qlinear)                 \
   X(recurrent)               \

@@ -67,10 +67,23 @@ class InferHarness {
     a.kind = Attribute::Kind::kFloat;
     a.f = v;
   }
+  void attr_string(const std::string& name, std::string v) {
+    Attribute& a = node_->attributes[name];
+    a.kind = Attribute::Kind::kString;
+    a.s = std::move(v);
+  }
   void attr_ints(const std::string& name, std::vector<int64_t> v) {
     Attribute& a = node_->attributes[name];
     a.kind = Attribute::Kind::kInts;
     a.ints = std::move(v);
+  }
+
+  // Makes output 0 a graph output the model declares with `dims` (-1: symbolic), as ops whose
+  // output shape only the declaration gives (ImageDecoder) need.
+  void declared_output(std::vector<int64_t> dims) {
+    if (node_->outputs.empty()) outputs(1);
+    graph_.outputs.push_back(node_->outputs[0]);
+    graph_.declared_outputs.push_back({DataType::kUndefined, true, std::move(dims)});
   }
 
   // Binds the handler and runs infer(); false on any error (see error()).
@@ -82,6 +95,7 @@ class InferHarness {
       return false;
     }
     InferContext ctx(*node_, diag_, *target_);
+    if (!graph_.outputs.empty()) ctx.set_graph(&graph_);
     return node_->handler->infer(ctx) && diag_.ok();
   }
   std::string error() const { return diag_.ok() ? "" : diag_.errors()[0]; }
