@@ -14,7 +14,7 @@ build=$(realpath "$1")
 seconds=${2:-60}
 shift $(($# > 1 ? 2 : 1))
 targets=("$@")
-((${#targets[@]})) || targets=(model_loader compile test_data identifiers)
+((${#targets[@]})) || targets=(model_loader compile test_data identifiers image_decoder)
 suite=${ONNX_BACKEND_TESTS:-$here/../../../shared/onnx-backend-tests}
 
 # seed TARGET DIR: the suite's files that TARGET reads, small ones only (under 256 KiB: the
