@@ -2,13 +2,15 @@
 //   LabelEncoder (opsets 2-4): numeric keys and values given as keys_int64s/keys_floats,
 //     values_int64s/values_floats or (opset 4) keys_tensor/values_tensor/default_tensor;
 //   OneHotEncoder: cats_int64s over int32/int64/float/double input (zeros=1);
-//   FeatureVectorizer: inputs concatenated along the features, each padded/cut to its width.
+//   FeatureVectorizer: inputs concatenated along the features, each padded/cut to its width;
+//   CategoryMapper: rewritten into the LabelEncoder it is (strings to int64s or back).
 // String keys or values go to ops/strings.cpp (with_strings). Refused with a message: string
 // categories,
 // LabelEncoder opset 1 (string classes only), and OneHotEncoder zeros=0 (its unseen-category
 // error is a run-time failure generated code cannot report).
 #include "onnxc/ml_encode.h"
 
+#include "ops/containers.h"
 #include "ops/ml_util.h"
 #include "ops/registry.h"
 #include "ops/strings.h"
@@ -194,7 +196,46 @@ class FeatureVectorizerOp final : public OpHandler {
   }
 };
 
+// ---- CategoryMapper ----------------------------------------------------------------------------
+
+// CategoryMapper maps cats_strings[i] to cats_int64s[i] (string input, default_int64 for a string
+// not listed) or back (int64 input, default_string): a LabelEncoder with those keys and values,
+// which replaces it during inference.
+class CategoryMapperOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(1, 1, 1, 1) || !ctx.check_dtype(0, {DataType::kString, DataType::kInt64}))
+      return false;
+    const std::vector<int64_t> ints = ctx.attr_ints("cats_int64s");
+    const std::vector<std::string> strings = ml::attr_strings(ctx.node(), "cats_strings");
+    if (ints.size() != strings.size())
+      return ctx.fail("cats_int64s has {} values but cats_strings {}", ints.size(), strings.size());
+    const bool from_strings = ctx.input(0)->dtype == DataType::kString;
+    std::vector<std::unique_ptr<Node>> nodes;
+    nodes.push_back(make_node(ctx.node(), "LabelEncoder", 2, "encoder", {ctx.node().input(0)},
+                              {ctx.node().output(0)}));
+    Node& encoder = *nodes.back();
+    encoder.domain = "ai.onnx.ml";
+    Attribute& keys = encoder.attributes[from_strings ? "keys_strings" : "keys_int64s"];
+    Attribute& values = encoder.attributes[from_strings ? "values_int64s" : "values_strings"];
+    Attribute& fallback = encoder.attributes[from_strings ? "default_int64" : "default_string"];
+    (from_strings ? keys : values).kind = Attribute::Kind::kStrings;
+    (from_strings ? keys : values).strings = strings;
+    (from_strings ? values : keys).kind = Attribute::Kind::kInts;
+    (from_strings ? values : keys).ints = ints;
+    fallback.kind = from_strings ? Attribute::Kind::kInt : Attribute::Kind::kString;
+    if (from_strings)
+      fallback.i = ctx.attr_int("default_int64", -1);
+    else
+      fallback.s = ctx.attr_string("default_string", "_Unused");
+    ctx.replace_node(std::move(nodes));
+    return true;
+  }
+  void emit(EmitContext&) const override {}
+};
+
 const LabelEncoderOp kLabelEncoder;
+const CategoryMapperOp kCategoryMapper;
 const OneHotEncoderOp kOneHotEncoder;
 const FeatureVectorizerOp kFeatureVectorizer;
 
@@ -203,7 +244,8 @@ const FeatureVectorizerOp kFeatureVectorizer;
 std::vector<OpRegistration> ml_encode_ops() {
   return {{"ai.onnx.ml", "LabelEncoder", 2, 5, with_strings(&kLabelEncoder, "LabelEncoder")},
           {"ai.onnx.ml", "OneHotEncoder", 1, 5, &kOneHotEncoder},
-          {"ai.onnx.ml", "FeatureVectorizer", 1, 5, &kFeatureVectorizer}};
+          {"ai.onnx.ml", "FeatureVectorizer", 1, 5, &kFeatureVectorizer},
+          {"ai.onnx.ml", "CategoryMapper", 1, 5, &kCategoryMapper}};
 }
 
 }  // namespace onnxc

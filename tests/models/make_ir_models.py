@@ -22,7 +22,8 @@ Cases:
                      TreeEnsembleRegressor, TreeEnsembleClassifier (multiclass and each of
                      onnxruntime's two-class rules), TreeEnsemble post transforms, LinearRegressor,
                      LinearClassifier with int64 labels, binary and multiclass, OneHotEncoder,
-                     LabelEncoder, FeatureVectorizer, SVMRegressor and SVMClassifier in
+                     LabelEncoder, FeatureVectorizer, CategoryMapper (both ways), SVMRegressor and
+                     SVMClassifier in
                      liblinear and libsvm form, each kernel, one_class, probabilities)
 """
 import json
@@ -115,7 +116,7 @@ def model(nodes, inputs, outputs, opset_import, functions=(), initializers=(), i
     g.name = "g"
     g.node.extend(nodes)
     g.input.extend(value_info(n, s) for n, s in inputs)
-    g.output.extend(value_info(n, s) for n, s in outputs)
+    g.output.extend(value_info(*o) for o in outputs)  # (name, shape[, element type])
     g.initializer.extend(initializers)
     return m
 
@@ -419,6 +420,16 @@ def encode_cases(out_dir):
                     inputdimensions=[2, 4])],
               [("X", [3, 3]), ("W", [3, 2])], [("Y", [3, 6])], ml)
     write_case(out_dir, "ml_feature_vectorizer", m, [("X", x), ("W", x[:, :2] * 0.5)])
+    # int64 -> string -> int64: 0, 2 and 5 are unlisted (default_string), "nine" is unlisted in
+    # the second mapper (default_int64), "other" maps back.
+    int64 = P.TensorProto.INT64
+    m = model([node("Cast", ["X"], ["I"], "c", to=int64),
+               node("CategoryMapper", ["I"], ["S"], "to_strings", "ai.onnx.ml", cats_int64s=[1, 3, 7, 9],
+                    cats_strings=["one", "three", "seven", "nine"], default_string="other"),
+               node("CategoryMapper", ["S"], ["Y"], "to_ints", "ai.onnx.ml", cats_int64s=[10, 30, 70, -1],
+                    cats_strings=["one", "three", "seven", "other"], default_int64=-5)],
+              [("X", [3, 3])], [("Y", [3, 3], int64)], ml)
+    write_case(out_dir, "ml_category_mapper", m, [("X", np.array([[1, 3, 7], [9, 0, 2], [5, 7, 1]], np.float32))])
 
 
 def expect(out_dir):
