@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -523,6 +524,67 @@ std::string drop_empty_blocks(const std::string& text) {
   return out;
 }
 
+// The pasted headers as one block of code rather than a row of files: each header is pasted
+// once, so its include guard goes; the standard headers they include unconditionally are
+// gathered, sorted, above them all; and a namespace one header closes only for the next to
+// reopen it, with nothing but that header's banner between, stays open. Conditional includes
+// and every other preprocessor line stay where they are.
+std::string merge_headers(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    lines.push_back(text.substr(pos, eol - pos));
+    pos = eol + 1;
+  }
+  auto starts = [](const std::string& l, const char* p) { return l.rfind(p, 0) == 0; };
+  std::set<std::string> includes;
+  std::vector<bool> guards;  // the open #if blocks, innermost last: is it an include guard?
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    const bool guard = starts(l, "#ifndef ONNXC_") && l.size() > 2 &&
+                       l.compare(l.size() - 2, 2, "_H") == 0 && i + 1 < lines.size() &&
+                       lines[i + 1] == "#define " + l.substr(8);
+    if (starts(l, "#if")) {
+      guards.push_back(guard);
+      if (guard) ++i;  // and its #define
+      if (guard) continue;
+    } else if (starts(l, "#endif") && !guards.empty()) {
+      const bool closes_guard = guards.back();
+      guards.pop_back();
+      if (closes_guard) continue;
+    } else if (starts(l, "#include <") &&
+               std::find(guards.begin(), guards.end(), false) == guards.end()) {
+      includes.insert(l);
+      continue;
+    }
+    kept.push_back(l);
+  }
+  auto filler = [](const std::string& l) {  // blank, or a comment line
+    const size_t f = l.find_first_not_of(" \t");
+    return f == std::string::npos || l.compare(f, 2, "//") == 0;
+  };
+  std::string out = includes.empty() ? "" : "// The standard headers the runtime below includes.\n";
+  for (const auto& inc : includes) out += inc + "\n";
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i] == "}  // namespace onnxc") {
+      size_t j = i + 1;
+      while (j < kept.size() && filler(kept[j])) ++j;
+      if (j < kept.size() && kept[j] == "namespace onnxc {") {
+        kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(j));
+        continue;  // the namespace stays open across the next header's banner
+      }
+    }
+    if (kept[i].empty() && (out.empty() || out.compare(out.size() - 2, 2, "\n\n") == 0)) continue;
+    if (!out.empty() && starts(kept[i], "// ---- runtime_support/") &&
+        out.compare(out.size() - 2, 2, "\n\n") != 0)
+      out += "\n";  // a blank line above each header's banner
+    out += kept[i] + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string inline_runtime(const std::set<std::string>& headers, const std::string& code,
@@ -626,7 +688,7 @@ std::string inline_runtime(const std::set<std::string>& headers, const std::stri
     out += fmt::format("// ---- runtime_support/{} ----\n", loaded[h].path);
     out += drop_empty_blocks(kept);
   }
-  return out;
+  return merge_headers(out);
 }
 
 }  // namespace onnxc

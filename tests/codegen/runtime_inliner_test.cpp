@@ -103,3 +103,30 @@ TEST_CASE("the inline runtime keeps only the overloads a call's argument count f
   CHECK(rt.find("f32_softmax_columns_poly") == std::string::npos);
   CHECK(compiles(rt, rows, "g++"));
 }
+
+TEST_CASE("the pasted headers read as one block: no guards, includes gathered once",
+          "[codegen][inliner]") {
+  const std::string code =
+      "void f(const float* x, float* y) {\n"
+      "  onnxc::unary_ref(x, y, 4, onnxc::Relu{});\n"
+      "  onnxc::f32_softmax__poly(x, y, 1, 10, 1);\n}\n";
+  const std::string rt =
+      inline_runtime({"onnxc/unary.h", "onnxc/softmax.h"}, code, {"onnxc/types.h"});
+  CHECK(rt.find("#ifndef ONNXC_") == std::string::npos);
+  CHECK(rt.find("#endif  // ONNXC_") == std::string::npos);
+  // Every standard include once, sorted, before the first header's banner.
+  const size_t banner = rt.find("// ---- runtime_support/");
+  REQUIRE(banner != std::string::npos);
+  CHECK(rt.find("#include <cmath>") < banner);
+  CHECK(rt.find("#include <cmath>", banner) == std::string::npos);
+  CHECK(rt.find("#include <cmath>") < rt.find("#include <cstdint>"));
+  // Both headers pasted, yet namespace onnxc opened fewer times than there are banners.
+  size_t banners = 0, opens = 0;
+  for (size_t at = 0; (at = rt.find("// ---- runtime_support/", at)) != std::string::npos; ++at)
+    ++banners;
+  for (size_t at = 0; (at = rt.find("\nnamespace onnxc {", at)) != std::string::npos; ++at) ++opens;
+  CHECK(banners >= 2);
+  CHECK(opens < banners);
+  CHECK(compiles(rt, code, "g++"));
+  CHECK(compiles(rt, code, "clang++"));
+}
