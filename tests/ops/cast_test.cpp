@@ -14,12 +14,6 @@ namespace {
 
 const DataType F = DataType::kFloat;
 
-void attr_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
-
 void attr_tensor(InferHarness& h, const std::string& name, Tensor t) {
   Attribute& a = h.node().attributes[name];
   a.kind = Attribute::Kind::kTensor;
@@ -51,12 +45,12 @@ TEST_CASE("Cast sets the target type and keeps the shape", "[cast]") {
 TEST_CASE("Cast before opset 6 names the type with a string", "[cast]") {
   InferHarness h("Cast", 1);
   h.input(DataType::kInt32, {4});
-  attr_string(h, "to", "FLOAT16");
+  h.attr_string("to", "FLOAT16");
   REQUIRE(h.infer());
   CHECK(h.out().dtype == DataType::kFloat16);
   InferHarness bad("Cast", 1);
   bad.input(F, {4});
-  attr_string(bad, "to", "REAL");
+  bad.attr_string("to", "REAL");
   CHECK_FALSE(bad.infer());
   CHECK(bad.error() == "node 'n' (Cast): 'to' names no data type: 'REAL'");
   InferHarness int_form("Cast", 5);
@@ -66,7 +60,7 @@ TEST_CASE("Cast before opset 6 names the type with a string", "[cast]") {
   CHECK(contains(int_form.error(), "'to' must be a type name string before opset 6"));
   InferHarness string_form("Cast", 6);
   string_form.input(F, {4});
-  attr_string(string_form, "to", "INT64");
+  string_form.attr_string("to", "INT64");
   CHECK_FALSE(string_form.infer());
   CHECK(contains(string_form.error(), "'to' must be an int (a TensorProto.DataType) from opset 6"));
 }
@@ -119,13 +113,13 @@ TEST_CASE("Cast saturate and round_mode exist from opsets 19 and 24", "[cast]") 
   InferHarness mode("Cast", 23);
   mode.input(F, {4});
   mode.attr_int("to", 17);
-  attr_string(mode, "round_mode", "up");
+  mode.attr_string("round_mode", "up");
   CHECK_FALSE(mode.infer());
   CHECK(contains(mode.error(), "attribute 'round_mode' exists from opset 24"));
   InferHarness bad_mode("Cast", 25);
   bad_mode.input(F, {4});
   bad_mode.attr_int("to", 24);
-  attr_string(bad_mode, "round_mode", "even");
+  bad_mode.attr_string("round_mode", "even");
   CHECK_FALSE(bad_mode.infer());
   CHECK(contains(bad_mode.error(), "round_mode must be 'up', 'down' or 'nearest', got 'even'"));
 
@@ -133,7 +127,7 @@ TEST_CASE("Cast saturate and round_mode exist from opsets 19 and 24", "[cast]") 
   h.input(DataType::kFloat16, {3});
   h.attr_int("to", static_cast<int64_t>(DataType::kFloat8E8M0));
   h.attr_int("saturate", 0);
-  attr_string(h, "round_mode", "nearest");
+  h.attr_string("round_mode", "nearest");
   REQUIRE(h.infer());
   const std::string code = h.emit();
   CHECK(contains(code,
@@ -226,7 +220,7 @@ TEST_CASE("Constant produces a compile-time value from each attribute form", "[c
   CHECK(t.emit().empty());
 
   InferHarness s("Constant", 12);
-  attr_string(s, "value_string", "hello");
+  s.attr_string("value_string", "hello");
   REQUIRE(s.infer());
   CHECK(s.out().dtype == DataType::kString);
   CHECK(s.out().constant->strings == std::vector<std::string>{"hello"});

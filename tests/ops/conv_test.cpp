@@ -15,12 +15,6 @@ namespace {
 
 const DataType F = DataType::kFloat;
 
-void attr_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
-
 bool emits(InferHarness& h, const std::string& text) {
   const std::string code = h.emit();
   UNSCOPED_INFO(code);
@@ -70,7 +64,7 @@ TEST_CASE("Conv auto_pad SAME_UPPER, SAME_LOWER and VALID", "[conv]") {
     h.input(F, {1, 2, 5, 6});
     h.input(F, {1, 2, 4, 4});
     h.attr_ints("strides", {2, 2});
-    attr_string(h, "auto_pad", mode);
+    h.attr_string("auto_pad", mode);
     REQUIRE(h.infer());
     CHECK(h.out().shape == Shape{1, 1, 3, 3});
     // Total padding (3 - 1) * 2 + 4 - 5 = 3 rows, the odd one at the end for SAME_UPPER and at
@@ -82,7 +76,7 @@ TEST_CASE("Conv auto_pad SAME_UPPER, SAME_LOWER and VALID", "[conv]") {
   v.input(F, {1, 1, 5, 6});
   v.input(F, {1, 1, 3, 3});
   v.attr_ints("pads", {1, 1, 1, 1});  // ignored under VALID
-  attr_string(v, "auto_pad", "VALID");
+  v.attr_string("auto_pad", "VALID");
   REQUIRE(v.infer());
   CHECK(v.out().shape == Shape{1, 1, 3, 4});
 }
@@ -211,7 +205,7 @@ TEST_CASE("Conv errors name the rule", "[conv]") {
   CHECK(error_of([](InferHarness& h) {
           h.input(F, {1, 2, 5, 5});
           h.input(F, {4, 2, 3, 3});
-          attr_string(h, "auto_pad", "SAME");
+          h.attr_string("auto_pad", "SAME");
         }).find("auto_pad 'SAME' is not one of") != std::string::npos);
 }
 
@@ -271,7 +265,7 @@ TEST_CASE("ConvTranspose output shapes", "[conv]") {
     u.input(F, {1, 1, 3, 3});
     u.input(F, {1, 1, 3, 3});
     u.attr_ints("output_shape", {4, 5});
-    attr_string(u, "auto_pad", "SAME_UPPER");
+    u.attr_string("auto_pad", "SAME_UPPER");
     REQUIRE(u.infer());
     CHECK(emits(u, "/*pad=*/{0, 0, 0}, /*tile=*/9};"));
   }
@@ -280,7 +274,7 @@ TEST_CASE("ConvTranspose output shapes", "[conv]") {
     h.input(F, {1, 1, 3, 3});
     h.input(F, {1, 2, 3, 3});
     h.attr_ints("strides", {2, 2});
-    attr_string(h, "auto_pad", "SAME_UPPER");
+    h.attr_string("auto_pad", "SAME_UPPER");
     REQUIRE(h.infer());
     CHECK(h.out().shape == Shape{1, 2, 6, 6});
   }
@@ -326,7 +320,7 @@ TEST_CASE("Conv with a fused epilogue passes it to the kernel, and checks it", "
   h.input(F, {8, 8, 3, 3});
   h.absent_input();
   h.input(F, {1, 8, 4, 4});  // the residual
-  attr_string(h, "fused_activation", "LeakyRelu");
+  h.attr_string("fused_activation", "LeakyRelu");
   h.attr_float("fused_alpha", 0.5f);
   REQUIRE(h.infer());
   CHECK(emits(h,
@@ -346,7 +340,7 @@ TEST_CASE("Conv with a fused epilogue passes it to the kernel, and checks it", "
   InferHarness unknown("Conv", 13);
   unknown.input(F, {1, 8, 6, 6});
   unknown.input(F, {8, 8, 3, 3});
-  attr_string(unknown, "fused_activation", "Softplus");
+  unknown.attr_string("fused_activation", "Softplus");
   CHECK_FALSE(unknown.infer());
   CHECK(unknown.error().find("fused activation 'Softplus' is not one onnxc fuses") !=
         std::string::npos);

@@ -14,12 +14,6 @@ namespace {
 const DataType F = DataType::kFloat;
 const DataType I64 = DataType::kInt64;
 
-void attr_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
-
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -168,7 +162,7 @@ TEST_CASE("DepthToSpace (DCR, CRD) and SpaceToDepth round-trip", "[data-movement
   InferHarness crd("DepthToSpace", 11);
   crd.input(F, {1, 8, 2, 3});
   crd.attr_int("blocksize", 2);
-  attr_string(crd, "mode", "CRD");
+  crd.attr_string("mode", "CRD");
   REQUIRE(crd.infer());
   CHECK(crd.out().shape == Shape{1, 2, 4, 6});
   InferHarness bad("SpaceToDepth", 1);
@@ -319,14 +313,14 @@ TEST_CASE("Pad: attributes before opset 11, inputs after, axes from 18, wrap fro
   p18.constant<int64_t>(I64, {2}, {1, 1});
   p18.absent_input();
   p18.constant<int64_t>(I64, {1}, {-1});
-  attr_string(p18, "mode", "edge");
+  p18.attr_string("mode", "edge");
   REQUIRE(p18.infer());
   REQUIRE(p18.fold());
   CHECK(folded_ints(p18) == std::vector<int64_t>{1, 1, 2, 2, 3, 3, 4, 4});
   InferHarness wrap("Pad", 18);
   wrap.input(F, {2});
   wrap.constant<int64_t>(I64, {2}, {1, 1});
-  attr_string(wrap, "mode", "wrap");
+  wrap.attr_string("mode", "wrap");
   CHECK_FALSE(wrap.infer());
   CHECK(contains(wrap.error(),
                  "mode 'wrap' is not one of constant, reflect, edge (wrap needs opset 19)"));

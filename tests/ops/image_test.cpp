@@ -11,18 +11,13 @@ namespace {
 const DataType F = DataType::kFloat;
 const DataType I64 = DataType::kInt64;
 
-void attr_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
 }  // namespace
 
 TEST_CASE("GridSample output takes the grid's spatial shape", "[image]") {
   InferHarness h("GridSample", 20);
   h.input(F, {2, 3, 5, 6, 7});
   h.input(F, {2, 4, 1, 2, 3});
-  attr_string(h, "mode", "cubic");
+  h.attr_string("mode", "cubic");
   REQUIRE(h.infer());
   CHECK(h.out().shape == Shape{2, 3, 4, 1, 2});
   CHECK(h.emit().find("onnxc::grid_sample_ref(p, x0, x1, y0);") != std::string::npos);
@@ -89,7 +84,7 @@ TEST_CASE("RoiAlign output is rois x C x output_height x output_width", "[image]
   bad.input(F, {2, 3, 10, 10});
   bad.input(F, {5, 4});
   bad.input(I64, {5});
-  attr_string(bad, "coordinate_transformation_mode", "corner");
+  bad.attr_string("coordinate_transformation_mode", "corner");
   CHECK_FALSE(bad.infer());
 }
 

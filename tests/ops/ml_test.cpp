@@ -17,11 +17,6 @@ InferHarness ml(const std::string& op, int opset = 1) {
   h.node().domain = "ai.onnx.ml";
   return h;
 }
-void set_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
 void set_strings(InferHarness& h, const std::string& name, std::vector<std::string> v) {
   Attribute& a = h.node().attributes[name];
   a.kind = Attribute::Kind::kStrings;
@@ -79,13 +74,13 @@ TEST_CASE("Binarizer, Scaler, Normalizer and Imputer fold to the spec's formulas
 
   auto l1 = ml("Normalizer");
   l1.constant<float>(DataType::kFloat, {2, 2}, {1, -3, 0, 0});
-  set_string(l1, "norm", "L1");
+  l1.attr_string("norm", "L1");
   REQUIRE(l1.infer());
   REQUIRE(l1.fold());
   CHECK(values<float>(l1.folded()) == std::vector<float>{0.25f, -0.75f, 0, 0});  // 0 row kept
   auto l2 = ml("Normalizer");
   l2.constant<double>(DataType::kDouble, {2}, {3, 4});
-  set_string(l2, "norm", "L2");
+  l2.attr_string("norm", "L2");
   REQUIRE(l2.infer());
   REQUIRE(l2.fold());
   CHECK(values<float>(l2.folded()) == std::vector<float>{0.6f, 0.8f});
@@ -133,7 +128,7 @@ void two_trees(InferHarness& h, const char* aggregate) {
   set_floats(h, "target_weights", {10, 20, 1, 100});
   set_floats(h, "base_values", {1, 2});
   h.attr_int("n_targets", 2);
-  set_string(h, "aggregate_function", aggregate);
+  h.attr_string("aggregate_function", aggregate);
 }
 }  // namespace
 

@@ -13,12 +13,6 @@ namespace {
 
 const DataType F = DataType::kFloat;
 
-void attr_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
-
 bool emits(InferHarness& h, const std::string& text) {
   const std::string code = h.emit();
   UNSCOPED_INFO(code);
@@ -71,7 +65,7 @@ TEST_CASE("MaxPool and AveragePool output shapes", "[pool]") {
     h.input(F, {1, 1, 7, 8});
     h.attr_ints("kernel_shape", {3, 3});
     h.attr_ints("strides", {2, 2});
-    attr_string(h, "auto_pad", "SAME_LOWER");
+    h.attr_string("auto_pad", "SAME_LOWER");
     REQUIRE(h.infer());
     CHECK(h.out().shape == Shape{1, 1, 4, 4});
     InferHarness d("MaxPool", 10);

@@ -12,11 +12,6 @@ using onnxc::testing::InferHarness;
 namespace {
 const DataType F = DataType::kFloat;
 
-void attr_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
 void attr_strings(InferHarness& h, const std::string& name, std::vector<std::string> v) {
   Attribute& a = h.node().attributes[name];
   a.kind = Attribute::Kind::kStrings;
@@ -41,7 +36,7 @@ TEST_CASE("LSTM shapes: bidirectional, layout 0 and 1, all outputs", "[recurrent
     h.input(F, layout ? Shape{3, 2, 4} : Shape{2, 3, 4});
     h.input(F, {2, 12});
     h.outputs(3);
-    attr_string(h, "direction", "bidirectional");
+    h.attr_string("direction", "bidirectional");
     h.attr_int("layout", layout);
     const bool ok = h.infer();
     INFO(h.error());
@@ -74,7 +69,7 @@ TEST_CASE("GRU: hidden_size from R, default activations for both directions", "[
   h.absent_input();
   h.absent_output();
   h.outputs(1);
-  attr_string(h, "direction", "bidirectional");
+  h.attr_string("direction", "bidirectional");
   h.attr_int("linear_before_reset", 1);
   const bool ok = h.infer();
   INFO(h.error());
@@ -97,7 +92,7 @@ TEST_CASE("RNN activations: alpha/beta consumed in order by the functions that t
   h.input(F, {1, 1, 2});
   h.input(F, {2, 3, 2});
   h.input(F, {2, 3, 3});
-  attr_string(h, "direction", "bidirectional");
+  h.attr_string("direction", "bidirectional");
   attr_strings(h, "activations", {"LeakyRelu", "hardsigmoid"});
   attr_floats(h, "activation_alpha", {0.5f});  // LeakyRelu's; HardSigmoid keeps 0.2, 0.5
   h.attr_float("clip", 3.0f);
@@ -116,7 +111,7 @@ TEST_CASE("bidirectional with one direction's activations shares them and their 
   h.input(F, {1, 1, 2});
   h.input(F, {2, 6, 2});
   h.input(F, {2, 6, 2});
-  attr_string(h, "direction", "bidirectional");
+  h.attr_string("direction", "bidirectional");
   attr_strings(h, "activations", {"HardSigmoid", "Affine"});
   attr_floats(h, "activation_alpha", {0.25f, 2.0f});
   attr_floats(h, "activation_beta", {0.5f});  // HardSigmoid's; Affine keeps beta 0
@@ -138,7 +133,7 @@ TEST_CASE("recurrent errors name the rule", "[recurrent]") {
     return h;
   };
   auto h = rnn("RNN");
-  attr_string(*h, "direction", "sideways");
+  h->attr_string("direction", "sideways");
   CHECK_FALSE(h->infer());
   CHECK(h->error() ==
         "node 'n' (RNN): direction 'sideways' is not one of forward, reverse, bidirectional");

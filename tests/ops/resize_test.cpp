@@ -11,11 +11,6 @@ namespace {
 const DataType F = DataType::kFloat;
 const DataType I64 = DataType::kInt64;
 
-void attr_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
 }  // namespace
 
 TEST_CASE("Resize output shape: floor(scale * size), or sizes", "[resize]") {
@@ -33,8 +28,8 @@ TEST_CASE("Resize output shape: floor(scale * size), or sizes", "[resize]") {
   s.absent_input();
   s.constant<int64_t>(I64, {2}, {8, 8});
   s.attr_ints("axes", {2, 3});
-  attr_string(s, "keep_aspect_ratio_policy", "not_larger");
-  attr_string(s, "mode", "linear");
+  s.attr_string("keep_aspect_ratio_policy", "not_larger");
+  s.attr_string("mode", "linear");
   REQUIRE(s.infer());
   CHECK(s.out().shape == Shape{1, 1, 5, 8});  // scale min(8/4, 8/6): 4 -> 5, 6 -> 8
 }
@@ -59,7 +54,7 @@ TEST_CASE("Resize refuses run-time scales and conflicting inputs", "[resize]") {
   ints.input(DataType::kInt32, {1, 1, 2, 2});
   ints.absent_input();
   ints.constant<float>(F, {4}, {1, 1, 2, 2});
-  attr_string(ints, "mode", "linear");
+  ints.attr_string("mode", "linear");
   CHECK_FALSE(ints.infer());
   CHECK(ints.error().find("float types only") != std::string::npos);
 }
@@ -69,7 +64,7 @@ TEST_CASE("Resize folds the spec's linear upsampling example", "[resize]") {
   h.constant<float>(F, {1, 1, 2, 2}, {1, 2, 3, 4});
   h.absent_input();
   h.constant<float>(F, {4}, {1, 1, 2, 2});
-  attr_string(h, "mode", "linear");
+  h.attr_string("mode", "linear");
   REQUIRE(h.infer());
   REQUIRE(h.fold());
   const float want[] = {1,   1.25, 1.75, 2,   1.5, 1.75, 2.25, 2.5,
@@ -108,7 +103,7 @@ TEST_CASE("Resize-11 tf_half_pixel_for_nn and Resize-10's asymmetric nearest", "
   h.constant<float>(F, {1, 1, 1, 4}, {1, 2, 3, 4});
   h.constant<float>(F, {0}, {});
   h.constant<float>(F, {4}, {1, 1, 1, 0.5f});
-  attr_string(h, "coordinate_transformation_mode", "tf_half_pixel_for_nn");
+  h.attr_string("coordinate_transformation_mode", "tf_half_pixel_for_nn");
   REQUIRE(h.infer());
   REQUIRE(h.fold());
   CHECK(h.folded().as<float>()[0] == 2);
@@ -117,7 +112,7 @@ TEST_CASE("Resize-11 tf_half_pixel_for_nn and Resize-10's asymmetric nearest", "
   r13.input(F, {1, 1, 1, 4});
   r13.absent_input();
   r13.constant<float>(F, {4}, {1, 1, 1, 0.5f});
-  attr_string(r13, "coordinate_transformation_mode", "tf_half_pixel_for_nn");
+  r13.attr_string("coordinate_transformation_mode", "tf_half_pixel_for_nn");
   CHECK_FALSE(r13.infer());
   // Opset 10 (the old spec example): 2 x 4 scaled by 0.6 -> 1 x 2 = {1, 3}.
   InferHarness r10("Resize", 10);

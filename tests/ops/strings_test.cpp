@@ -23,11 +23,6 @@ Value* string_constant(InferHarness& h, Shape shape, std::vector<std::string> st
   v->constant = std::make_shared<const Tensor>(std::move(t));
   return v;
 }
-void attr_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
 void attr_strings(InferHarness& h, const std::string& name, std::vector<std::string> v) {
   Attribute& a = h.node().attributes[name];
   a.kind = Attribute::Kind::kStrings;
@@ -61,7 +56,7 @@ TEST_CASE("StringNormalizer: locale refused, stopwords need a constant and fold"
   {
     InferHarness h("StringNormalizer", 10);
     string_input(h, {4}, 8);
-    attr_string(h, "locale", "tr_TR");
+    h.attr_string("locale", "tr_TR");
     CHECK_FALSE(h.infer());
     CHECK(h.error().find("locale 'tr_TR' is not supported") != std::string::npos);
   }
@@ -75,7 +70,7 @@ TEST_CASE("StringNormalizer: locale refused, stopwords need a constant and fold"
   InferHarness h("StringNormalizer", 10);  // the spec's example, case-insensitive stopwords
   string_constant(h, {1, 6}, {"Monday", "tuesday", "wednesday", "Monday", "tuesday", "wednesday"});
   attr_strings(h, "stopwords", {"monday"});
-  attr_string(h, "case_change_action", "UPPER");
+  h.attr_string("case_change_action", "UPPER");
   REQUIRE(h.infer());
   REQUIRE(h.out().is_constant());
   CHECK(h.out().shape == Shape{1, 4});
@@ -86,7 +81,7 @@ TEST_CASE("StringNormalizer: locale refused, stopwords need a constant and fold"
 TEST_CASE("StringSplit folds: padded parts and counts", "[strings]") {
   InferHarness h("StringSplit", 20);
   string_constant(h, {2}, {"o-n-n--x-", "o-n----nx"});
-  attr_string(h, "delimiter", "-");
+  h.attr_string("delimiter", "-");
   h.outputs(2);
   REQUIRE(h.infer());
   CHECK(h.out(0).shape == Shape{2, 6});
@@ -98,13 +93,13 @@ TEST_CASE("StringSplit folds: padded parts and counts", "[strings]") {
 TEST_CASE("RegexFullMatch: unsupported syntax is a compile error naming the node", "[strings]") {
   InferHarness h("RegexFullMatch", 20);
   string_input(h, {2}, 16);
-  attr_string(h, "pattern", "(?i)abc");
+  h.attr_string("pattern", "(?i)abc");
   CHECK_FALSE(h.infer());
   CHECK(h.error().find("'n'") != std::string::npos);
   CHECK(h.error().find("not supported") != std::string::npos);
   InferHarness ok("RegexFullMatch", 20);
   string_input(ok, {2}, 16);
-  attr_string(ok, "pattern", "a+b");
+  ok.attr_string("pattern", "a+b");
   REQUIRE(ok.infer());
   CHECK(ok.node().scratch_bytes > 0);
 }

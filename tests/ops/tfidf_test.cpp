@@ -8,17 +8,12 @@ using namespace onnxc;
 using onnxc::testing::InferHarness;
 
 namespace {
-void set_string(InferHarness& h, const std::string& name, const std::string& v) {
-  Attribute& a = h.node().attributes[name];
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-}
 // The spec's example pool: unigrams 2 3 5 4, bigrams (5 6) (7 8) (6 7); coordinates 0..6.
 void spec_pool(InferHarness& h, int64_t min_n, int64_t max_n, int64_t skip, const char* mode) {
   h.attr_int("min_gram_length", min_n);
   h.attr_int("max_gram_length", max_n);
   h.attr_int("max_skip_count", skip);
-  set_string(h, "mode", mode);
+  h.attr_string("mode", mode);
   h.attr_ints("ngram_counts", {0, 4});
   h.attr_ints("ngram_indexes", {0, 1, 2, 3, 4, 5, 6});
   h.attr_ints("pool_int64s", {2, 3, 5, 4, 5, 6, 7, 8, 6, 7});
