@@ -3,7 +3,7 @@
 //   BMP   uncompressed 1/4/8-bit palette, 24-bit, 32-bit (BI_RGB or standard BI_BITFIELDS masks)
 //   PNM   P1-P6 (PBM, PGM, PPM; ASCII or binary), maxval up to 65535, scaled to 0..255 rounding
 //         half to even
-//   PNG   onnxc/image_png.h      TIFF  onnxc/image_tiff.h
+//   PNG   onnxc/image_png.h      TIFF  onnxc/image_tiff.h      JPEG  onnxc/image_jpeg.h
 // The output's size is fixed when the model is compiled, so an image of another size is refused
 // (kErrorImageSize) rather than resized, and an undecodable one (malformed, truncated, or a format
 // or coding not listed) is refused with kErrorImageFormat; the spec's "empty matrix" has no static
@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "onnxc/base.h"
+#include "onnxc/image_jpeg.h"
 #include "onnxc/image_png.h"
 #include "onnxc/image_tiff.h"
 
@@ -159,9 +160,10 @@ enum class ImagePixelFormat { kRgb, kBgr, kGrayscale };
 // for Grayscale the RGB image that is converted to luma.
 constexpr index_t image_decoder_scratch_bytes(index_t height, index_t width,
                                               ImagePixelFormat format) {
-  const index_t decoder = png_scratch_bytes(height, width) > tiff_scratch_bytes(height, width)
-                              ? png_scratch_bytes(height, width)
-                              : tiff_scratch_bytes(height, width);
+  const index_t sizes[] = {png_scratch_bytes(height, width), tiff_scratch_bytes(height, width),
+                           jpeg_scratch_bytes(height, width)};
+  index_t decoder = 0;
+  for (index_t s : sizes) decoder = s > decoder ? s : decoder;
   return decoder +
          (format == ImagePixelFormat::kGrayscale ? (3 * height * width + 15) / 16 * 16 : 0);
 }
@@ -174,6 +176,8 @@ inline int decode_image_rgb(const unsigned char* data, index_t size, index_t hei
   if (size >= 4 && ((data[0] == 'I' && data[1] == 'I' && data[2] == 42 && data[3] == 0) ||
                     (data[0] == 'M' && data[1] == 'M' && data[2] == 0 && data[3] == 42)))
     return decode_tiff(data, size, height, width, rgb, scratch);
+  if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF)
+    return decode_jpeg(data, size, height, width, rgb, scratch);
   if (size >= 2 && data[0] == 'B' && data[1] == 'M')
     return decode_bmp(data, size, height, width, rgb);
   if (size >= 3 && data[0] == 'P' && data[1] >= '1' && data[1] <= '6')

@@ -1,7 +1,8 @@
-// ImageDecoder's BMP, PNM, PNG and TIFF decoders against Pillow: each fixture in image_data/ (made
-// by make_image_fixtures.py) comes with the pixels Pillow decodes from it, as RGB (.expected.ppm)
-// and as Grayscale (.expected.pgm). Malformed input (every truncation, random byte corruptions)
-// must be refused or decoded without reading outside the input (the sanitizer build runs this too).
+// ImageDecoder's BMP, PNM, PNG, TIFF and JPEG decoders against Pillow: each fixture in image_data/
+// (made by make_image_fixtures.py) comes with the pixels Pillow decodes from it, as RGB
+// (.expected.ppm) and as Grayscale (.expected.pgm). Malformed input (every truncation, random byte
+// corruptions) must be refused or decoded without reading outside the input (the sanitizer build
+// runs this too).
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <random>
@@ -55,15 +56,17 @@ int decode(const std::vector<unsigned char>& data, index_t h, index_t w, ImagePi
 }
 
 const char* const kFixtures[] = {
-    "png_rgb.png",      "png_rgba.png",     "png_gray1.png",    "png_palette4.png",
-    "png_stored.png",   "png_adam7.png",    "tiff_raw.tif",     "tiff_packbits.tif",
-    "tiff_lzw.tif",     "tiff_deflate.tif", "tiff_palette.tif", "bmp_rgb24.bmp",
-    "bmp_palette8.bmp", "bmp_mono.bmp",     "bmp_rgba32.bmp",   "pnm_p6.ppm",
-    "pnm_p5.pgm",       "pnm_p4.pbm",       "pnm_p3.ppm",       "pnm_p2_maxval100.pgm"};
+    "jpeg_420.jpg",         "jpeg_422.jpg",        "jpeg_444.jpg",     "jpeg_gray.jpg",
+    "jpeg_restart_440.jpg", "jpeg_rgb.jpg",        "png_rgb.png",      "png_rgba.png",
+    "png_gray1.png",        "png_palette4.png",    "png_stored.png",   "png_adam7.png",
+    "tiff_raw.tif",         "tiff_packbits.tif",   "tiff_lzw.tif",     "tiff_deflate.tif",
+    "tiff_palette.tif",     "bmp_rgb24.bmp",       "bmp_palette8.bmp", "bmp_mono.bmp",
+    "bmp_rgba32.bmp",       "pnm_p6.ppm",          "pnm_p5.pgm",       "pnm_p4.pbm",
+    "pnm_p3.ppm",           "pnm_p2_maxval100.pgm"};
 
 }  // namespace
 
-TEST_CASE("image_decoder_ref: BMP, PNM, PNG and TIFF decode as Pillow decodes them",
+TEST_CASE("image_decoder_ref: BMP, PNM, PNG, TIFF and JPEG decode as Pillow decodes them",
           "[image-kernels]") {
   for (const char* name : kFixtures) {
     INFO(name);

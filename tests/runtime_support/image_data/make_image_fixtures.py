@@ -1,9 +1,12 @@
 #!/usr/bin/python3
-"""Writes the ImageDecoder fixtures for BMP, PNM, PNG and TIFF: small encoded images made with
-Pillow and, for each, the pixels Pillow decodes (NAME.expected.ppm, and NAME.expected.pgm for
-Grayscale). Run with Debian's /usr/bin/python3 (Pillow 9.4) from this folder."""
+"""Writes the ImageDecoder fixtures for BMP, PNM, PNG, TIFF and JPEG: small encoded images made with
+Pillow (and libjpeg-turbo's cjpeg, package libjpeg-turbo-progs, for the JPEG codings Pillow does
+not write: restart intervals, 4:4:0, RGB) and, for each, the pixels Pillow decodes
+(NAME.expected.ppm, and NAME.expected.pgm for Grayscale). Run with Debian's /usr/bin/python3
+(Pillow 9.4) from this folder."""
 import io
 import struct
+import subprocess
 import zlib
 
 import numpy as np
@@ -41,6 +44,10 @@ def saved(image, fmt, **options):
     return out.getvalue()
 
 
+def cjpeg(image, *options):
+    return subprocess.run(["cjpeg", *options], input=saved(image, "PPM"), capture_output=True, check=True).stdout
+
+
 fixtures = {
     "png_rgb.png": saved(rgb, "PNG"),
     "png_rgba.png": saved(rgba, "PNG"),
@@ -61,6 +68,12 @@ fixtures = {
     "pnm_p5.pgm": saved(gray, "PPM"),
     "pnm_p4.pbm": saved(gray.convert("1"), "PPM"),
     "pnm_p3.ppm": b"P3\n# ascii\n9 7\n255\n" + " ".join(str(v) for v in pixels.reshape(-1)).encode(),
+    "jpeg_420.jpg": saved(rgb, "JPEG", quality=90, subsampling=2),
+    "jpeg_422.jpg": saved(rgb, "JPEG", quality=60, subsampling=1),
+    "jpeg_444.jpg": saved(rgb, "JPEG", quality=100, subsampling=0),
+    "jpeg_gray.jpg": saved(gray, "JPEG", quality=80),
+    "jpeg_restart_440.jpg": cjpeg(rgb, "-restart", "1B", "-sample", "1x2"),
+    "jpeg_rgb.jpg": cjpeg(rgb, "-rgb", "-optimize"),
     "pnm_p2_maxval100.pgm": b"P2 9 7 100 " + " ".join(str(v * 100 // 255) for v in np.asarray(gray).reshape(-1)).encode(),
 }
 for name, data in fixtures.items():
