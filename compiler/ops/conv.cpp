@@ -239,7 +239,8 @@ class ConvOp final : public ConvLikeOp {
   }
 
   // The float GEMM and depthwise kernels have variants (onnxc/variants.h): families "conv" and
-  // "dwconv"; a "3x3" depthwise variant takes only the shapes f32_dwconv_3x3_applies() accepts.
+  // "dwconv"; a "3x3" or "5x5" depthwise variant takes only the shapes f32_dwconv_kxk_applies()
+  // accepts.
   // The "4x8" GEMM tiles (scalar accumulators) are for microcontrollers (no vector unit; a spilled
   // 6x16 tile alone would take 384 bytes of their 256-byte kernel stack), and only for them.
   std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
@@ -248,7 +249,7 @@ class ConvOp final : public ConvLikeOp {
     std::vector<const KernelVariant*> out;
     for (const KernelVariant* v :
          kernel_variants("f32", s.kernel == &kConvDepthwise ? "dwconv" : "conv"))
-      if ((v->tile != "3x3" || f32_dwconv_3x3_applies(s.p)) &&
+      if ((square_tile(*v) == 0 || f32_dwconv_kxk_applies(s.p, square_tile(*v))) &&
           (v->op != "conv" || (v->tile == "4x8") == s.small_tiles))
         out.push_back(v);
     return out;
@@ -257,8 +258,8 @@ class ConvOp final : public ConvLikeOp {
     auto& s = static_cast<ConvState&>(*node.state);
     s.variant = &v;
     if (v.op == "conv") return static_cast<size_t>(conv_gemm_scratch_bytes(s.p));
-    return static_cast<size_t>(v.tile == "3x3" ? f32_dwconv_3x3_scratch_bytes(s.p)
-                                               : conv_dw_scratch_bytes(s.p));
+    return static_cast<size_t>(square_tile(v) ? f32_dwconv_kxk_scratch_bytes(s.p)
+                                              : conv_dw_scratch_bytes(s.p));
   }
 };
 

@@ -1,5 +1,7 @@
 #include "ops/kernel_variants.h"
 
+#include <cstdlib>
+
 #include "onnxc/variants.h"
 
 namespace onnxc {
@@ -24,6 +26,12 @@ const KernelVariant* find_kernel_variant(std::string_view name) {
   for (const KernelVariant& v : all_kernel_variants())
     if (v.name == name) return &v;
   return nullptr;
+}
+
+int square_tile(const KernelVariant& v) {
+  const size_t x = v.tile.find('x');
+  if (x == std::string::npos || v.tile.substr(0, x) != v.tile.substr(x + 1)) return 0;
+  return std::atoi(v.tile.c_str());
 }
 
 bool isa_allows(Isa target, Isa variant) {

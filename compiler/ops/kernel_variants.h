@@ -26,6 +26,9 @@ const std::vector<KernelVariant>& all_kernel_variants();
 // The rows of one family (dtype, op), in preference order.
 std::vector<const KernelVariant*> kernel_variants(std::string_view dtype, std::string_view op);
 const KernelVariant* find_kernel_variant(std::string_view name);
+// The window size K of a square-window variant (tile "KxK" with equal sides: "3x3" -> 3), 0 for
+// any other tile ("8x32", "any").
+int square_tile(const KernelVariant& v);
 // Whether code built for a target of ISA `target` may call a variant written for `variant`
 // (scalar everywhere; AVX-512 targets have AVX2 + FMA and SSE2; AArch64 NEON has FMA).
 bool isa_allows(Isa target, Isa variant);

@@ -4,14 +4,14 @@
 //   (const ConvParams& p, const float* x, const float* w, const float* b, float* y,
 //    void* scratch [, const Epilogue& e, const float* residual])
 //
-//   f32_dwconv_3x3__avx512f, __avx2_fma, __neonfma
-//       depthwise 3x3 (c_in == group, any multiplier), 2-D, dilation 1, stride 1 or 2 (the same
-//       along H and W), any padding; f32_dwconv_3x3_applies(p) says whether p is one.
+//   f32_dwconv_3x3__avx512f, __avx2_fma, __neonfma; f32_dwconv_5x5__ the same
+//       depthwise 3x3 / 5x5 (c_in == group, any multiplier), 2-D, dilation 1, stride 1 or 2 (the
+//       same along H and W), any padding; f32_dwconv_kxk_applies(p, K) says whether p is one.
 //       Per input channel the padded plane is copied once to scratch (for stride 2 with its even
 //       and odd columns split, so every tap is a unit-stride load); then blocks of 4 output rows
 //       x one vector accumulate in registers, each loaded input row feeding every output row
 //       that uses it, and the epilogue (residual, Relu, Clip) is applied before the one store.
-//       Scratch: f32_dwconv_3x3_scratch_bytes(p). Defined only when the compiler may use the ISA.
+//       Scratch: f32_dwconv_kxk_scratch_bytes(p). Defined only when the compiler may use the ISA.
 //   f32_dwconv_any__scalar   f32_dwconv__generic (onnxc/conv.h): any depthwise shape, portable.
 //   f32_conv_8x32__avx512f   the convolution GEMM with 8 x 32 tiles (16 of AVX-512's 32 vector
 //                            registers); portable code, fastest where AVX-512 is available.
@@ -75,17 +75,17 @@ inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const floa
   f32_conv_4x8__gemm(p, x, w, b, y, scratch);
 }
 
-// ---- depthwise 3x3 -----------------------------------------------------------------------------
+// ---- depthwise 3x3 and 5x5 ---------------------------------------------------------------------
 
-// Whether the f32_dwconv_3x3 variants compute p.
-constexpr bool f32_dwconv_3x3_applies(const ConvParams& p) {
+// Whether the f32_dwconv_KxK variants (K = 3 or 5) compute p.
+constexpr bool f32_dwconv_kxk_applies(const ConvParams& p, index_t k) {
   return p.c_in == p.group && p.c_out % p.group == 0 && p.in[0] == 1 && p.out[0] == 1 &&
-         p.kernel[0] == 1 && p.kernel[1] == 3 && p.kernel[2] == 3 && p.dilation[1] == 1 &&
+         p.kernel[0] == 1 && p.kernel[1] == k && p.kernel[2] == k && p.dilation[1] == 1 &&
          p.dilation[2] == 1 && p.stride[0] == 1 && p.stride[1] == p.stride[2] &&
          (p.stride[1] == 1 || p.stride[1] == 2);
 }
 
-namespace dw3x3_detail {
+namespace dwkxk_detail {
 
 constexpr index_t kMaxLanes = 16;  // the widest vector of any variant: the scratch's slack
 constexpr index_t kRows = 4;       // output rows per register block
@@ -93,16 +93,16 @@ constexpr index_t kRows = 4;       // output rows per register block
 constexpr index_t round_up(index_t v, index_t m) {
   return (v + m - 1) / m * m;
 }
-// Floats per padded row in scratch: stride 1 holds columns [0, out_w + 2) and slack; stride 2
-// holds the even columns [0, out_w + 1) then the odd ones [0, out_w), each with slack.
+// Floats per padded row in scratch: stride 1 holds columns [0, out_w + K - 1) and slack; stride 2
+// holds the even columns then the odd ones, each [0, out_w + K / 2) at most, with slack.
 constexpr index_t phase_floats(const ConvParams& p) {
-  return round_up(p.out[2] + 1 + kMaxLanes + 1, kMaxLanes);
+  return round_up(p.out[2] + (p.kernel[2] - 1) + kMaxLanes, kMaxLanes);
 }
 constexpr index_t row_floats(const ConvParams& p) {
   return p.stride[2] == 1 ? phase_floats(p) : 2 * phase_floats(p);
 }
 constexpr index_t padded_rows(const ConvParams& p) {
-  return (p.out[1] - 1) * p.stride[1] + 3;
+  return (p.out[1] - 1) * p.stride[1] + p.kernel[1];
 }
 
 // dst[q] = src[2q - off] for q < n, 0 where that is outside [0, in_w).
@@ -155,8 +155,8 @@ inline Act act_of(const Epilogue* e) {
 
 // A block of R output rows [oh0, oh0 + R) x the columns [ow0, ow0 + I::kLanes) of one channel.
 // Input row j of the block (padded row oh0 * S + j) feeds output row (j - kh) / S with weight
-// row kh, for every kh where that is a whole row of the block: loaded once, used up to 3 times.
-template <class I, index_t S, index_t R>
+// row kh, for every kh where that is a whole row of the block: loaded once, used up to K times.
+template <class I, index_t K, index_t S, index_t R>
 inline void block(const float* plane, index_t ld, index_t half, const typename I::V* wv,
                   typename I::V bias, index_t oh0, index_t ow0, index_t n, float* y,
                   const float* res, index_t out_w, Act act, const Epilogue* e) {
@@ -165,16 +165,16 @@ inline void block(const float* plane, index_t ld, index_t half, const typename I
 #pragma GCC unroll 8
   for (index_t r = 0; r < R; ++r) acc[r] = bias;
 #pragma GCC unroll 16
-  for (index_t j = 0; j < (R - 1) * S + 3; ++j) {
+  for (index_t j = 0; j < (R - 1) * S + K; ++j) {
     const float* row = plane + (oh0 * S + j) * ld;
-#pragma GCC unroll 3
-    for (index_t kw = 0; kw < 3; ++kw) {
-      const V v = I::load(S == 1 ? row + ow0 + kw : row + (kw == 1 ? half : 0) + ow0 + kw / 2);
-#pragma GCC unroll 3
-      for (index_t kh = 0; kh < 3; ++kh) {
+#pragma GCC unroll 5
+    for (index_t kw = 0; kw < K; ++kw) {
+      const V v = I::load(S == 1 ? row + ow0 + kw : row + (kw % 2 ? half : 0) + ow0 + kw / 2);
+#pragma GCC unroll 5
+      for (index_t kh = 0; kh < K; ++kh) {
         const index_t d = j - kh;
         if (d < 0 || d % S != 0 || d / S >= R) continue;
-        acc[d / S] = I::fma(wv[kh * 3 + kw], v, acc[d / S]);
+        acc[d / S] = I::fma(wv[kh * K + kw], v, acc[d / S]);
       }
     }
   }
@@ -193,18 +193,18 @@ inline void block(const float* plane, index_t ld, index_t half, const typename I
 }
 
 // Rows [oh0, oh0 + R) of one channel, all columns.
-template <class I, index_t S, index_t R>
+template <class I, index_t K, index_t S, index_t R>
 inline void rows(const ConvParams& p, const float* plane, const typename I::V* wv,
                  typename I::V bias, index_t oh0, float* y, const float* res, Act act,
                  const Epilogue* e) {
   const index_t out_w = p.out[2], ld = row_floats(p), half = phase_floats(p);
   for (index_t ow0 = 0; ow0 < out_w; ow0 += I::kLanes) {
     const index_t n = out_w - ow0 < I::kLanes ? out_w - ow0 : I::kLanes;
-    block<I, S, R>(plane, ld, half, wv, bias, oh0, ow0, n, y, res, out_w, act, e);
+    block<I, K, S, R>(plane, ld, half, wv, bias, oh0, ow0, n, y, res, out_w, act, e);
   }
 }
 
-template <class I, index_t S>
+template <class I, index_t K, index_t S>
 inline void channels(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
                      void* scratch, const Epilogue* e, const float* residual) {
   using V = typename I::V;
@@ -218,28 +218,28 @@ inline void channels(const ConvParams& p, const float* x, const float* w, const 
     for (index_t oc = 0; oc < p.c_out; ++oc) {
       if (oc % multiplier == 0)
         pad_plane<S>(p, x + (n * p.c_in + oc / multiplier) * in_size, plane);
-      V wv[9];
-      for (index_t t = 0; t < 9; ++t) wv[t] = I::set1(w[oc * 9 + t]);
+      V wv[K * K];
+      for (index_t t = 0; t < K * K; ++t) wv[t] = I::set1(w[oc * K * K + t]);
       const V bias = I::set1(b ? b[oc] : 0.0f);
       float* yc = y + (n * p.c_out + oc) * out_size;
       const float* rc = res_or_null ? res_or_null + (n * p.c_out + oc) * out_size : nullptr;
       index_t oh = 0;
       for (; oh + kRows <= out_h; oh += kRows)
-        rows<I, S, kRows>(p, plane, wv, bias, oh, yc, rc, act, e);
+        rows<I, K, S, kRows>(p, plane, wv, bias, oh, yc, rc, act, e);
       // Fewer than kRows rows remain; the explicit bound lets g++ see the loop is short (with an
       // open bound, -O3 warns that a far iteration would overflow the row offset).
       for (index_t r = 0; r + 1 < kRows && oh < out_h; ++r, ++oh)
-        rows<I, S, 1>(p, plane, wv, bias, oh, yc, rc, act, e);
+        rows<I, K, S, 1>(p, plane, wv, bias, oh, yc, rc, act, e);
     }
 }
 
-template <class I>
+template <class I, index_t K>
 inline void run(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
                 void* scratch, const Epilogue* e, const float* residual) {
   if (p.stride[2] == 1)
-    channels<I, 1>(p, x, w, b, y, scratch, e, residual);
+    channels<I, K, 1>(p, x, w, b, y, scratch, e, residual);
   else
-    channels<I, 2>(p, x, w, b, y, scratch, e, residual);
+    channels<I, K, 2>(p, x, w, b, y, scratch, e, residual);
 }
 
 // ISA traits: V (one vector), kLanes, set1, load, load_n / store_n (the first n lanes, the rest
@@ -332,10 +332,10 @@ struct NeonFma {
 };
 #endif
 
-}  // namespace dw3x3_detail
+}  // namespace dwkxk_detail
 
-constexpr index_t f32_dwconv_3x3_scratch_bytes(const ConvParams& p) {
-  return dw3x3_detail::padded_rows(p) * dw3x3_detail::row_floats(p) *
+constexpr index_t f32_dwconv_kxk_scratch_bytes(const ConvParams& p) {
+  return dwkxk_detail::padded_rows(p) * dwkxk_detail::row_floats(p) *
          static_cast<index_t>(sizeof(float));
 }
 
@@ -345,9 +345,9 @@ inline void f32_dwconv_3x3__avx512f(const ConvParams& p, const float* x, const f
                                     const float* residual) {
 #if defined(__AVX2__) && defined(__FMA__)
   if (p.out[2] <= 8)  // rows of at most 8 outputs: half the work in 8-lane vectors
-    return dw3x3_detail::run<dw3x3_detail::Avx2>(p, x, w, b, y, scratch, &e, residual);
+    return dwkxk_detail::run<dwkxk_detail::Avx2, 3>(p, x, w, b, y, scratch, &e, residual);
 #endif
-  dw3x3_detail::run<dw3x3_detail::Avx512>(p, x, w, b, y, scratch, &e, residual);
+  dwkxk_detail::run<dwkxk_detail::Avx512, 3>(p, x, w, b, y, scratch, &e, residual);
 }
 inline void f32_dwconv_3x3__avx512f(const ConvParams& p, const float* x, const float* w,
                                     const float* b, float* y, void* scratch) {
@@ -359,11 +359,11 @@ inline void f32_dwconv_3x3__avx512f(const ConvParams& p, const float* x, const f
 inline void f32_dwconv_3x3__avx2_fma(const ConvParams& p, const float* x, const float* w,
                                      const float* b, float* y, void* scratch, const Epilogue& e,
                                      const float* residual) {
-  dw3x3_detail::run<dw3x3_detail::Avx2>(p, x, w, b, y, scratch, &e, residual);
+  dwkxk_detail::run<dwkxk_detail::Avx2, 3>(p, x, w, b, y, scratch, &e, residual);
 }
 inline void f32_dwconv_3x3__avx2_fma(const ConvParams& p, const float* x, const float* w,
                                      const float* b, float* y, void* scratch) {
-  dw3x3_detail::run<dw3x3_detail::Avx2>(p, x, w, b, y, scratch, nullptr, nullptr);
+  dwkxk_detail::run<dwkxk_detail::Avx2, 3>(p, x, w, b, y, scratch, nullptr, nullptr);
 }
 #endif
 
@@ -371,11 +371,51 @@ inline void f32_dwconv_3x3__avx2_fma(const ConvParams& p, const float* x, const 
 inline void f32_dwconv_3x3__neonfma(const ConvParams& p, const float* x, const float* w,
                                     const float* b, float* y, void* scratch, const Epilogue& e,
                                     const float* residual) {
-  dw3x3_detail::run<dw3x3_detail::NeonFma>(p, x, w, b, y, scratch, &e, residual);
+  dwkxk_detail::run<dwkxk_detail::NeonFma, 3>(p, x, w, b, y, scratch, &e, residual);
 }
 inline void f32_dwconv_3x3__neonfma(const ConvParams& p, const float* x, const float* w,
                                     const float* b, float* y, void* scratch) {
-  dw3x3_detail::run<dw3x3_detail::NeonFma>(p, x, w, b, y, scratch, nullptr, nullptr);
+  dwkxk_detail::run<dwkxk_detail::NeonFma, 3>(p, x, w, b, y, scratch, nullptr, nullptr);
+}
+#endif
+
+#if defined(__AVX512F__)
+inline void f32_dwconv_5x5__avx512f(const ConvParams& p, const float* x, const float* w,
+                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* residual) {
+#if defined(__AVX2__) && defined(__FMA__)
+  if (p.out[2] <= 8)  // rows of at most 8 outputs: half the work in 8-lane vectors
+    return dwkxk_detail::run<dwkxk_detail::Avx2, 5>(p, x, w, b, y, scratch, &e, residual);
+#endif
+  dwkxk_detail::run<dwkxk_detail::Avx512, 5>(p, x, w, b, y, scratch, &e, residual);
+}
+inline void f32_dwconv_5x5__avx512f(const ConvParams& p, const float* x, const float* w,
+                                    const float* b, float* y, void* scratch) {
+  f32_dwconv_5x5__avx512f(p, x, w, b, y, scratch, Epilogue{}, nullptr);
+}
+#endif
+
+#if defined(__AVX2__) && defined(__FMA__)
+inline void f32_dwconv_5x5__avx2_fma(const ConvParams& p, const float* x, const float* w,
+                                     const float* b, float* y, void* scratch, const Epilogue& e,
+                                     const float* residual) {
+  dwkxk_detail::run<dwkxk_detail::Avx2, 5>(p, x, w, b, y, scratch, &e, residual);
+}
+inline void f32_dwconv_5x5__avx2_fma(const ConvParams& p, const float* x, const float* w,
+                                     const float* b, float* y, void* scratch) {
+  dwkxk_detail::run<dwkxk_detail::Avx2, 5>(p, x, w, b, y, scratch, nullptr, nullptr);
+}
+#endif
+
+#if defined(__ARM_NEON) && defined(__aarch64__)
+inline void f32_dwconv_5x5__neonfma(const ConvParams& p, const float* x, const float* w,
+                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* residual) {
+  dwkxk_detail::run<dwkxk_detail::NeonFma, 5>(p, x, w, b, y, scratch, &e, residual);
+}
+inline void f32_dwconv_5x5__neonfma(const ConvParams& p, const float* x, const float* w,
+                                    const float* b, float* y, void* scratch) {
+  dwkxk_detail::run<dwkxk_detail::NeonFma, 5>(p, x, w, b, y, scratch, nullptr, nullptr);
 }
 #endif
 

@@ -23,6 +23,9 @@
   X(f32, dwconv, 3x3, avx512f, "conv_variants.h")           \
   X(f32, dwconv, 3x3, avx2_fma, "conv_variants.h")          \
   X(f32, dwconv, 3x3, neonfma, "conv_variants.h")           \
+  X(f32, dwconv, 5x5, avx512f, "conv_variants.h")           \
+  X(f32, dwconv, 5x5, avx2_fma, "conv_variants.h")          \
+  X(f32, dwconv, 5x5, neonfma, "conv_variants.h")           \
   X(f32, dwconv, any, scalar, "conv_variants.h")            \
   /* any other float convolution, as a GEMM */              \
   X(f32, conv, 8x32, avx512f, "conv_variants.h")            \

@@ -6,7 +6,7 @@
 // Every table row of the conv families whose ISA this build has is run over many shapes (odd
 // sizes, planes narrower and wider than a vector, row counts not a multiple of the row block,
 // every padding 0..2 per side, strides 1 and 2, multipliers 1 and 2, fused epilogues) against
-// a double-precision brute-force convolution. Tolerance: each output is a sum of at most 9
+// a double-precision brute-force convolution. Tolerance: each output is a sum of at most 25
 // products plus the bias (plus a residual), summed in float in some order with or without FMA;
 // the rounding error of such a sum is below (terms + 1) * 2^-24 * (the sum of the terms'
 // magnitudes) (Higham, recursive summation), so |y - exact| <= 16 * 2^-24 * magnitude, with
@@ -45,13 +45,13 @@ const Compiled kCompiled[] = {
     ONNXC_COMPILED(f32_dwconv_any__scalar),   ONNXC_COMPILED(f32_conv_8x32__avx512f),
     ONNXC_COMPILED(f32_conv_6x16__scalar),    ONNXC_COMPILED(f32_conv_4x8__scalar),
 #if defined(__AVX512F__)
-    ONNXC_COMPILED(f32_dwconv_3x3__avx512f),
+    ONNXC_COMPILED(f32_dwconv_3x3__avx512f),  ONNXC_COMPILED(f32_dwconv_5x5__avx512f),
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-    ONNXC_COMPILED(f32_dwconv_3x3__avx2_fma),
+    ONNXC_COMPILED(f32_dwconv_3x3__avx2_fma), ONNXC_COMPILED(f32_dwconv_5x5__avx2_fma),
 #endif
 #if defined(__ARM_NEON) && defined(__aarch64__)
-    ONNXC_COMPILED(f32_dwconv_3x3__neonfma),
+    ONNXC_COMPILED(f32_dwconv_3x3__neonfma),  ONNXC_COMPILED(f32_dwconv_5x5__neonfma),
 #endif
 };
 #undef ONNXC_COMPILED
@@ -79,14 +79,20 @@ ConvParams params(index_t c_in, index_t mult, index_t h, index_t w, index_t k, i
   return p;
 }
 
+// The window K of a "KxK" depthwise tile, 0 for "any".
+index_t square(const std::string& tile) {
+  return tile == "3x3" ? 3 : tile == "5x5" ? 5 : 0;
+}
+
 bool applies(const std::string& op, const std::string& tile, const ConvParams& p) {
-  if (op == "dwconv") return tile == "3x3" ? f32_dwconv_3x3_applies(p) : p.c_in == p.group;
+  if (op == "dwconv")
+    return square(tile) ? f32_dwconv_kxk_applies(p, square(tile)) : p.c_in == p.group;
   return op == "conv";
 }
 
 index_t scratch_bytes(const std::string& op, const std::string& tile, const ConvParams& p) {
   if (op == "dwconv")
-    return tile == "3x3" ? f32_dwconv_3x3_scratch_bytes(p) : conv_dw_scratch_bytes(p);
+    return square(tile) ? f32_dwconv_kxk_scratch_bytes(p) : conv_dw_scratch_bytes(p);
   return conv_gemm_scratch_bytes(p);
 }
 
@@ -165,10 +171,12 @@ int run_variant(const Compiled& c, const std::string& op, const std::string& til
         for (index_t pad = 0; pad <= 2; ++pad, ++i) {
           if ((h > 17 || w > 17) && i % 5) continue;  // the big planes on a sample
           const index_t pt = pad, pl = (pad + i) % 3, pb = (pad + h) % 3, pr = (pad * w) % 3;
-          if (h + pt + pb < 3 || w + pl + pr < 3) continue;
+          const index_t k =
+              tile == "5x5" || (op == "dwconv" && tile == "any" && i % 4 == 0) ? 5 : 3;
+          if (h + pt + pb < k || w + pl + pr < k) continue;
           const bool dw = op == "dwconv";
           const ConvParams p =
-              params(dw ? 1 + i % 3 : 2 + i % 5, 1 + i % 2, h, w, 3, s, pt, pl, pb, pr, dw);
+              params(dw ? 1 + i % 3 : 2 + i % 5, 1 + i % 2, h, w, k, s, pt, pl, pb, pr, dw);
           if (!applies(op, tile, p)) continue;
           const Epilogue& e = epilogues[i % 6];
           ++cases;
