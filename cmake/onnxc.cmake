@@ -1,6 +1,6 @@
 # onnxc_add_model(<target> MODEL <file.onnx> [NAME <namespace>] [WEIGHTS embed|external]
 #                 [DIMS <name>=<value>...] [SHAPES <input>=<d0>x<d1>...] [TARGET <isa>]
-#                 [THREADS <n>] [OPTIONS <other onnxc flags>...])
+#                 [THREADS <n>] [IMAGE_LIBS] [OPTIONS <other onnxc flags>...])
 #
 # Compiles an ONNX model to C++ at build time and wraps the result in a static library <target>
 # whose header is <namespace>.h (namespace defaults to <target>). Each keyword maps to one onnxc
@@ -8,6 +8,10 @@
 # --target, OPTIONS verbatim (e.g. --max-scratch 16384). ARGS is a deprecated alias of OPTIONS.
 # THREADS: onnxc generates single-threaded code and has no threads flag yet, so only THREADS 1 is
 # accepted; any other count is refused at configure time rather than silently ignored.
+#
+# IMAGE_LIBS: the model's ImageDecoder also decodes WebP and JPEG 2000, through the system's
+# libwebp and OpenJPEG (found with pkg-config): the library is built with -DONNXC_IMAGE_LIBS and
+# links both. Without it, ImageDecoder decodes BMP, PNM, PNG, TIFF and JPEG with no library.
 #
 # WEIGHTS external also declares <namespace>.bin as an output and stores its path in the target
 # property ONNXC_WEIGHTS_FILE; the program loads it (e.g. with mmap) and passes it to run().
@@ -73,7 +77,8 @@ function(_onnxc_model_flags out target)
 endfunction()
 
 function(onnxc_add_model target)
-  cmake_parse_arguments(ARG "" "MODEL;NAME;WEIGHTS;TARGET;THREADS" "DIMS;SHAPES;OPTIONS;ARGS"
+  cmake_parse_arguments(ARG "IMAGE_LIBS" "MODEL;NAME;WEIGHTS;TARGET;THREADS"
+                        "DIMS;SHAPES;OPTIONS;ARGS"
                         ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "onnxc_add_model(${target}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
@@ -106,6 +111,12 @@ function(onnxc_add_model target)
   target_include_directories(${target} PUBLIC ${out_dir})
   if(TARGET onnxc::runtime)  # the runtime headers, used by code generated with --runtime include
     target_link_libraries(${target} PUBLIC onnxc::runtime)
+  endif()
+  if(ARG_IMAGE_LIBS)
+    find_package(PkgConfig REQUIRED)
+    pkg_check_modules(ONNXC_IMAGE_LIBS REQUIRED IMPORTED_TARGET libwebp libopenjp2)
+    target_compile_definitions(${target} PRIVATE ONNXC_IMAGE_LIBS)
+    target_link_libraries(${target} PUBLIC PkgConfig::ONNXC_IMAGE_LIBS)
   endif()
   if(ARG_WEIGHTS STREQUAL "external")
     set_target_properties(${target} PROPERTIES ONNXC_WEIGHTS_FILE ${out_dir}/${ARG_NAME}.bin)

@@ -73,6 +73,21 @@ void inline_header(const std::string& path, std::set<std::string>& done, std::st
 
 // With --profile only: per-node timing hooks the host may define (onnxc bench's driver does);
 // `node` is the node's index in the top-level graph.
+// What the header tells the user of a model whose code calls one of these runtime headers: the
+// extra codes run() may return and what the build must add.
+struct RuntimeNote {
+  const char* header;
+  const char* note;
+};
+const RuntimeNote kRuntimeNotes[] = {
+    {"onnxc/image_decoder.h",
+     "// ImageDecoder: run() returns onnxc::kErrorImageFormat (6) for an image it cannot decode\n"
+     "// and onnxc::kErrorImageSize (7) for one of another size. BMP, PNM, PNG, TIFF and JPEG\n"
+     "// need no library. WebP and JPEG 2000 decode only when the .cpp is built with\n"
+     "// -DONNXC_IMAGE_LIBS and linked with libwebp and libopenjp2 (pkg-config libwebp\n"
+     "// libopenjp2; onnxc_add_model's IMAGE_LIBS option); those two allocate on the heap.\n"},
+};
+
 constexpr const char* kProfileHooks =
     "\n// --profile: define ONNXC_PROFILE_BEGIN/END(node) before this file to time each node.\n"
     "#ifndef ONNXC_PROFILE_BEGIN\n#define ONNXC_PROFILE_BEGIN(node) static_cast<void>(0)\n#endif\n"
@@ -186,6 +201,8 @@ class Emitter {
            "onnxc\n"
            "// .bin, or is one whose byte order is not this CPU's (onnxc writes little-endian).\n"
            "constexpr int kErrorWeightsFormat = 1;\nconstexpr int kErrorWeightsByteOrder = 2;\n";
+    for (const RuntimeNote& n : kRuntimeNotes)
+      if (includes_.count(n.header)) s += n.note;
     s += fmt::format(
         "constexpr std::size_t kNumInputs = {};\nconstexpr std::size_t kNumOutputs = {};\n",
         g_.inputs.size(), g_.outputs.size());

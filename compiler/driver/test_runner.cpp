@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -77,6 +78,32 @@ int run_command(const std::string& cmd, std::string* output) {
     if (output && output->size() < 20000) output->append(buf, n);
   int status = pclose(pipe);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// What a case that calls ImageDecoder's runtime, with its library-backed decoders
+// (onnxc/image_system.h: WebP through libwebp, JPEG 2000 through OpenJPEG) is built with: the macro
+// that turns them on, and pkg-config's compile and link flags. Empty when pkg-config does not know
+// both libraries; such cases are then built without them, and refuse WebP and JPEG 2000 images at
+// run time.
+struct ImageLibraryFlags {
+  std::string cflags, libs;
+};
+const ImageLibraryFlags& image_library_flags() {
+  static const ImageLibraryFlags flags = [] {
+    ImageLibraryFlags f;
+    std::string cflags, libs;
+    if (run_command("pkg-config --cflags libwebp libopenjp2", &cflags) == 0 &&
+        run_command("pkg-config --libs libwebp libopenjp2", &libs) == 0) {
+      auto trim = [](std::string s) {
+        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+        return s;
+      };
+      f.cflags = "-DONNXC_IMAGE_LIBS " + trim(cflags);
+      f.libs = trim(libs);
+    }
+    return f;
+  }();
+  return flags;
 }
 
 // The sanitizer flags of --sanitize: no recovery, so the first report ends the run with a nonzero
@@ -321,7 +348,13 @@ class TestRunner {
       src += fmt::format("#include \"{}\"\n", (p.cpp.parent_path() / (p.symbol + ".cpp")).string());
     }
     src += fmt::format("#define ONNXC_HARNESS_MODELS{}\n#include \"test_harness.cpp\"\n", models);
-    std::string key = sha256_hex(fmt::format("{}|{}|{}|{}|{}", kOnnxcBuildId, cxx_, compile_flags(),
+    // ImageDecoder's runtime, #included or inlined.
+    const bool image_libs = unity.find("\"onnxc/image_decoder.h\"") != std::string::npos ||
+                            unity.find("ONNXC_IMAGE_LIBS") != std::string::npos;
+    const std::string cflags =
+        compile_flags() + (image_libs ? " " + image_library_flags().cflags : std::string());
+    const std::string libs = image_libs ? image_library_flags().libs : std::string();
+    std::string key = sha256_hex(fmt::format("{}|{}|{}|{}|{}|{}", kOnnxcBuildId, cxx_, cflags, libs,
                                              unity, src.substr(src.rfind("#define"))));
     fs::path bin = cache_ / (key.substr(0, 32) + ".bin");
     if (fs::exists(bin)) return bin;
@@ -329,9 +362,9 @@ class TestRunner {
     write_text(batch_src, src);
     fs::path tmp = bin;
     tmp += fmt::format(".tmp{}", getpid());
-    std::string cmd =
-        fmt::format("{} {} -o {} {}", cxx_, compile_flags(), tmp.string(), batch_src.string());
+    std::string cmd = fmt::format("{} {} -o {} {}", cxx_, cflags, tmp.string(), batch_src.string());
     for (size_t k : members) cmd += " -I" + prepared_[k].cpp.parent_path().string();
+    if (!libs.empty()) cmd += " " + libs;
     if (run_command(cmd, log) != 0) return {};
     fs::rename(tmp, bin);
     return bin;

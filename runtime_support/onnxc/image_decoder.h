@@ -4,6 +4,8 @@
 //   PNM   P1-P6 (PBM, PGM, PPM; ASCII or binary), maxval up to 65535, scaled to 0..255 rounding
 //         half to even
 //   PNG   onnxc/image_png.h      TIFF  onnxc/image_tiff.h      JPEG  onnxc/image_jpeg.h
+//   WebP and JPEG 2000 through libwebp and OpenJPEG, only when built with -DONNXC_IMAGE_LIBS
+//         (onnxc/image_system.h)
 // The output's size is fixed when the model is compiled, so an image of another size is refused
 // (kErrorImageSize) rather than resized, and an undecodable one (malformed, truncated, or a format
 // or coding not listed) is refused with kErrorImageFormat; the spec's "empty matrix" has no static
@@ -17,6 +19,7 @@
 #include "onnxc/base.h"
 #include "onnxc/image_jpeg.h"
 #include "onnxc/image_png.h"
+#include "onnxc/image_system.h"
 #include "onnxc/image_tiff.h"
 
 namespace onnxc {
@@ -182,7 +185,11 @@ inline int decode_image_rgb(const unsigned char* data, index_t size, index_t hei
     return decode_bmp(data, size, height, width, rgb);
   if (size >= 3 && data[0] == 'P' && data[1] >= '1' && data[1] <= '6')
     return decode_pnm(data, size, height, width, rgb);
+#if defined(ONNXC_IMAGE_LIBS)
+  return decode_image_rgb_system(data, size, height, width, rgb);
+#else
   return kErrorImageFormat;
+#endif
 }
 
 // ImageDecoder: decodes the `size` bytes of `encoded` into `image` (height x width x 3 for RGB and

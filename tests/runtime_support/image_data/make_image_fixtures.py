@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the ImageDecoder fixtures for BMP, PNM, PNG, TIFF and JPEG: small encoded images made with
+"""Writes the ImageDecoder fixtures for BMP, PNM, PNG, TIFF, JPEG, WebP and JPEG 2000: small encoded images made with
 Pillow (and libjpeg-turbo's cjpeg, package libjpeg-turbo-progs, for the JPEG codings Pillow does
 not write: restart intervals, 4:4:0, RGB) and, for each, the pixels Pillow decodes
 (NAME.expected.ppm, and NAME.expected.pgm for Grayscale). Run with Debian's /usr/bin/python3
@@ -74,6 +74,14 @@ fixtures = {
     "jpeg_gray.jpg": saved(gray, "JPEG", quality=80),
     "jpeg_restart_440.jpg": cjpeg(rgb, "-restart", "1B", "-sample", "1x2"),
     "jpeg_rgb.jpg": cjpeg(rgb, "-rgb", "-optimize"),
+    # Decoded only through libwebp and OpenJPEG (-DONNXC_IMAGE_LIBS; image_system_check.cpp).
+    "webp_lossy.webp": saved(rgb, "WEBP", quality=80),
+    "webp_lossless.webp": saved(rgb, "WEBP", lossless=True),
+    "webp_alpha.webp": saved(rgba, "WEBP", quality=70),
+    "jp2_lossless.jp2": saved(rgb, "JPEG2000", irreversible=False),
+    "jp2_gray.jp2": saved(gray, "JPEG2000"),
+    "j2k_irreversible.j2k": saved(rgb, "JPEG2000", irreversible=True, no_jp2=True,
+                                  quality_mode="rates", quality_layers=[8]),
     "pnm_p2_maxval100.pgm": b"P2 9 7 100 " + " ".join(str(v * 100 // 255) for v in np.asarray(gray).reshape(-1)).encode(),
 }
 for name, data in fixtures.items():
