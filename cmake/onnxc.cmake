@@ -6,8 +6,8 @@
 # whose header is <namespace>.h (namespace defaults to <target>). Each keyword maps to one onnxc
 # flag: NAME --name, WEIGHTS --weights embedded|external, DIMS --dim, SHAPES --shape, TARGET
 # --target, OPTIONS verbatim (e.g. --max-scratch 16384). ARGS is a deprecated alias of OPTIONS.
-# THREADS: onnxc generates single-threaded code and has no threads flag yet, so only THREADS 1 is
-# accepted; any other count is refused at configure time rather than silently ignored.
+# THREADS n: --threads n: the heavy kernels run in n parts and run() takes an onnxc::Parallel
+# (the program passes a pool: onnxc/thread_pool.h has one, which needs Threads::Threads).
 #
 # IMAGE_LIBS: the model's ImageDecoder also decodes WebP and JPEG 2000, through the system's
 # libwebp and OpenJPEG (found with pkg-config): the library is built with -DONNXC_IMAGE_LIBS and
@@ -66,8 +66,7 @@ function(_onnxc_model_flags out target)
     list(APPEND flags --target ${ARG_TARGET})
   endif()
   if(DEFINED ARG_THREADS AND NOT ARG_THREADS STREQUAL "1")
-    message(FATAL_ERROR "onnxc_add_model(${target}): THREADS ${ARG_THREADS} is not supported: onnxc "
-                        "generates single-threaded code (only THREADS 1 is accepted)")
+    list(APPEND flags --threads ${ARG_THREADS})
   endif()
   if(ARG_ARGS)
     message(DEPRECATION "onnxc_add_model(${target}): ARGS is deprecated, use OPTIONS")

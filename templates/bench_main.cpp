@@ -41,6 +41,10 @@ std::chrono::steady_clock::time_point node_start;
 
 #include ONNXC_BENCH_SOURCE
 
+#if ONNXC_BENCH_THREADS > 1
+#include "onnxc/thread_pool.h"
+#endif
+
 #define ONNXC_CAT2(a, b) a##b
 #define ONNXC_CAT(a, b) ONNXC_CAT2(a, b)
 
@@ -75,10 +79,20 @@ bool load(const std::string& dir, Buffers& b) {
   return b.workspace != nullptr;
 }
 
+#if ONNXC_BENCH_THREADS > 1
+// The model was compiled with --threads ONNXC_BENCH_THREADS: its parts run on this pool.
+onnxc::ThreadPool pool(ONNXC_BENCH_THREADS);
+const onnxc::Parallel parallel = pool.parallel();
+#define ONNXC_BENCH_POOL , &parallel
+#else
+#define ONNXC_BENCH_POOL
+#endif
+
 // Latency of one inference in ms, or a negative value when run() fails.
 double timed_run(Buffers& b) {
   auto t0 = std::chrono::steady_clock::now();
-  int rc = ONNXC_CAT(ONNXC_BENCH_MODEL, _run)(b.in_ptrs.data(), b.out_ptrs.data(), b.workspace);
+  int rc = ONNXC_CAT(ONNXC_BENCH_MODEL, _run)(b.in_ptrs.data(), b.out_ptrs.data(),
+                                              b.workspace ONNXC_BENCH_POOL);
   auto t1 = std::chrono::steady_clock::now();
   return rc == 0 ? std::chrono::duration<double, std::milli>(t1 - t0).count() : -1.0;
 }

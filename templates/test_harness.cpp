@@ -6,10 +6,17 @@
 #include <string>
 #include <vector>
 
+#if ONNXC_HARNESS_THREADS > 1  // onnxc test --threads N: models take a pool, given one of N
+#include "onnxc/thread_pool.h"
+#define ONNXC_HARNESS_POOL , const void*
+#else
+#define ONNXC_HARNESS_POOL
+#endif
+
 namespace onnxc_harness {
 
 struct Model {
-  int (*run)(const void* const*, void* const*, void*);
+  int (*run)(const void* const*, void* const*, void* ONNXC_HARNESS_POOL);
   std::size_t workspace_size;
   const std::size_t* input_bytes;
   std::size_t num_inputs;
@@ -57,7 +64,13 @@ int main(int argc, char** argv) {
     out_ptrs.push_back(outputs[i].data());
   }
   void* workspace = std::aligned_alloc(64, (m.workspace_size + 64) / 64 * 64);
+#if ONNXC_HARNESS_THREADS > 1
+  onnxc::ThreadPool pool(ONNXC_HARNESS_THREADS);
+  const onnxc::Parallel parallel = pool.parallel();
+  int rc = m.run(in_ptrs.data(), out_ptrs.data(), workspace, &parallel);
+#else
   int rc = m.run(in_ptrs.data(), out_ptrs.data(), workspace);
+#endif
   std::free(workspace);
   if (rc != 0) return 4;
   for (std::size_t i = 0; i < m.num_outputs; ++i) {

@@ -19,8 +19,9 @@ namespace onnxc {
 namespace {
 
 // Names the generated run() and its file declare; values never take them.
-const char* const kEmitterNames[] = {"inputs", "outputs",  "workspace", "weights", "arena",
-                                     "blob",   "kWeights", "run",       "Inputs",  "Outputs"};
+const char* const kEmitterNames[] = {"inputs", "outputs", "workspace", "weights",
+                                     "arena",  "blob",    "kWeights",  "run",
+                                     "Inputs", "Outputs", "parallel"};
 
 // Unique member names for the Inputs/Outputs structs.
 std::vector<std::string> member_names(const std::vector<Value*>& values) {
@@ -156,24 +157,36 @@ class Emitter {
 
   bool external() const { return o_.weights == WeightsMode::kExternal; }
 
+  // --threads N: run() takes the pool its kernels' parts run on (onnxc/parallel.h).
+  bool threaded() const { return m_.target->threads > 1; }
+
   std::string run_signature() const {
-    return fmt::format("int run(const Inputs& inputs, const Outputs& outputs, void* workspace{})",
-                       external() ? ", const void* weights" : "");
+    return fmt::format("int run(const Inputs& inputs, const Outputs& outputs, void* workspace{}{})",
+                       external() ? ", const void* weights" : "",
+                       threaded() ? ", const onnxc::Parallel& parallel" : "");
   }
   std::string c_signature() const {
     return fmt::format(
-        "int {}_run(const void* const* inputs, void* const* outputs, void* workspace{})", o_.name,
-        external() ? ", const void* weights" : "");
+        "int {}_run(const void* const* inputs, void* const* outputs, void* workspace{}{})", o_.name,
+        external() ? ", const void* weights" : "", threaded() ? ", const void* parallel" : "");
+  }
+
+  // The runtime headers the model's header pastes (--runtime inline): its API's types.
+  std::vector<std::string> header_runtime() const {
+    if (threaded()) return {"onnxc/types.h", "onnxc/parallel.h"};
+    return {"onnxc/types.h"};
   }
 
   std::string header(size_t weight_bytes) const {
     std::string s = banner();
     s += "#pragma once\n\n#include <cstddef>\n#include <cstdint>\n\n";
     if (o_.runtime == RuntimeMode::kInclude) {
-      s += "#include \"onnxc/types.h\"\n\n";
+      s += "#include \"onnxc/types.h\"\n";
+      if (threaded()) s += "#include \"onnxc/parallel.h\"\n";
+      s += "\n";
     } else {
       std::set<std::string> done;
-      inline_header("onnxc/types.h", done, s);
+      for (const std::string& h : header_runtime()) inline_header(h, done, s);
       s += "\n";
     }
     s += fmt::format("namespace {} {{\n\n", o_.name);
@@ -237,6 +250,12 @@ class Emitter {
                        dtype_name(g_.outputs[i]->dtype), shape_str(g_.outputs[i]->shape),
                        slot_note(g_.outputs[i]));
     s += "};\n\n// Runs one inference. Returns 0 on success.\n";
+    if (threaded())
+      s += fmt::format(
+          "// Compiled with --threads {0}: the heavy kernels run in {0} parts on `parallel` (an\n"
+          "// onnxc::ThreadPool of onnxc/thread_pool.h, any pool behind onnxc::Parallel, or\n"
+          "// onnxc::kSerial); the outputs are the same, bit for bit, whatever the pool.\n",
+          m_.target->threads);
     s += run_signature() + ";\n\n";
     s += fmt::format("}}  // namespace {}\n\n", o_.name);
     s += "// C entry point: inputs and outputs as untyped pointers, in graph order.\n";
@@ -262,7 +281,8 @@ class Emitter {
       std::string uses = body;
       for (const auto* list : {&g_.inputs, &g_.outputs})
         for (const Value* v : *list) uses += fmt::format(" {}", dtype_cpp(v->dtype));
-      s += inline_runtime(includes_, uses, {"onnxc/types.h"});  // the header pastes types.h
+      const std::vector<std::string> pasted = header_runtime();
+      s += inline_runtime(includes_, uses, {pasted.begin(), pasted.end()});
     }
     if (o_.profile) s += kProfileHooks;
     s += bounds_.prelude();
@@ -294,9 +314,12 @@ class Emitter {
           fmt::format("static_cast<{}*>(outputs[{}])", dtype_cpp(g_.outputs[i]->dtype), i));
     if (ins.empty()) s += "  (void)inputs;\n";
     if (outs.empty()) s += "  (void)outputs;\n";
-    s += fmt::format("  return {}::run({}::Inputs{{{}}}, {}::Outputs{{{}}}, workspace{});\n}}\n",
+    if (threaded())  // a null pool: the parts run one after another on the caller's thread
+      s += "  const onnxc::Parallel& pool =\n"
+           "      parallel ? *static_cast<const onnxc::Parallel*>(parallel) : onnxc::kSerial;\n";
+    s += fmt::format("  return {}::run({}::Inputs{{{}}}, {}::Outputs{{{}}}, workspace{}{});\n}}\n",
                      o_.name, o_.name, fmt::join(ins, ", "), o_.name, fmt::join(outs, ", "),
-                     external() ? ", weights" : "");
+                     external() ? ", weights" : "", threaded() ? ", pool" : "");
     return s;
   }
 

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <vector>
 
+#include "codegen/cpp_emitter.h"
 #include "driver/commands.h"
 #include "driver/node_flops.h"
 #include "driver/pipeline.h"
@@ -73,9 +74,15 @@ void write_inputs(const Graph& g, const fs::path& dir) {
 
 // The translation unit the C++ compiler builds: the harness, which includes the model after
 // defining the profiling hooks.
-void write_main(const fs::path& dir, const Graph& g, bool profile) {
+void write_main(const fs::path& dir, const Graph& g, bool profile, int threads) {
   std::ofstream main(dir / "main.cpp");
   main << "#define ONNXC_BENCH_MODEL bench_model\n#define ONNXC_BENCH_SOURCE \"bench_model.cpp\"\n";
+  main << "#define ONNXC_BENCH_THREADS " << threads << "\n";
+  if (threads > 1) {  // the pool the harness runs the model's parts on (-I dir)
+    fs::create_directories(dir / "onnxc");
+    for (const char* h : {"onnxc/parallel.h", "onnxc/thread_pool.h"})
+      std::ofstream(dir / h) << runtime_header_text(h);
+  }
   if (profile) main << "#define ONNXC_BENCH_PROFILE_NODES " << g.nodes.size() << "\n";
   main << "#include \"bench_main.cpp\"\n";
 }
@@ -154,13 +161,11 @@ int run_bench(const BenchArgs& args) {
   ImportOptions options;
   std::string error;
   if (!parse_dim_flags(args.dims, args.shapes, options, &error) ||
-      !parse_target_flag(args.target, options, &error, /*runnable=*/true)) {
+      !parse_target_flag(args.target, options, &error, /*runnable=*/true) ||
+      !parse_threads_flag(args.threads, options, &error)) {
     std::fprintf(stderr, "onnxc: %s\n", error.c_str());
     return kExitUsage;
   }
-  if (args.threads != 1)
-    std::fprintf(stderr, "onnxc bench: generated code is single-threaded; --threads %d ignored\n",
-                 args.threads);
   PassOptions pass_options;
   pass_options.disabled.insert(args.disable_passes.begin(), args.disable_passes.end());
   if (!(error = check_pass_options(pass_options)).empty()) {
@@ -197,14 +202,15 @@ int run_bench(const BenchArgs& args) {
   }
   double onnxc_seconds = seconds_since(t0);
   write_inputs(*module->graph, dir);
-  write_main(dir, *module->graph, args.profile);
+  write_main(dir, *module->graph, args.profile, args.threads);
   const char* env_cxx = std::getenv("CXX");
   std::string cxx = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
   CompileCost cost;
-  if (!compile(fmt::format("{} -std=c++17 -O3 {} -I{} -I{} -o {} {}", cxx,
-                           options.target->cxx_flags, dir.string(), ONNXC_TEMPLATES_DIR,
-                           (dir / "bench").string(), (dir / "main.cpp").string()),
-               cost)) {
+  if (!compile(
+          fmt::format("{} -std=c++17 -O3 {}{} -I{} -I{} -o {} {}", cxx, options.target->cxx_flags,
+                      args.threads > 1 ? " -pthread" : "", dir.string(), ONNXC_TEMPLATES_DIR,
+                      (dir / "bench").string(), (dir / "main.cpp").string()),
+          cost)) {
     std::fprintf(stderr, "onnxc bench: %s: the C++ compiler failed on the generated code\n",
                  args.model.c_str());
     return kExitModelError;

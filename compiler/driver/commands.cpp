@@ -42,6 +42,7 @@ struct LowerLimits {
   size_t max_errors = kDefaultMaxErrors;
   int64_t max_bytes = kMaxTensorBytes;
   size_t max_scratch = 0;  // 0: the target's budget
+  int threads = 1;
   bool check_bounds = false;
   std::vector<std::string> max_string_lengths;  // --max-string-length NAME=N
 };
@@ -78,6 +79,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
   if (!parse_dim_flags(dims, shapes, options, &error) ||
       !parse_string_lengths(limits.max_string_lengths, options, &error) ||
       !parse_target_flag(target, options, &error) ||
+      !parse_threads_flag(limits.threads, options, &error) ||
       !(error = check_pass_options(pass_options)).empty()) {
     std::fprintf(stderr, "onnxc: %s\n", error.c_str());
     *exit_code = kExitUsage;
@@ -112,6 +114,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
   if (args.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", args.max_bytes);
   if (args.max_scratch) flags += " --max-scratch " + std::to_string(args.max_scratch);
+  if (args.threads != 1) flags += " --threads " + std::to_string(args.threads);
   if (args.check_bounds) flags += " --check-bounds";
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
   std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
@@ -229,6 +232,22 @@ bool parse_target_flag(const std::string& name, ImportOptions& options, std::str
   return true;
 }
 
+bool parse_threads_flag(int threads, ImportOptions& options, std::string* error) {
+  if (threads < 1 || threads > kMaxThreads) {
+    *error = fmt::format("--threads {}: expected 1 to {}", threads, kMaxThreads);
+    return false;
+  }
+  if (threads > 1 && options.target->is_microcontroller()) {
+    *error = fmt::format(
+        "--threads {}: --target {} runs one thread (no thread code is emitted "
+        "for microcontrollers)",
+        threads, options.target->name);
+    return false;
+  }
+  options.target = with_threads(*options.target, threads);
+  return true;
+}
+
 int run_compile(const CompileArgs& args) {
   const std::string clash = output_clash(args);
   if (!clash.empty()) {
@@ -236,9 +255,10 @@ int run_compile(const CompileArgs& args) {
     return kExitUsage;
   }
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-                                 {args.override_shape, args.max_errors, args.max_bytes,
-                                  args.max_scratch, args.check_bounds, args.max_string_lengths});
+  auto module =
+      lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                       {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch,
+                        args.threads, args.check_bounds, args.max_string_lengths});
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -269,9 +289,14 @@ int run_check(const std::string& model, size_t max_errors) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(
-      args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-      {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, false, {}});
+  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+                                 {args.override_shape,
+                                  args.max_errors,
+                                  args.max_bytes,
+                                  args.max_scratch,
+                                  args.threads,
+                                  false,
+                                  {}});
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

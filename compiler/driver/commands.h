@@ -25,11 +25,15 @@ bool parse_dim_flags(const std::vector<std::string>& dims, const std::vector<std
 // Resolves --target NAME (see ir/target.h) into `options`; `runnable`: onnxc runs the result here.
 bool parse_target_flag(const std::string& name, ImportOptions& options, std::string* error,
                        bool runnable = false);
+// Applies --threads N to the target in `options` (after parse_target_flag): 1 to 64, and 1 on a
+// microcontroller.
+bool parse_threads_flag(int threads, ImportOptions& options, std::string* error);
 
 struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
   std::string target = "generic";
   size_t max_scratch = 0;  // --max-scratch: caps each kernel's tiles (0: the target's budget)
+  int threads = 1;         // --threads: parts the heavy kernels split into (run() takes a pool)
   std::vector<std::string> dims, shapes;
   std::vector<std::string> max_string_lengths;  // --max-string-length INPUT=N (default 64)
   int64_t max_bytes = kMaxTensorBytes;          // --max-bytes
@@ -46,6 +50,7 @@ int run_check(const std::string& model, size_t max_errors = kDefaultMaxErrors);
 struct InspectArgs {
   std::string model, target = "generic";
   size_t max_scratch = 0;
+  int threads = 1;
   std::vector<std::string> dims, shapes;
   int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool ir = false, plan = false;
@@ -71,6 +76,7 @@ struct TestArgs {
   std::string case_list;      // --cases FILE: only the cases named there (see keep_listed_cases)
   bool sanitize = false;      // --sanitize: ASan+UBSan on the generated code and the harness
   bool check_bounds = false;  // --check-bounds: compile every case with arena guard checks
+  int threads = 1;            // --threads: compile every case for N parts, run them on a pool of N
 };
 int run_test(const TestArgs& args);
 

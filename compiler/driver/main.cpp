@@ -47,6 +47,11 @@ int run_main(int argc, char** argv) {
       "Cap each kernel's scratch (tiles, packed panels) at BYTES of the arena (default: sized for "
       "the target's cache)";
   app.add_option("--max-scratch", compile.max_scratch, scratch_help);
+  const char* threads_help =
+      "Split the heavy kernels (convolutions, GEMMs with packed weights) into N parts that run() "
+      "hands to a thread pool (an onnxc::Parallel argument; onnxc/thread_pool.h has one); results "
+      "are bit-identical for any pool";
+  app.add_option("--threads", compile.threads, threads_help);
   const char* bounds_help =
       "Guard zones after every arena buffer and checksums of live values, checked after each node "
       "(a debugging build: a planner bug or kernel overrun fails loudly)";
@@ -78,6 +83,7 @@ int run_main(int argc, char** argv) {
   insp->add_option("--max-errors", inspect.max_errors, max_errors_help);
   insp->add_option("--max-bytes", inspect.max_bytes, max_bytes_help)->check(CLI::PositiveNumber);
   insp->add_option("--max-scratch", inspect.max_scratch, scratch_help);
+  insp->add_option("--threads", inspect.threads, threads_help);
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
   insp->add_flag(
@@ -101,6 +107,8 @@ int run_main(int argc, char** argv) {
   tst->add_option("--cxx", test.cxx, "C++ compiler (default $CXX, else c++)");
   tst->add_option("--batch", test.batch, "Cases per translation unit")->check(CLI::Range(1, 1000));
   tst->add_option("--target", test.target, target_help + " (one this machine runs)");
+  tst->add_option("--threads", test.threads,
+                  "Compile every case with --threads N and run it on a pool of N threads");
   tst->add_option("--filter", test.filter, "Only cases whose name contains this");
   tst->add_flag("--keep", test.keep, "Keep the build folder");
   tst->add_flag("-v,--verbose", test.verbose, "Print compiler output of failed builds");

@@ -211,7 +211,8 @@ class TestRunner {
       return kExitUsage;
     }
     ImportOptions target_options;
-    if (!parse_target_flag(args_.target, target_options, &error, /*runnable=*/true)) {
+    if (!parse_target_flag(args_.target, target_options, &error, /*runnable=*/true) ||
+        !parse_threads_flag(args_.threads, target_options, &error)) {
       std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
       return kExitUsage;
     }
@@ -327,9 +328,11 @@ class TestRunner {
   }
 
   std::string compile_flags() const {
-    return fmt::format("-std=c++17 -O1 {} {}-Wall -Wextra -Werror -I{} -I{}", target_->cxx_flags,
-                       args_.sanitize ? std::string(kSanitizeFlags) + " " : "", ONNXC_RUNTIME_DIR,
-                       ONNXC_TEMPLATES_DIR);
+    return fmt::format(
+        "-std=c++17 -O1 {} {}{}-Wall -Wextra -Werror -I{} -I{}", target_->cxx_flags,
+        args_.sanitize ? std::string(kSanitizeFlags) + " " : "",
+        args_.threads > 1 ? fmt::format("-pthread -DONNXC_HARNESS_THREADS={} ", args_.threads) : "",
+        ONNXC_RUNTIME_DIR, ONNXC_TEMPLATES_DIR);
   }
 
   // Builds a binary for `members` (indices into cases_); returns its path or "" on failure.

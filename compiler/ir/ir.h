@@ -169,6 +169,7 @@ struct Node {
   size_t scratch_bytes = 0;            // temporary workspace the kernel needs while it runs
   size_t scratch_offset = 0;           // its arena offset, set by plan-memory
   std::string kernel;                  // select-kernels: the kernel variant it calls ("" = none)
+  int kernel_tasks = 1;                // select-kernels: the parts it runs in (--threads)
   bool elided = false;                 // assign-storage: its outputs already hold their values
                                        // (views, or a Concat whose inputs were written in place)
 

@@ -104,7 +104,9 @@ std::string print_graph(const Graph& g, int indent) {
       if (v && !storage_str(*v).empty())
         placed.push_back(fmt::format("%{}: {}", v->name, storage_str(*v)));
     if (n->elided) placed.push_back("no code");
-    if (!n->kernel.empty()) placed.push_back("kernel: " + n->kernel);
+    if (!n->kernel.empty())
+      placed.push_back("kernel: " + n->kernel +
+                       (n->kernel_tasks > 1 ? fmt::format(" in {} parts", n->kernel_tasks) : ""));
     if (n->scratch_bytes && !placed.empty())
       placed.push_back(
           fmt::format("scratch: arena+{} ({} bytes)", n->scratch_offset, n->scratch_bytes));

@@ -55,16 +55,30 @@ const Target& default_target() {
   return all_targets().front();
 }
 
-const Target* with_max_scratch(const Target& t, size_t bytes) {
-  if (!bytes) return &t;
+namespace {
+
+// `t` with max_scratch and threads replaced; one copy per distinct triple, for the process.
+const Target* target_copy(const Target& t, size_t max_scratch, int threads) {
+  if (t.max_scratch == max_scratch && t.threads == threads) return &t;
   static std::mutex mutex;
   static std::deque<Target> copies;  // a deque: pointers to earlier copies stay valid
   const std::lock_guard<std::mutex> lock(mutex);
   for (const Target& c : copies)
-    if (c.name == t.name && c.max_scratch == bytes) return &c;
+    if (c.name == t.name && c.max_scratch == max_scratch && c.threads == threads) return &c;
   copies.push_back(t);
-  copies.back().max_scratch = bytes;
+  copies.back().max_scratch = max_scratch;
+  copies.back().threads = threads;
   return &copies.back();
+}
+
+}  // namespace
+
+const Target* with_max_scratch(const Target& t, size_t bytes) {
+  return bytes ? target_copy(t, bytes, t.threads) : &t;
+}
+
+const Target* with_threads(const Target& t, int threads) {
+  return target_copy(t, t.max_scratch, threads);
 }
 
 std::string_view isa_name(Isa isa) {

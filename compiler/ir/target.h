@@ -56,6 +56,9 @@ enum class Fpu { kDouble, kSingle, kNone };
   X("cortex-m0plus", scalar, kNone, 8192, 256, "-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft",     \
     "Cortex-M0+ (ARMv6-M, no FPU, no unaligned access)")
 
+// The most parts --threads may split a kernel into.
+constexpr int kMaxThreads = 64;
+
 struct Target {
   std::string_view name;
   Isa isa;
@@ -67,6 +70,9 @@ struct Target {
   // --max-scratch: the most arena bytes one kernel's tiles and panels may take (0: no cap
   // beyond cache_bytes). Set on a copy of a table row by with_max_scratch().
   size_t max_scratch = 0;
+  // --threads: the parts the heavy kernels split into (1: no thread code is emitted). Set on a
+  // copy by with_threads(); never above 1 on a microcontroller.
+  int threads = 1;
 
   bool is_microcontroller() const { return max_kernel_stack <= 256; }
   // The bytes of planned scratch a kernel sizes its tiles for: the cache budget, capped by
@@ -83,6 +89,8 @@ const Target* find_target(std::string_view name);
 const Target& default_target();
 // `t` with max_scratch set to `bytes` (0: `t` itself). The copies live as long as the process.
 const Target* with_max_scratch(const Target& t, size_t bytes);
+// `t` with threads set to `threads` (>= 1).
+const Target* with_threads(const Target& t, int threads);
 // Whether code built for `t` runs on the machine the compiler runs on (onnxc test and bench run
 // what they build).
 bool host_can_run(const Target& t);

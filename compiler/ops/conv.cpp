@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "onnxc/conv_variants.h"
+#include "onnxc/parallel.h"
 #include "ops/dispatch.h"
 #include "ops/epilogue.h"
 #include "ops/registry.h"
@@ -77,7 +78,16 @@ struct ConvState : OpState {
   Epilogue epilogue{};                     // fused by a pass (Conv only)
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; emitted instead of kernel
   bool small_tiles = false;  // a microcontroller target: only the 4x8 scalar tiles fit its stack
+  int threads = 1;           // the target's --threads
+  int tasks = 1;             // parts the variant runs in (onnxc/parallel.h); set with the variant
 };
+
+// Multiply-adds x 2 of a convolution.
+double conv_flops(const ConvParams& p) {
+  return 2.0 * static_cast<double>(p.batch * p.c_out) * static_cast<double>(p.c_in / p.group) *
+         static_cast<double>(p.out[0] * p.out[1] * p.out[2]) *
+         static_cast<double>(p.kernel[0] * p.kernel[1] * p.kernel[2]);
+}
 
 // Conv's types: float16, float, double; bfloat16 from opset 22.
 bool check_types(InferContext& ctx) {
@@ -179,14 +189,16 @@ class ConvLikeOp : public OpHandler {
     ctx.include("onnxc/conv.h");
     ctx.line("static constexpr onnxc::ConvParams p = {};", params_literal(s.p));
     if (s.variant) ctx.include(s.variant->header);
+    if (s.tasks > 1) ctx.include("onnxc/kernels_parallel.h");
     const std::string fn =
         s.variant       ? s.variant->name
         : s.kernel->f32 ? s.kernel->name
                         : fmt::format("{}<{}>", s.kernel->name, dtype_cpp(ctx.input(0)->dtype));
-    if (has_epilogue(s.epilogue)) {
+    if (has_epilogue(s.epilogue) || s.tasks > 1) {  // the parallel form takes an epilogue
       ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
-      ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, e, {});", fn, ctx.in(0), ctx.in(1), ctx.in(2),
-               ctx.out(0), ctx.scratch(), ctx.in(kResidualInput));
+      ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, e, {}{});", fn, ctx.in(0), ctx.in(1), ctx.in(2),
+               ctx.out(0), ctx.scratch(), ctx.in(kResidualInput),
+               s.tasks > 1 ? parallel_args(s.tasks) : "");
       return;
     }
     ctx.line("onnxc::{}(p, {}, {}, {}, {}, {});", fn, ctx.in(0), ctx.in(1), ctx.in(2), ctx.out(0),
@@ -223,11 +235,13 @@ class ConvOp final : public ConvLikeOp {
     if (ctx.input(0)->dtype == DataType::kFloat) {
       if (p.c_in == p.group) {
         s.kernel = &kConvDepthwise;
+        s.threads = p.batch == 1 ? ctx.target().threads : 1;  // parts split one image's channels
         ctx.request_scratch(static_cast<size_t>(conv_dw_scratch_bytes(p)));
       } else {
         s.kernel = &kConvGemm;
         fit_gemm_blocks(p, shape_numel(g.out), ctx.target().scratch_budget());
         s.small_tiles = ctx.target().is_microcontroller();
+        s.threads = ctx.target().threads;
         ctx.request_scratch(static_cast<size_t>(conv_gemm_scratch_bytes(p)));
       }
     }
@@ -254,12 +268,17 @@ class ConvOp final : public ConvLikeOp {
         out.push_back(v);
     return out;
   }
+  int kernel_tasks(const Node& node) const override { return node.state_as<ConvState>().tasks; }
   size_t use_kernel(Node& node, const KernelVariant& v) const override {
     auto& s = static_cast<ConvState&>(*node.state);
     s.variant = &v;
-    if (v.op == "conv") return static_cast<size_t>(conv_gemm_scratch_bytes(s.p));
-    return static_cast<size_t>(square_tile(v) ? f32_dwconv_kxk_scratch_bytes(s.p)
-                                              : conv_dw_scratch_bytes(s.p));
+    // Parallel forms exist for every variant but the microcontroller tiles (which get no threads).
+    s.tasks = parallel_tasks(s.threads, conv_flops(s.p));
+    const index_t bytes = v.op == "conv"   ? conv_gemm_scratch_bytes(s.p)
+                          : square_tile(v) ? f32_dwconv_kxk_scratch_bytes(s.p)
+                                           : conv_dw_scratch_bytes(s.p);
+    if (s.tasks == 1) return static_cast<size_t>(bytes);
+    return static_cast<size_t>(s.tasks * task_scratch_bytes(bytes));  // a slice per part
   }
 };
 

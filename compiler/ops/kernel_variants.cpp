@@ -48,4 +48,13 @@ bool isa_allows(Isa target, Isa variant) {
   }
 }
 
+int parallel_tasks(int threads, double flops) {
+  constexpr double kMinParallelFlops = 1 << 19;
+  return threads > 1 && flops >= kMinParallelFlops ? threads : 1;
+}
+
+std::string parallel_args(int tasks) {
+  return ", parallel, /*tasks=*/" + std::to_string(tasks);
+}
+
 }  // namespace onnxc

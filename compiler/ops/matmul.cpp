@@ -116,6 +116,8 @@ struct GemmState : OpState {
   bool float_kernel = false;  // float, or a half type computed in float: the f32 variants apply
   bool small_tiles = false;   // a microcontroller target: no vector unit, a small kernel stack
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; null: onnxc::gemm picks
+  int threads = 1;                         // the target's --threads
+  int tasks = 1;  // parts a packed variant runs in (onnxc/parallel.h); set with the variant
 };
 
 // The f32_gemm_packed variants (onnxc/gemm.h) by name: their B panel width, the packing, and the
@@ -201,6 +203,7 @@ class GemmOp final : public OpHandler {
     s.ws = plan_workspace(ctx, s.half, gemm_workspace_bytes(p, kernel_scratch_budget(ctx)));
     s.float_kernel = a->dtype == DataType::kFloat || is_half(a->dtype);
     s.small_tiles = ctx.target().is_microcontroller();
+    s.threads = ctx.target().threads;
     return true;
   }
   std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
@@ -211,10 +214,18 @@ class GemmOp final : public OpHandler {
   }
   // The plain variants take the workspace infer() planned (none below gemm_prefers_blocked());
   // the packed ones none: their B panels are in the weights.
+  int kernel_tasks(const Node& node) const override { return node.state_as<GemmState>().tasks; }
   size_t use_kernel(Node& node, const KernelVariant& v) const override {
     auto& s = static_cast<GemmState&>(*node.state);
     s.variant = &v;
-    if (find_packed_gemm(&v)) s.ws = {};
+    if (find_packed_gemm(&v)) {
+      s.ws = {};
+      // The packed forms split by column panels or rows (no scratch); the others stay whole.
+      if (!s.half.bytes)
+        s.tasks =
+            parallel_tasks(s.threads, 2.0 * static_cast<double>(s.p.m) *
+                                          static_cast<double>(s.p.n) * static_cast<double>(s.p.k));
+    }
     return s.ws.bytes ? node.scratch_bytes : s.half.bytes;
   }
   bool packed_input(const Node& node, size_t* input, Tensor* packed) const override {
@@ -250,6 +261,7 @@ class GemmOp final : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<GemmState>();
     ctx.include("onnxc/gemm.h");
+    if (s.tasks > 1) ctx.include("onnxc/kernels_parallel.h");
     ctx.line("static constexpr onnxc::GemmParams p = {};", gemm_params_literal(s.p));
     const HalfNames n = emit_widen(ctx, s.half);
     // A chosen variant always takes its workspace argument; onnxc::gemm has overloads without.
@@ -257,10 +269,11 @@ class GemmOp final : public OpHandler {
     std::string ws = workspace_arg(ctx, s.ws);  // packed variants take none
     if (s.variant && ws.empty() && !find_packed_gemm(s.variant))
       ws = ", onnxc::Workspace{nullptr, 0}";
-    if (has_epilogue(s.epilogue)) {
+    if (has_epilogue(s.epilogue) || s.tasks > 1) {  // the parallel form takes an epilogue
       ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
-      ctx.line("{}(p, {}, {}, {}, {}, e, {}{});", kernel, n.in(0), n.in(1),
-               typed_input(ctx, 2, n.in(2)), n.out(0), residual_arg(ctx), ws);
+      ctx.line("{}(p, {}, {}, {}, {}, e, {}{}{});", kernel, n.in(0), n.in(1),
+               typed_input(ctx, 2, n.in(2)), n.out(0), residual_arg(ctx), ws,
+               s.tasks > 1 ? parallel_args(s.tasks) : "");
     } else {
       ctx.line("{}(p, {}, {}, {}, {}{});", kernel, n.in(0), n.in(1), typed_input(ctx, 2, n.in(2)),
                n.out(0), ws);

@@ -223,6 +223,8 @@ struct OpHandler {
     return {};
   }
   virtual size_t use_kernel(Node& /*node*/, const KernelVariant& /*variant*/) const { return 0; }
+  // After use_kernel: the parts (--threads) the chosen variant runs in, 1 when it stays whole.
+  virtual int kernel_tasks(const Node& /*node*/) const { return 1; }
   // A constant input the chosen variant reads in a layout of its own (weights packed into the
   // panels its register tiles load): pack-weights replaces input `input` by `packed`. False when
   // the node's kernel reads every input as ONNX lays it out (the default).

@@ -3,7 +3,9 @@
 // allows, best first), the first variant the target's ISA allows (isa_allows: `--target
 // x86-64-v4` may use avx512f, avx2_fma, sse2 and scalar variants; `generic` only scalar ones),
 // records it on the node (Node::kernel, shown by `--print-after`, and the handler's state, which
-// emit() prints) and sets the node's scratch to what that variant needs. Control-flow subgraphs
+// emit() prints) and sets the node's scratch to what that variant needs. With --threads N the
+// handler also splits a variant of at least half a MFLOP into N parts (Node::kernel_tasks; a
+// scratch slice each); "kernels split into parts" counts them. Control-flow subgraphs
 // are handled the same way. Counts "kernels selected" and one counter per ISA chosen.
 // It does NOT: time or compare variants (the table's order is the preference, measured offline);
 // change the graph; pick for nodes without variants (their handler's infer() chose their
@@ -27,7 +29,9 @@ bool select_in(Graph& g, Isa isa, PassContext& stats) {
       if (!isa_allows(isa, v->isa)) continue;
       n->scratch_bytes = n->handler->use_kernel(*n, *v);
       n->kernel = v->name;
+      n->kernel_tasks = n->handler->kernel_tasks(*n);
       stats.count("kernels selected");
+      if (n->kernel_tasks > 1) stats.count("kernels split into parts");
       stats.count(fmt::format("{} kernels", isa_name(v->isa)));
       changed = true;
       break;

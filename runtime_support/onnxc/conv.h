@@ -293,16 +293,26 @@ inline index_t depth_block(const ConvParams& p) {
 
 // One image and group: Y (cout_g x out positions) of the group. panels holds
 // depth_block(p) x round_up(p.tile, NR) floats, buf p.tile floats.
-template <index_t MR, index_t NR, auto kTile>
+// kParted: only blocks [part->block0, part->block1) and channels [part->row0, part->row1) (one
+// task's part, onnxc/kernels_parallel.h).
+struct GroupPart {
+  index_t block0, block1, row0, row1;
+};
+
+template <index_t MR, index_t NR, auto kTile, bool kParted = false>
 inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w, const float* b,
                             float* y, float* panels, float* buf, const Epilogue* e,
-                            const float* res) {
+                            const float* res, const GroupPart* part = nullptr) {
   const index_t m = p.c_out / p.group, cin_g = p.c_in / p.group;
   const index_t depth = cin_g * volume(p.kernel), positions = volume(p.out);
   const index_t plane = p.out[1] * p.out[2];
   const bool pointwise =
       depth == cin_g && volume(p.stride) == 1 && p.pad[0] + p.pad[1] + p.pad[2] == 0;
-  for (index_t p0 = 0; p0 < positions; p0 += p.tile) {
+  const index_t p_begin = kParted ? part->block0 * p.tile : 0;
+  const index_t p_end =
+      kParted && part->block1 * p.tile < positions ? part->block1 * p.tile : positions;
+  const index_t row0 = kParted ? part->row0 : 0, row1 = kParted ? part->row1 : m;
+  for (index_t p0 = p_begin; p0 < p_end; p0 += p.tile) {
     const index_t nc = positions - p0 < p.tile ? positions - p0 : p.tile;
     const index_t n_panels = (nc + NR - 1) / NR;
     const index_t od = p0 / plane, oh = p0 / p.out[2] % p.out[1], ow = p0 % p.out[2];
@@ -318,8 +328,8 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
           to_panels<NR>(buf, nc, kk, kc, panels);
         }
       }
-      for (index_t i0 = 0; i0 < m; i0 += kMc) {
-        const index_t i1 = m - i0 < kMc ? m : i0 + kMc;
+      for (index_t i0 = row0; i0 < row1; i0 += kMc) {
+        const index_t i1 = row1 - i0 < kMc ? row1 : i0 + kMc;
         for (index_t jp = 0; jp < n_panels; ++jp)
           for (index_t i = i0; i < i1; i += MR) {
             const index_t mr = i1 - i < MR ? i1 - i : MR,
@@ -351,19 +361,20 @@ constexpr index_t transpose_panel_floats(const ConvParams& p) {
   return (depth < block ? depth : block) * kMaxNr;
 }
 
-template <index_t MR, index_t NR, auto kTile>
+template <index_t MR, index_t NR, auto kTile, bool kParted = false>
 inline void conv_gemm_all(const ConvParams& p, const float* x, const float* w, const float* b,
-                          float* y, void* scratch, const Epilogue* e, const float* res) {
+                          float* y, void* scratch, const Epilogue* e, const float* res,
+                          const GroupPart* part = nullptr) {
   const index_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   const index_t depth = cin_g * volume(p.kernel);
   float* const panels = static_cast<float*>(scratch);
   float* const buf = panels + panel_floats(p);  // one patch-matrix row of a position block
   for (index_t n = 0; n < p.batch; ++n)
     for (index_t g = 0; g < p.group; ++g)
-      conv_gemm_group<MR, NR, kTile>(p, x + (n * p.c_in + g * cin_g) * volume(p.in),
-                                     w + g * cout_g * depth, b ? b + g * cout_g : nullptr,
-                                     y + (n * p.c_out + g * cout_g) * volume(p.out), panels, buf, e,
-                                     res ? res + (n * p.c_out + g * cout_g) * volume(p.out) : res);
+      conv_gemm_group<MR, NR, kTile, kParted>(
+          p, x + (n * p.c_in + g * cin_g) * volume(p.in), w + g * cout_g * depth,
+          b ? b + g * cout_g : nullptr, y + (n * p.c_out + g * cout_g) * volume(p.out), panels, buf,
+          e, res ? res + (n * p.c_out + g * cout_g) * volume(p.out) : res, part);
 }
 
 }  // namespace conv_detail

@@ -154,3 +154,40 @@ TEST_CASE("pack-weights stores a constant B as the chosen variant's panels", "[p
     for (int j = 0; j < 16; ++j)
       CHECK(p[kk * 16 + j] == (j < 10 ? w[static_cast<size_t>(j * 8 + kk)] : 0.0f));
 }
+
+TEST_CASE("select-kernels with --threads 2 splits the kernels of half a MFLOP or more",
+          "[passes][kernels][threads]") {
+  // conv 16 -> 32 channels 3x3 on 32x32 (9.4 MFLOP), then a pointwise conv 32 -> 2 (0.13 MFLOP).
+  std::mt19937 rng(5);
+  ModelBuilder mb(13);
+  mb.input("x", onnx::TensorProto::FLOAT, {1, 16, 32, 32});
+  mb.initializer("w1", {32, 16, 3, 3}, onnxc::testing::random_values(32 * 16 * 9, rng));
+  mb.initializer("w2", {2, 32, 1, 1}, onnxc::testing::random_values(64, rng));
+  auto& big = mb.node("Conv", {"x", "w1"}, {"c"}, "big");
+  ModelBuilder::ints_attr(big, "pads", {1, 1, 1, 1});
+  mb.node("Conv", {"c", "w2"}, {"y"}, "small");
+  mb.output("y", onnx::TensorProto::FLOAT, {1, 2, 32, 32});
+  for (int threads : {1, 2}) {
+    Diagnostics diag;
+    std::unique_ptr<Module> m = import_model(mb.proto(), ImportOptions{}, diag);
+    REQUIRE(m);
+    m->target = with_threads(*find_target("x86-64-v4"), threads);
+    PassOptions options;
+    options.stop_after = "plan-memory";
+    options.stats = true;
+    PassManager pm(options);
+    REQUIRE(pm.run(*m, diag));
+    const std::string ir = print_graph(*m->graph), stats = pm.stats_text();
+    INFO("threads " << threads << "\n" << ir << stats);
+    if (threads == 1) {
+      CHECK(filecheck(ir, {"CHECK-NOT: parts"}) == "");
+      CHECK(filecheck(stats, {"CHECK-NOT: split into parts"}) == "");
+    } else {
+      // the big conv in 2 parts, the small one (after it) whole
+      CHECK(filecheck(ir, {"CHECK: # big  [%c: arena+593920; kernel: f32_conv_8x32__avx512f in 2 "
+                           "parts; scratch: arena+0 (593920 bytes)]",
+                           "CHECK-NOT: parts", "CHECK: # small"}) == "");
+      CHECK(filecheck(stats, {"CHECK: 1 kernels split into parts"}) == "");
+    }
+  }
+}

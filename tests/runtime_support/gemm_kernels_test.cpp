@@ -4,11 +4,14 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "onnxc/gemm.h"
+#include "onnxc/kernels_parallel.h"
+#include "onnxc/thread_pool.h"
 
 using namespace onnxc;
 
@@ -403,4 +406,50 @@ TEST_CASE("matmul with a bias, transposed operands and an epilogue", "[gemm-kern
         REQUIRE(std::fabs(got_ref[i] - want[i]) <= 1e-4f);
       }
     }
+}
+
+namespace {
+
+// --threads N: the packed variants in 2 to 4 parts (by column panels, or by rows when there
+// are fewer panels than parts), on the serial loop and on a pool of 2 threads, give the whole
+// kernel's result bit for bit.
+using PackedParallelFn = void (*)(const GemmParams&, const float*, const float*, const float*,
+                                  float*, const Epilogue&, const float*, const Parallel&, index_t);
+
+template <index_t NR, gemm_detail::PackedEpilogueKernel Kernel, PackedParallelFn KernelParallel>
+void check_packed_parallel(const char* name) {
+  std::mt19937 rng(5);
+  ThreadPool pool(2);
+  const index_t sizes[][3] = {{4, 70, 129},   {13, 33, 300}, {97, 16, 3},
+                              {200, 100, 64}, {9, 1, 50},    {64, 256, 40}};
+  for (const auto& sz : sizes) {
+    const index_t m = sz[0], n = sz[1], k = sz[2];
+    Problem pr = make_problem(m, n, k, static_cast<int>(m % 2), static_cast<int>(n % 2), m % 3,
+                              static_cast<Bias>((m + k) % 3), 1.0, 1.0, rng);
+    std::vector<float> packed(static_cast<size_t>(packed_b_floats(k, n, NR)));
+    pack_gemm_b<NR>(pr.p, pr.b.data(), packed.data());
+    const float* c = pr.c.empty() ? nullptr : pr.c.data();
+    const std::vector<float> residual = random_vector(pr.y.size(), rng);
+    const Epilogue e = {kActRelu, 0.0f, 0.0f, 1};
+    std::vector<float> want = pr.y;
+    Kernel(pr.p, pr.a.data(), packed.data(), c, want.data(), e, residual.data());
+    for (index_t tasks = 2; tasks <= 4; ++tasks)
+      for (const Parallel& par : {kSerial, pool.parallel()}) {
+        std::vector<float> got = pr.y;
+        KernelParallel(pr.p, pr.a.data(), packed.data(), c, got.data(), e, residual.data(), par,
+                       tasks);
+        INFO(name << " m=" << m << " n=" << n << " k=" << k << " tasks=" << tasks);
+        CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+      }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("packed GEMM variants split over threads give the serial result bit for bit",
+          "[gemm-kernels][threads]") {
+  check_packed_parallel<32, f32_gemm_packed_8x32__avx512f, f32_gemm_packed_8x32__avx512f>(
+      "f32_gemm_packed_8x32__avx512f");
+  check_packed_parallel<16, f32_gemm_packed_4x16__scalar, f32_gemm_packed_4x16__scalar>(
+      "f32_gemm_packed_4x16__scalar");
 }

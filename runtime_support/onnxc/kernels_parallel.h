@@ -1,0 +1,221 @@
+// The parallel forms of the kernel variants, for code generated with --threads N (see
+// onnxc/parallel.h): each variant's fused-epilogue form also takes (..., residual, par, tasks)
+// and runs in `tasks` parts on `par`. Part i always does the same work, on scratch slice i of
+// task_scratch_bytes(<the variant's scratch bytes>(p)) bytes, so the outputs are the serial
+// kernel's, bit for bit, for any pool:
+//   convolution GEMM  position blocks when there are at least `tasks` of them (no part packs
+//                     another's panels), else output channels in whole register tiles
+//   depthwise         input channels (and their outputs), one image
+//   GEMM, packed B    column panels when there are at least `tasks` of them (each part streams
+//                     only its weights), else rows; no scratch
+// The microcontroller variants (4x8, 4x4) have none: no thread code is generated for them.
+#ifndef ONNXC_KERNELS_PARALLEL_H
+#define ONNXC_KERNELS_PARALLEL_H
+
+#include "onnxc/base.h"
+#include "onnxc/conv.h"
+#include "onnxc/conv_variants.h"
+#include "onnxc/gemm.h"
+#include "onnxc/parallel.h"
+
+namespace onnxc {
+
+// ---- convolution -------------------------------------------------------------------------------
+
+namespace conv_detail {
+
+// Part `task` of `tasks` of every image and group: the position blocks split into `tasks` runs when
+// there are enough of them (no part then packs another's panels), else the output channels, in
+// whole register tiles.
+template <index_t MR>
+inline GroupPart group_part(const ConvParams& p, index_t task, index_t tasks) {
+  const index_t m = p.c_out / p.group;
+  const index_t blocks = (volume(p.out) + p.tile - 1) / p.tile;
+  GroupPart part = {0, blocks, 0, m};
+  if (blocks >= tasks) {
+    split_range(blocks, task, tasks, &part.block0, &part.block1);
+  } else {
+    split_range((m + MR - 1) / MR, task, tasks, &part.row0, &part.row1);
+    part.row0 *= MR;
+    part.row1 = part.row1 * MR < m ? part.row1 * MR : m;
+  }
+  return part;
+}
+
+// conv_gemm_all in `tasks` parts on `par`, part i in scratch slice i (of
+// task_scratch_bytes(conv_gemm_scratch_bytes(p)) bytes).
+template <index_t MR, index_t NR, auto kTile>
+inline void conv_gemm_parallel(const ConvParams& p, const float* x, const float* w, const float* b,
+                               float* y, void* scratch, const Epilogue* e, const float* res,
+                               const Parallel& par, index_t tasks) {
+  const index_t slice =
+      task_scratch_bytes((panel_floats(p) + p.tile) * static_cast<index_t>(sizeof(float)));
+  auto run_part = [&](index_t i) {
+    const GroupPart part = group_part<MR>(p, i, tasks);
+    conv_gemm_all<MR, NR, kTile, true>(
+        p, x, w, b, y, static_cast<unsigned char*>(scratch) + i * slice, e, res, &part);
+  };
+  parallel_run(par, tasks, run_part);
+}
+
+using ConvEpilogueKernel = void (*)(const ConvParams&, const float*, const float*, const float*,
+                                    float*, void*, const Epilogue&, const float*);
+
+// A depthwise convolution of one image in `tasks` parts by input channel: part i runs Kernel
+// on its channels (and their outputs) with scratch slice i of `slice` bytes. Channels never
+// interact, so every part computes what the whole kernel would.
+template <ConvEpilogueKernel Kernel>
+inline void dwconv_parallel(const ConvParams& p, const float* x, const float* w, const float* b,
+                            float* y, void* scratch, index_t slice, const Epilogue& e,
+                            const float* residual, const Parallel& par, index_t tasks) {
+  const index_t multiplier = p.c_out / p.c_in, taps = volume(p.kernel);
+  const index_t in_plane = volume(p.in), out_plane = volume(p.out);
+  auto part = [&](index_t i) {
+    index_t c0, c1;
+    split_range(p.c_in, i, tasks, &c0, &c1);
+    if (c0 == c1) return;
+    ConvParams q = p;
+    q.c_in = q.group = c1 - c0;
+    q.c_out = (c1 - c0) * multiplier;
+    const index_t o0 = c0 * multiplier;
+    Kernel(q, x + c0 * in_plane, w + o0 * taps, b ? b + o0 : nullptr, y + o0 * out_plane,
+           static_cast<unsigned char*>(scratch) + i * slice, e,
+           residual ? residual + o0 * out_plane : nullptr);
+  };
+  parallel_run(par, tasks, part);
+}
+
+}  // namespace conv_detail
+
+// f32_dwconv__generic in `tasks` parts on `par` (batch 1), part i in scratch slice i of
+// task_scratch_bytes(conv_dw_scratch_bytes(p)) bytes.
+inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
+                                float* y, void* scratch, const Epilogue& e, const float* residual,
+                                const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel<f32_dwconv__generic>(p, x, w, b, y, scratch,
+                                                    task_scratch_bytes(conv_dw_scratch_bytes(p)), e,
+                                                    residual, par, tasks);
+}
+
+inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch, const Epilogue& e,
+                                   const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::conv_gemm_parallel<8, 32, conv_detail::gemm_tile<8, 32>>(
+      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual, par, tasks);
+}
+inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
+                                  const float* b, float* y, void* scratch, const Epilogue& e,
+                                  const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::conv_gemm_parallel<6, 16, conv_detail::gemm_tile<6, 16>>(
+      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual, par, tasks);
+}
+inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch, const Epilogue& e,
+                                   const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel<f32_dwconv_any__scalar>(p, x, w, b, y, scratch,
+                                                       task_scratch_bytes(conv_dw_scratch_bytes(p)),
+                                                       e, residual, par, tasks);
+}
+
+#if defined(__AVX512F__)
+inline void f32_dwconv_3x3__avx512f(const ConvParams& p, const float* x, const float* w,
+                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel<f32_dwconv_3x3__avx512f>(
+      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
+      tasks);
+}
+inline void f32_dwconv_5x5__avx512f(const ConvParams& p, const float* x, const float* w,
+                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel<f32_dwconv_5x5__avx512f>(
+      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
+      tasks);
+}
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+inline void f32_dwconv_3x3__avx2_fma(const ConvParams& p, const float* x, const float* w,
+                                     const float* b, float* y, void* scratch, const Epilogue& e,
+                                     const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel<f32_dwconv_3x3__avx2_fma>(
+      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
+      tasks);
+}
+inline void f32_dwconv_5x5__avx2_fma(const ConvParams& p, const float* x, const float* w,
+                                     const float* b, float* y, void* scratch, const Epilogue& e,
+                                     const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel<f32_dwconv_5x5__avx2_fma>(
+      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
+      tasks);
+}
+#endif
+#if defined(__ARM_NEON) && defined(__aarch64__)
+inline void f32_dwconv_3x3__neonfma(const ConvParams& p, const float* x, const float* w,
+                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel<f32_dwconv_3x3__neonfma>(
+      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
+      tasks);
+}
+inline void f32_dwconv_5x5__neonfma(const ConvParams& p, const float* x, const float* w,
+                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel<f32_dwconv_5x5__neonfma>(
+      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
+      tasks);
+}
+#endif
+
+// ---- GEMM with packed B -------------------------------------------------------------------------
+
+namespace gemm_detail {
+
+using PackedEpilogueKernel = void (*)(const GemmParams&, const float*, const float*, const float*,
+                                      float*, const Epilogue&, const float*);
+
+template <PackedEpilogueKernel Kernel, index_t NR>
+inline void gemm_packed_parallel(const GemmParams& p, const float* a, const float* packed_b,
+                                 const float* c, float* y, const Epilogue& e, const float* residual,
+                                 const Parallel& par, index_t tasks) {
+  const index_t panels = (p.n + NR - 1) / NR;
+  auto part = [&](index_t i) {
+    GemmParams q = p;
+    index_t lo, hi;
+    if (panels >= tasks) {
+      split_range(panels, i, tasks, &lo, &hi);
+      const index_t j0 = lo * NR, j1 = hi * NR < p.n ? hi * NR : p.n;
+      if (j0 >= j1) return;
+      q.n = j1 - j0;
+      Kernel(q, a, packed_b + j0 * p.k, c ? c + j0 * p.c_col_stride : c, y + j0, e,
+             residual ? residual + j0 : residual);
+    } else {
+      split_range(p.m, i, tasks, &lo, &hi);
+      if (lo == hi) return;
+      q.m = hi - lo;
+      Kernel(q, a + lo * (p.trans_a ? 1 : p.lda), packed_b, c ? c + lo * p.c_row_stride : c,
+             y + lo * p.ldy, e, residual ? residual + lo * p.ldy : residual);
+    }
+  };
+  parallel_run(par, tasks, part);
+}
+
+}  // namespace gemm_detail
+
+inline void f32_gemm_packed_8x32__avx512f(const GemmParams& p, const float* a,
+                                          const float* packed_b, const float* c, float* y,
+                                          const Epilogue& e, const float* residual,
+                                          const Parallel& par, index_t tasks) {
+  gemm_detail::gemm_packed_parallel<f32_gemm_packed_8x32__avx512f, 32>(p, a, packed_b, c, y, e,
+                                                                       residual, par, tasks);
+}
+inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
+                                         const float* c, float* y, const Epilogue& e,
+                                         const float* residual, const Parallel& par,
+                                         index_t tasks) {
+  gemm_detail::gemm_packed_parallel<f32_gemm_packed_4x16__scalar, 16>(p, a, packed_b, c, y, e,
+                                                                      residual, par, tasks);
+}
+
+}  // namespace onnxc
+
+#endif  // ONNXC_KERNELS_PARALLEL_H
