@@ -82,6 +82,11 @@ struct ConvState : OpState {
   int tasks = 1;             // parts the variant runs in (onnxc/parallel.h); set with the variant
 };
 
+// About how fast the convolution kernels run on one core, for --threads' split threshold
+// (bench/run --layers on an AVX-512 core: GEMM convolutions 100-200 GFLOP/s, depthwise 7-27).
+constexpr double kGemmGflopPerSecond = 150;
+constexpr double kDepthwiseGflopPerSecond = 15;
+
 // Multiply-adds x 2 of a convolution.
 double conv_flops(const ConvParams& p) {
   return 2.0 * static_cast<double>(p.batch * p.c_out) * static_cast<double>(p.c_in / p.group) *
@@ -273,7 +278,11 @@ class ConvOp final : public ConvLikeOp {
     auto& s = static_cast<ConvState&>(*node.state);
     s.variant = &v;
     // Parallel forms exist for every variant but the microcontroller tiles (which get no threads).
-    s.tasks = parallel_tasks(s.threads, conv_flops(s.p));
+    // (A depthwise convolution splits its input channels: it needs one per part.)
+    s.tasks = v.op != "conv" && s.p.c_in < s.threads
+                  ? 1
+                  : parallel_tasks(s.threads, conv_flops(s.p),
+                                   v.op == "conv" ? kGemmGflopPerSecond : kDepthwiseGflopPerSecond);
     const index_t bytes = v.op == "conv"   ? conv_gemm_scratch_bytes(s.p)
                           : square_tile(v) ? f32_dwconv_kxk_scratch_bytes(s.p)
                                            : conv_dw_scratch_bytes(s.p);

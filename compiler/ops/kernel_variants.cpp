@@ -48,9 +48,9 @@ bool isa_allows(Isa target, Isa variant) {
   }
 }
 
-int parallel_tasks(int threads, double flops) {
-  constexpr double kMinParallelFlops = 1 << 19;
-  return threads > 1 && flops >= kMinParallelFlops ? threads : 1;
+int parallel_tasks(int threads, double flops, double gflop_per_s) {
+  constexpr double kMinParallelSeconds = 20e-6;
+  return threads > 1 && flops / (gflop_per_s * 1e9) >= kMinParallelSeconds ? threads : 1;
 }
 
 std::string parallel_args(int tasks) {

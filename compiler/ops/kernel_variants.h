@@ -33,10 +33,11 @@ int square_tile(const KernelVariant& v);
 // (scalar everywhere; AVX-512 targets have AVX2 + FMA and SSE2; AArch64 NEON has FMA).
 bool isa_allows(Isa target, Isa variant);
 
-// --threads: how many parts a kernel of `flops` floating-point operations splits into on a
-// target of `threads` threads. Below about half a MFLOP (a few microseconds) a part costs
-// about as much as handing it to another thread, so such kernels stay whole (1).
-int parallel_tasks(int threads, double flops);
+// --threads: how many parts a kernel of `flops` floating-point operations, run at about
+// `gflop_per_s` on one core, splits into on a target of `threads` threads. Kernels expected to
+// take under 20 microseconds stay whole (1): handing a part to another core (a microsecond),
+// and then reading its output from that core's cache, costs about as much as it saves.
+int parallel_tasks(int threads, double flops, double gflop_per_s);
 // The arguments a variant's parallel form takes after its fused-epilogue ones (onnxc/parallel.h):
 // ", parallel, /*tasks=*/N".
 std::string parallel_args(int tasks);

@@ -108,6 +108,10 @@ bool with_workspace(const GemmWorkspace& plan, F&& kernel) {
   return kernel(Workspace{buffer.data(), static_cast<index_t>(plan.bytes)});
 }
 
+// About how fast a packed GEMM runs on one core, for --threads' split threshold (bench/run
+// --layers on an AVX-512 core: 120-170 GFLOP/s).
+constexpr double kPackedGemmGflopPerSecond = 150;
+
 struct GemmState : OpState {
   GemmParams p{};
   HalfPlan half;
@@ -222,9 +226,10 @@ class GemmOp final : public OpHandler {
       s.ws = {};
       // The packed forms split by column panels or rows (no scratch); the others stay whole.
       if (!s.half.bytes)
-        s.tasks =
-            parallel_tasks(s.threads, 2.0 * static_cast<double>(s.p.m) *
-                                          static_cast<double>(s.p.n) * static_cast<double>(s.p.k));
+        s.tasks = parallel_tasks(s.threads,
+                                 2.0 * static_cast<double>(s.p.m) * static_cast<double>(s.p.n) *
+                                     static_cast<double>(s.p.k),
+                                 kPackedGemmGflopPerSecond);
     }
     return s.ws.bytes ? node.scratch_bytes : s.half.bytes;
   }

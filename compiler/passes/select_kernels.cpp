@@ -4,7 +4,7 @@
 // x86-64-v4` may use avx512f, avx2_fma, sse2 and scalar variants; `generic` only scalar ones),
 // records it on the node (Node::kernel, shown by `--print-after`, and the handler's state, which
 // emit() prints) and sets the node's scratch to what that variant needs. With --threads N the
-// handler also splits a variant of at least half a MFLOP into N parts (Node::kernel_tasks; a
+// handler also splits a variant expected to take 20 us or more into N parts (Node::kernel_tasks; a
 // scratch slice each); "kernels split into parts" counts them. Control-flow subgraphs
 // are handled the same way. Counts "kernels selected" and one counter per ISA chosen.
 // It does NOT: time or compare variants (the table's order is the preference, measured offline);

@@ -155,7 +155,7 @@ TEST_CASE("pack-weights stores a constant B as the chosen variant's panels", "[p
       CHECK(p[kk * 16 + j] == (j < 10 ? w[static_cast<size_t>(j * 8 + kk)] : 0.0f));
 }
 
-TEST_CASE("select-kernels with --threads 2 splits the kernels of half a MFLOP or more",
+TEST_CASE("select-kernels with --threads 2 splits the kernels of 20 us or more",
           "[passes][kernels][threads]") {
   // conv 16 -> 32 channels 3x3 on 32x32 (9.4 MFLOP), then a pointwise conv 32 -> 2 (0.13 MFLOP).
   std::mt19937 rng(5);
