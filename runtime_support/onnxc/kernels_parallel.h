@@ -48,8 +48,7 @@ template <index_t MR, index_t NR, auto kTile>
 inline void conv_gemm_parallel(const ConvParams& p, const float* x, const float* w, const float* b,
                                float* y, void* scratch, const Epilogue* e, const float* res,
                                const Parallel& par, index_t tasks) {
-  const index_t slice =
-      task_scratch_bytes((panel_floats(p) + p.tile) * static_cast<index_t>(sizeof(float)));
+  const index_t slice = task_scratch_bytes(conv_gemm_scratch_bytes(p));
   auto run_part = [&](index_t i) {
     const GroupPart part = group_part<MR>(p, i, tasks);
     conv_gemm_all<MR, NR, kTile, true>(
