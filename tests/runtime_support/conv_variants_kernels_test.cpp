@@ -37,8 +37,8 @@ int build_and_run(const std::string& compiler, const std::string& flags, const s
   const std::string exe = (dir / ("check_" + tag)).string();
   const std::string src =
       std::string(ONNXC_SOURCE_DIR) + "/tests/runtime_support/conv_variants_check.cpp";
-  const std::string build = compiler + " -std=c++17 -O2 -Wall -Wextra -Werror -pthread " + flags + " -I" +
-                            ONNXC_SOURCE_DIR + "/runtime_support " + src + " -o " + exe;
+  const std::string build = compiler + " -std=c++17 -O2 -Wall -Wextra -Werror -pthread " + flags +
+                            " -I" + ONNXC_SOURCE_DIR + "/runtime_support " + src + " -o " + exe;
   INFO(build);
   REQUIRE(std::system(build.c_str()) == 0);
   return std::system((runner + exe).c_str());
