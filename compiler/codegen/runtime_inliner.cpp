@@ -63,6 +63,28 @@ std::vector<std::string> identifiers(const std::string& code) {
   return ids;
 }
 
+// The lines of `text`, without their '\n'.
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    lines.push_back(text.substr(pos, eol - pos));
+    pos = eol + 1;
+  }
+  return lines;
+}
+
+bool starts(const std::string& line, const char* prefix) {
+  return line.rfind(prefix, 0) == 0;
+}
+
+// A blank line or a comment line.
+bool filler(const std::string& line) {
+  const size_t f = line.find_first_not_of(" \t");
+  return f == std::string::npos || line.compare(f, 2, "//") == 0;
+}
+
 // An identifier the code mentions, with the namespace or class written before it ("conv_detail"
 // in conv_detail::kKc). Member accesses (p.tile, r->x) are not references.
 struct Ref {
@@ -365,13 +387,7 @@ std::vector<Chunk> split_chunks(const std::string& text) {
   bool opening_comment = true;
   bool abridged = false;  // the opening comment's paragraphs after the first are left out
   std::vector<std::string> namespaces;
-  std::vector<std::string> lines;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    lines.push_back(text.substr(pos, eol - pos));
-    pos = eol + 1;
-  }
+  std::vector<std::string> lines = split_lines(text);
   auto flush = [&](bool always) {
     if (current.empty()) return;
     Chunk c;
@@ -461,13 +477,8 @@ std::vector<Chunk> split_chunks(const std::string& text) {
 // Reads `path` and, first, the onnxc/ headers it includes, once each, into `out`.
 void load_header(const std::string& path, std::set<std::string>& seen, std::vector<Header>& out) {
   if (!seen.insert(path).second) return;
-  const std::string text = runtime_header_text(path);
   std::string body;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    const std::string line = text.substr(pos, eol - pos);
-    pos = eol + 1;
+  for (const std::string& line : split_lines(runtime_header_text(path))) {
     const std::string tag = "#include \"onnxc/";
     if (line.rfind(tag, 0) == 0) {
       load_header(line.substr(10, line.size() - 11), seen, out);
@@ -482,18 +493,7 @@ void load_header(const std::string& path, std::set<std::string>& seen, std::vect
 // `#if`/`#endif` pairs and namespaces with nothing but comments between them, and runs of blank
 // lines. Purely cosmetic: an empty conditional or namespace block declares nothing.
 std::string drop_empty_blocks(const std::string& text) {
-  std::vector<std::string> lines;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    lines.push_back(text.substr(pos, eol - pos));
-    pos = eol + 1;
-  }
-  auto starts = [](const std::string& l, const char* p) { return l.rfind(p, 0) == 0; };
-  auto filler = [&](const std::string& l) {  // blank, or a comment line
-    const size_t f = l.find_first_not_of(" \t");
-    return f == std::string::npos || l.compare(f, 2, "//") == 0;
-  };
+  std::vector<std::string> lines = split_lines(text);
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < lines.size() && !changed; ++i) {
@@ -526,18 +526,11 @@ std::string drop_empty_blocks(const std::string& text) {
 
 // The pasted headers as one block of code rather than a row of files: each header is pasted
 // once, so its include guard goes; the standard headers they include unconditionally are
-// gathered, sorted, above them all; and a namespace one header closes only for the next to
-// reopen it, with nothing but that header's banner between, stays open. Conditional includes
+// gathered, sorted, above them all; and a namespace closed only to be reopened, with nothing but
+// comments (such as the next header's banner) between, stays open. Conditional includes
 // and every other preprocessor line stay where they are.
 std::string merge_headers(const std::string& text) {
-  std::vector<std::string> lines;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    lines.push_back(text.substr(pos, eol - pos));
-    pos = eol + 1;
-  }
-  auto starts = [](const std::string& l, const char* p) { return l.rfind(p, 0) == 0; };
+  std::vector<std::string> lines = split_lines(text);
   std::set<std::string> includes;
   std::vector<bool> guards;  // the open #if blocks, innermost last: is it an include guard?
   std::vector<std::string> kept;
@@ -561,17 +554,13 @@ std::string merge_headers(const std::string& text) {
     }
     kept.push_back(l);
   }
-  auto filler = [](const std::string& l) {  // blank, or a comment line
-    const size_t f = l.find_first_not_of(" \t");
-    return f == std::string::npos || l.compare(f, 2, "//") == 0;
-  };
   std::string out = includes.empty() ? "" : "// The standard headers the runtime below includes.\n";
   for (const auto& inc : includes) out += inc + "\n";
   for (size_t i = 0; i < kept.size(); ++i) {
-    if (kept[i] == "}  // namespace onnxc") {
+    if (starts(kept[i], "}  // namespace ")) {
       size_t j = i + 1;
       while (j < kept.size() && filler(kept[j])) ++j;
-      if (j < kept.size() && kept[j] == "namespace onnxc {") {
+      if (j < kept.size() && kept[j] == "namespace " + kept[i].substr(16) + " {") {
         kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(j));
         continue;  // the namespace stays open across the next header's banner
       }

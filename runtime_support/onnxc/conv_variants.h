@@ -1,5 +1,6 @@
-// Convolution kernel variants of the table in onnxc/variants.h, named
-// <dtype>_<op>_<tile>__<isa>, each with the plain convolution signature of onnxc/conv.h:
+// Convolution kernel variants of the table in onnxc/variants.h, named <dtype>_<op>_<tile>__<isa>.
+//
+// Each has the plain convolution signature of onnxc/conv.h:
 //
 //   (const ConvParams& p, const float* x, const float* w, const float* b, float* y,
 //    void* scratch [, const Epilogue& e, const float* residual])

@@ -1,9 +1,10 @@
 // Pooling kernels, NCHW layout, over 1 to 3 spatial dims (1-D and 2-D run as 3-D with leading
-// unit dims): max (with optional argmax indices), average (padding in the divisor or not), Lp,
-// and their global forms. A window's taps are o * stride - pad + k * dilation; taps outside the
-// input are skipped. An average's divisor counts, with count_include_pad, the taps inside the
-// input or the declared padding (never the extra positions ceil_mode adds), else the taps inside
-// the input. A window with no tap inside the input yields 0 (and index -1), as the ONNX reference.
+// unit dims): max (with optional argmax indices), average, Lp, and their global forms.
+//
+// A window's taps are o * stride - pad + k * dilation; taps outside the input are skipped. An
+// average's divisor counts, with count_include_pad, the taps inside the input or the declared
+// padding (never the extra positions ceil_mode adds), else the taps inside the input. A window
+// with no tap inside the input yields 0 (and index -1), as the ONNX reference.
 //
 // Variants (same signature as their reference):
 //   maxpool_ref<T>            float types, int8, uint8; indices may be null
@@ -284,20 +285,23 @@ inline void global_maxpool_ref(const T* x, T* y, index_t channels, index_t spati
 
 // Float average with 16 float partial sums per channel (vectorizes; the reference's sum is
 // sequential), combined in double. With Accum<float>{} (no double FPU, and no float SIMD to
-// vectorize for either) it is the reference's compensated float sum.
+// vectorize for either) it is the reference's compensated float sum, element by element.
 template <typename A = double>
 inline void f32_global_avgpool__generic(const float* x, float* y, index_t channels, index_t spatial,
-                                        Accum<A> accum = {}) {
-  if constexpr (std::is_same_v<A, float>) return global_avgpool_ref(x, y, channels, spatial, accum);
-  constexpr index_t kParts = 16;
+                                        Accum<A> = {}) {
+  constexpr index_t kParts = std::is_same_v<A, float> ? 0 : 16;
   for (index_t c = 0; c < channels; ++c, x += spatial) {
-    float part[kParts] = {};
-    const index_t whole = spatial / kParts;
-    for (index_t i = 0; i < whole; ++i)
-      for (index_t l = 0; l < kParts; ++l) part[l] += x[i * kParts + l];
     Sum<A> sum;
-    for (index_t l = 0; l < spatial % kParts; ++l) sum.add(static_cast<A>(x[whole * kParts + l]));
-    for (index_t l = 0; l < kParts; ++l) sum.add(static_cast<A>(part[l]));
+    if constexpr (kParts == 0) {
+      for (index_t i = 0; i < spatial; ++i) sum.add(x[i]);
+    } else {
+      float part[kParts] = {};
+      const index_t whole = spatial / kParts;
+      for (index_t i = 0; i < whole; ++i)
+        for (index_t l = 0; l < kParts; ++l) part[l] += x[i * kParts + l];
+      for (index_t l = 0; l < spatial % kParts; ++l) sum.add(static_cast<A>(x[whole * kParts + l]));
+      for (index_t l = 0; l < kParts; ++l) sum.add(static_cast<A>(part[l]));
+    }
     y[c] = static_cast<float>(sum.value() / static_cast<A>(spatial));
   }
 }

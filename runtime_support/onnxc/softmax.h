@@ -1,6 +1,7 @@
 // Softmax, LogSoftmax and Hardmax along the middle axis of an [outer, axis, inner] view of the
 // tensor (opsets before 13 flatten to 2-D, which is inner = 1). Softmax and LogSoftmax subtract
 // the maximum first, so large inputs do not overflow exp.
+//
 //   softmax_ref / log_softmax_ref       any float type, std::exp
 //   f32_softmax__poly / f32_log_softmax__poly
 //                                       float; a polynomial exp (max relative error 3e-7) that

@@ -1,5 +1,6 @@
 // Float math in plain arithmetic that g++ and clang++ vectorize: no libm call, no branch, so a
 // loop over these functions runs 4-16 lanes at a time where std::exp runs one element per call.
+//
 //   exp_poly(x)      e^x for x <= 88; below -87 it gives e^-87 (~1.6e-38) in place of a denormal
 //                    or 0; max relative error 3e-7. For ops whose results reach neither end
 //                    (Softmax after subtracting the max, Sigmoid), never for the Exp op itself.

@@ -109,5 +109,6 @@ TEST_CASE("float-accumulating average pools agree with double", "[accum]") {
     CHECK(std::fabs(yf[k] - m) < 1e-5L);  // half an ulp at 100 is 3.8e-6
     CHECK(std::fabs(yg[k] - m) < 1e-5L);
     CHECK(std::fabs(yd[k] - m) < 1e-5L);
+    CHECK(yg[k] == yf[k]);  // the same compensated sum, element by element
   }
 }

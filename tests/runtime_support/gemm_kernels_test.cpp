@@ -109,7 +109,7 @@ struct Problem {
 
 // Random operands for p (strides padded by `pad` elements beyond the minimum).
 Problem make_problem(index_t m, index_t n, index_t k, int ta, int tb, index_t pad, Bias bias,
-                     double alpha, double beta, std::mt19937& rng) {
+                     float alpha, float beta, std::mt19937& rng) {
   Problem pr;
   GemmParams& p = pr.p;
   p = GemmParams{m,       n,     k,    ta, tb, (ta ? m : k) + pad, (tb ? k : n) + pad,
