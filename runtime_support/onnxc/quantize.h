@@ -10,9 +10,9 @@
 //                                     int32 accumulation of (a - a_zp) * (b - b_zp); the QLinear
 //                                     forms requantize as the ONNX reference does: the multiplier
 //                                     a_scale * b_scale / y_scale is computed in the scale type,
-//                                     then acc * multiplier + y_zp is evaluated in double (numpy
-//                                     promotes int32 * float to float64), rounded half to even
-//                                     and saturated.
+//                                     then acc * multiplier + y_zp, rounded half to even and
+//                                     saturated, is computed exactly in integers (the reference's
+//                                     double product agrees wherever it is exact)
 // Scale and zero point layouts: per tensor (one value), per axis (one per index of `axis`) or
 // blocked (the input shape with the axis divided into blocks of `block` elements).
 // Element conversions come from onnxc/convert.h; packed outputs are written low bits first with
@@ -264,12 +264,51 @@ inline void matmul_integer_core(const QuantMatMulParams& p, const A* a, const B*
   }
 }
 
-// acc * multiplier + zp in double, rounded half to even and saturated to Y.
+// A requantization multiplier in integers. A float is exactly mantissa * 2^-shift with a 24-bit
+// mantissa, so acc * multiplier is exactly the int64 product acc * mantissa (|acc| < 2^31: under
+// 2^55) shifted right by `shift`, and requantizing needs no float arithmetic per element: no FPU
+// on the targets that have none, and the exact value of acc * multiplier everywhere.
+struct FixedMultiplier {
+  int64_t mantissa;  // |mantissa| < 2^24; 0 for a zero multiplier
+  int shift;         // multiplier = mantissa * 2^-shift, 0 <= shift <= 62
+  bool big;          // |multiplier| >= 2^24: any nonzero acc saturates (mantissa holds the sign)
+  bool finite;       // else (NaN, infinity) the double formula is used, as the reference's
+  float value;       // the multiplier itself, for that case
+};
+
+inline FixedMultiplier fixed_multiplier(float m) {
+  FixedMultiplier f = {0, 0, false, std::isfinite(m), m};
+  if (!f.finite || m == 0.0f) return f;
+  int e = 0;
+  const float frac = std::frexp(m, &e);  // m = frac * 2^e, 0.5 <= |frac| < 1
+  f.mantissa = static_cast<int64_t>(std::ldexp(frac, 24));
+  f.shift = 24 - e;
+  if (f.shift < 0) f.big = true;
+  if (f.shift > 62) f.mantissa = 0, f.shift = 0;  // |acc * m| < 2^55 * 2^-63: rounds to 0
+  return f;
+}
+
+// round_half_even(acc * multiplier) + zp, saturated to Y's range.
 template <typename Y>
-inline Y requantize(int32_t acc, float multiplier, int32_t zp) {
-  return static_cast<Y>(saturate_round(static_cast<double>(acc) * static_cast<double>(multiplier),
-                                       static_cast<double>(zp), IntRange<Y>::kMin,
-                                       IntRange<Y>::kMax));
+inline Y requantize(int32_t acc, const FixedMultiplier& f, int32_t zp) {
+  constexpr int64_t lo = IntRange<Y>::kMin, hi = IntRange<Y>::kMax;
+  if (!f.finite)
+    return static_cast<Y>(saturate_round(static_cast<double>(acc) * static_cast<double>(f.value),
+                                         static_cast<double>(zp), lo, hi));
+  int64_t q = 0;
+  if (f.big) {
+    q = acc == 0 ? 0 : (acc > 0) == (f.mantissa > 0) ? hi - zp : lo - zp;
+  } else {
+    const int64_t product = static_cast<int64_t>(acc) * f.mantissa;
+    q = product >> f.shift;  // floor
+    if (f.shift > 0) {
+      const int64_t rest = product - q * (int64_t{1} << f.shift),
+                    half = int64_t{1} << (f.shift - 1);
+      if (rest > half || (rest == half && (q & 1))) ++q;
+    }
+  }
+  q += zp;
+  return static_cast<Y>(q < lo ? lo : q > hi ? hi : q);
 }
 
 // a_scale * b_scale / y_scale with each operation rounded to the scale type S.
@@ -310,8 +349,8 @@ inline void qlinear_matmul_ref(const QuantMatMulParams& p, const A* a, const S* 
   matmul_integer_core(p, a, b, a_zp, b_zp,
                       [&](index_t bi, index_t r, index_t c, int32_t acc, index_t ka, index_t kb) {
                         const index_t ky = axis_index(p.y_axis, 0, r, c);
-                        const float m =
-                            multiplier<S>(load(a_scale, ka), load(b_scale, kb), load(y_scale, ky));
+                        const FixedMultiplier m = fixed_multiplier(
+                            multiplier<S>(load(a_scale, ka), load(b_scale, kb), load(y_scale, ky)));
                         y[bi * mn + r * p.mm.n + c] = requantize<Y>(acc, m, zero_at(y_zp, ky));
                       });
 }
@@ -395,10 +434,13 @@ inline void qlinear_conv_ref(const QuantConvParams& q, const X* x, const float* 
   const index_t out_sp = p.out[0] * p.out[1] * p.out[2];
   const int32_t zx = x_zero_point ? static_cast<int32_t>(x_zero_point[0]) : 0;
   const int32_t zy = y_zero_point ? static_cast<int32_t>(y_zero_point[0]) : 0;
+  index_t channel = -1;  // the output channel `mult` belongs to
+  quant_detail::FixedMultiplier mult = {};
   quant_detail::conv_integer_core(
       q, x, w, zx, w_zero_point, bias, [&](index_t n, index_t m, index_t o, int32_t acc) {
-        const float mult = quant_detail::multiplier<float>(
-            x_scale[0], w_scale[q.w_scale_per_channel ? m : 0], y_scale[0]);
+        if (m != channel)
+          channel = m, mult = quant_detail::fixed_multiplier(quant_detail::multiplier<float>(
+                           x_scale[0], w_scale[q.w_scale_per_channel ? m : 0], y_scale[0]));
         y[(n * p.c_out + m) * out_sp + o] = quant_detail::requantize<Y>(acc, mult, zy);
       });
 }

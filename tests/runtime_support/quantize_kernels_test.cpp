@@ -368,3 +368,42 @@ TEST_CASE("qlinear_conv_ref requantizes per channel with bias, ties to even",
   // channel 1: acc = x - 10 = 0, 1, 3, 240 -> * 0.5 = 0, 0.5 -> 0, 1.5 -> 2, 120 -> +100.
   CHECK(std::vector<int>(y, y + 8) == std::vector<int>{101, 103, 107, 255, 100, 100, 102, 220});
 }
+
+TEST_CASE("requantize in integers is round-half-even of the exact acc * multiplier",
+          "[quantize-kernels]") {
+  // The exact value of acc * m (a 31-bit by 24-bit product) fits long double's 64-bit or
+  // 113-bit significand; std::nearbyint rounds it half to even.
+  auto exact = [](int32_t acc, float m, int32_t zp, long double lo, long double hi) {
+    long double r = std::nearbyint(static_cast<long double>(acc) * m) + zp;
+    return static_cast<int>(r < lo ? lo : r > hi ? hi : r);
+  };
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int32_t> any_acc(INT32_MIN, INT32_MAX), small_acc(-70000, 70000);
+  std::uniform_real_distribution<float> frac(0.5f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-70, 30), zero_point(-20, 20);
+  int ties = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const float m = std::ldexp(frac(rng), exponent(rng)) * (i % 7 == 0 ? -1.0f : 1.0f);
+    const int32_t acc = i % 3 == 0 ? any_acc(rng) : small_acc(rng);
+    const int32_t zp = zero_point(rng);
+    const quant_detail::FixedMultiplier f = quant_detail::fixed_multiplier(m);
+    REQUIRE(quant_detail::requantize<int8_t>(acc, f, zp) == exact(acc, m, zp, -128, 127));
+    REQUIRE(quant_detail::requantize<uint8_t>(acc, f, zp + 100) == exact(acc, m, zp + 100, 0, 255));
+    // Ties: acc * m = k + 1/2 for the multiplier 2^-e.
+    const int e = 1 + i % 20;
+    const int32_t tie_acc = static_cast<int32_t>((i % 64 - 32) * (1 << e) + (1 << (e - 1)));
+    const float tie_m = std::ldexp(1.0f, -e);
+    ties +=
+        std::fabs(static_cast<double>(tie_acc) * tie_m - std::floor(tie_acc * 1.0 * tie_m)) == 0.5;
+    REQUIRE(quant_detail::requantize<int8_t>(tie_acc, quant_detail::fixed_multiplier(tie_m), 0) ==
+            exact(tie_acc, tie_m, 0, -128, 127));
+  }
+  CHECK(ties == 200000);
+  // Zero, subnormal, huge and non-finite multipliers.
+  const float specials[] = {0.0f, 1e-45f, 1e-30f, 3e7f, -3e7f, 1e30f};
+  for (float m : specials)
+    for (int32_t acc : {0, 1, -1, 1000, INT32_MIN, INT32_MAX})
+      CHECK(quant_detail::requantize<int8_t>(acc, quant_detail::fixed_multiplier(m), 3) ==
+            exact(acc, m, 3, -128, 127));
+  CHECK(quant_detail::requantize<uint8_t>(5, quant_detail::fixed_multiplier(INFINITY), 0) == 255);
+}
