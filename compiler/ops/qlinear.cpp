@@ -5,10 +5,13 @@
 // to even and saturated, as the ONNX reference computes it. Zero points and scales are per tensor,
 // per row of A / column of B (matmuls, shared by every batch) or per output channel (convs).
 // QLinearMatMul-21's float8 types are refused. Kernels: onnxc/quantize.h.
+// Nodes made by lower-qdq may also carry an int32 bias (QLinearConv's B; QLinearMatMul's onnxc
+// input 8, one per column) and fused_activation="Relu" (outputs clamped at y_zero_point).
 #include <fmt/format.h>
 
 #include "onnxc/quantize.h"
 #include "ops/broadcast.h"
+#include "ops/epilogue.h"
 #include "ops/registry.h"
 #include "ops/spatial.h"
 
@@ -131,14 +134,34 @@ std::string qmatmul_literal(const QuantMatMulParams& q) {
   };
   return fmt::format(
       "{{/*mm=*/{{{}, {}, {}, {}, {}, {}, {}, {}}}, /*a_axis=*/{}, /*b_axis=*/{}, /*y_axis=*/{}, "
-      "/*a_param_strides=*/{}, /*b_param_strides=*/{}}}",
+      "/*a_param_strides=*/{}, /*b_param_strides=*/{}, /*relu=*/{}}}",
       p.batch_rank, arr(p.batch_dims), arr(p.a_strides), arr(p.b_strides), p.batch_count, p.m, p.n,
       p.k, axis_cpp(q.a_axis), axis_cpp(q.b_axis), axis_cpp(q.y_axis), arr(q.a_param_strides),
-      arr(q.b_param_strides));
+      arr(q.b_param_strides), q.relu);
 }
 
 std::string or_null(const EmitContext& ctx, size_t i) {
   return ctx.input(i) ? ctx.in(i) : std::string("nullptr");
+}
+
+// A QLinear node made by lower-qdq may carry fused_activation="Relu" (ops/epilogue.h): its
+// outputs are then clamped below at y_zero_point.
+bool fused_relu(InferContext& ctx, bool& relu) {
+  relu = ctx.has_attr(kFusedActivation);
+  if (relu && ctx.attr_string(kFusedActivation, "") != "Relu")
+    return ctx.fail("fused_activation {} is not supported (a quantized node fuses only Relu)",
+                    ctx.attr_string(kFusedActivation, ""));
+  return true;
+}
+
+// Input i of a QLinear node made by lower-qdq: an int32 bias with one value per output channel.
+bool check_bias(InferContext& ctx, size_t i, int64_t channels) {
+  if (!ctx.input(i)) return true;
+  if (!ctx.check_dtype(i, {DataType::kInt32})) return false;
+  if (ctx.input(i)->shape != Shape{channels})
+    return ctx.fail("the bias has shape {}, expected [{}] (one per output channel)",
+                    shape_str(ctx.input(i)->shape), channels);
+  return true;
 }
 
 class MatMulIntegerOp final : public OpHandler {
@@ -183,7 +206,7 @@ class MatMulIntegerOp final : public OpHandler {
 class QLinearMatMulOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.check_arity(8, 8, 1, 1) || !check_int8_pair(ctx, 0, 2, "a") ||
+    if (!ctx.check_arity(8, 9, 1, 1) || !check_int8_pair(ctx, 0, 2, "a") ||
         !check_int8_pair(ctx, 3, 5, "b") || !check_int8_pair(ctx, 7, 7, "y_zero_point"))
       return false;
     const DataType ts = ctx.input(1)->dtype;
@@ -225,16 +248,36 @@ class QLinearMatMulOp final : public OpHandler {
       return ctx.fail("y_scale and y_zero_point must be single values (have shapes {} and {})",
                       shape_str(ctx.input(6)->shape), shape_str(ctx.input(7)->shape));
     p.y_axis = QuantAxis::kTensor;
-    return true;
+    return check_bias(ctx, 8, p.mm.n) && fused_relu(ctx, p.relu);
+  }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    if (in[1]->dtype != DataType::kFloat) return false;  // float16 / bfloat16 scales: run time
+    const auto& s = n.state_as<QMatMulState>();
+    const int32_t* bias = in.size() > 8 && in[8] ? in[8]->as<int32_t>() : nullptr;
+    return visit_int8(in[0]->dtype, [&](auto at) {
+      using A = decltype(at);
+      visit_int8(in[3]->dtype, [&](auto bt) {
+        using B = decltype(bt);
+        visit_int8(in[7]->dtype, [&](auto yt) {
+          using Y = decltype(yt);
+          qlinear_matmul_ref<A, B, float, Y>(
+              s.p, in[0]->as<A>(), in[1]->as<float>(), in[2] ? in[2]->as<A>() : nullptr,
+              in[3]->as<B>(), in[4]->as<float>(), in[5] ? in[5]->as<B>() : nullptr,
+              in[6]->as<float>(), in[7]->as<Y>(), out[0].as<Y>(), bias);
+        });
+      });
+    });
   }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<QMatMulState>();
     ctx.include("onnxc/quantize.h");
     ctx.line("static constexpr onnxc::QuantMatMulParams p = {};", qmatmul_literal(s.p));
-    ctx.line("onnxc::qlinear_matmul_ref<{}, {}, {}, {}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {});",
+    ctx.line("onnxc::qlinear_matmul_ref<{}, {}, {}, {}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {}{});",
              dtype_cpp(ctx.input(0)->dtype), dtype_cpp(ctx.input(3)->dtype),
              dtype_cpp(ctx.input(1)->dtype), dtype_cpp(ctx.input(7)->dtype), ctx.in(0), ctx.in(1),
-             ctx.in(2), ctx.in(3), ctx.in(4), ctx.in(5), ctx.in(6), ctx.in(7), ctx.out(0));
+             ctx.in(2), ctx.in(3), ctx.in(4), ctx.in(5), ctx.in(6), ctx.in(7), ctx.out(0),
+             ctx.input(8) ? ", /*bias=*/" + ctx.in(8) : "");
   }
 };
 
@@ -257,9 +300,9 @@ std::string qconv_literal(const QuantConvParams& q) {
   const ConvParams& p = q.conv;
   return fmt::format(
       "{{/*conv=*/{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, 0}}, /*w_zp_per_channel=*/{}, "
-      "/*w_scale_per_channel=*/{}}}",
+      "/*w_scale_per_channel=*/{}, /*relu=*/{}}}",
       p.batch, p.c_in, p.c_out, p.group, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride),
-      arr3(p.dilation), arr3(p.pad), q.w_zp_per_channel, q.w_scale_per_channel);
+      arr3(p.dilation), arr3(p.pad), q.w_zp_per_channel, q.w_scale_per_channel, q.relu);
 }
 
 // Geometry of the convolution of input ix by weights iw; sets output 0 to `out_type`.
@@ -349,7 +392,6 @@ class QLinearConvOp final : public OpHandler {
       return false;
     for (size_t i : {1, 4, 6})
       if (!ctx.check_dtype(i, {DataType::kFloat})) return false;
-    if (ctx.input(8) && !ctx.check_dtype(8, {DataType::kInt32})) return false;
     auto& s = ctx.make_state<QConvState>();
     const Value* y_zp = ctx.input(7);
     if (!conv_geometry(ctx, 0, 3, y_zp->dtype, s.p.conv)) return false;
@@ -362,10 +404,25 @@ class QLinearConvOp final : public OpHandler {
         !channel_param(ctx, ctx.input(6), c_out, false, "y_scale", unused) ||
         !channel_param(ctx, y_zp, c_out, false, "y_zero_point", unused))
       return false;
-    if (ctx.input(8) && ctx.input(8)->shape != Shape{c_out})
-      return ctx.fail("B has shape {}, expected [{}] (one bias per output channel)",
-                      shape_str(ctx.input(8)->shape), c_out);
-    return true;
+    return check_bias(ctx, 8, c_out) && fused_relu(ctx, s.p.relu);
+  }
+  bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const auto& s = n.state_as<QConvState>();
+    const int32_t* bias = in.size() > 8 && in[8] ? in[8]->as<int32_t>() : nullptr;
+    return visit_int8(in[0]->dtype, [&](auto xt) {
+      using X = decltype(xt);
+      visit_int8(in[3]->dtype, [&](auto wt) {
+        using W = decltype(wt);
+        visit_int8(in[7]->dtype, [&](auto yt) {
+          using Y = decltype(yt);
+          qlinear_conv_ref<X, W, Y>(s.p, in[0]->as<X>(), in[1]->as<float>(),
+                                    in[2] ? in[2]->as<X>() : nullptr, in[3]->as<W>(),
+                                    in[4]->as<float>(), in[5] ? in[5]->as<W>() : nullptr,
+                                    in[6]->as<float>(), in[7]->as<Y>(), bias, out[0].as<Y>());
+        });
+      });
+    });
   }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<QConvState>();

@@ -8,6 +8,7 @@
   X(make_bind_handlers_pass)   \
   X(make_infer_shapes_pass)    \
   X(make_inline_if_pass)       \
+  X(make_lower_qdq_pass)       \
   X(make_fold_constants_pass)  \
   X(make_fuse_matmul_add_pass) \
   X(make_fold_batchnorm_pass)  \

@@ -212,6 +212,7 @@ struct QuantMatMulParams {
   index_t
       a_param_strides[kMaxRank];  // per batch dim: elements between a's per-row values (0: shared)
   index_t b_param_strides[kMaxRank];  // the same for b's per-column values
+  bool relu = false;  // QLinearMatMul from lower-qdq: outputs clamped below at y_zero_point
 };
 
 namespace quant_detail {
@@ -339,26 +340,37 @@ inline void matmul_integer_ref(const QuantMatMulParams& p, const A* a, const B* 
       });
 }
 
-// QLinearMatMul: S is the scale type (float, float16, bfloat16); Y int8 or uint8.
+// QLinearMatMul: S is the scale type (float, float16, bfloat16); Y int8 or uint8. `bias` (int32,
+// one per column, may be null; lower-qdq's) is added to the accumulator, in a_scale * b_scale
+// units; p.relu clamps the outputs below at y_zp (a fused Relu: round(max(v, 0) / s) + zp is
+// max(round(v / s) + zp, zp)).
 template <typename A, typename B, typename S, typename Y>
 inline void qlinear_matmul_ref(const QuantMatMulParams& p, const A* a, const S* a_scale,
                                const A* a_zp, const B* b, const S* b_scale, const B* b_zp,
-                               const S* y_scale, const Y* y_zp, Y* y) {
+                               const S* y_scale, const Y* y_zp, Y* y,
+                               const int32_t* bias = nullptr) {
   using namespace quant_detail;
   const index_t mn = p.mm.m * p.mm.n;
-  matmul_integer_core(p, a, b, a_zp, b_zp,
-                      [&](index_t bi, index_t r, index_t c, int32_t acc, index_t ka, index_t kb) {
-                        const index_t ky = axis_index(p.y_axis, 0, r, c);
-                        const FixedMultiplier m = fixed_multiplier(
-                            multiplier<S>(load(a_scale, ka), load(b_scale, kb), load(y_scale, ky)));
-                        y[bi * mn + r * p.mm.n + c] = requantize<Y>(acc, m, zero_at(y_zp, ky));
-                      });
+  matmul_integer_core(
+      p, a, b, a_zp, b_zp,
+      [&](index_t bi, index_t r, index_t c, int32_t acc, index_t ka, index_t kb) {
+        const index_t ky = axis_index(p.y_axis, 0, r, c);
+        const FixedMultiplier m = fixed_multiplier(
+            multiplier<S>(load(a_scale, ka), load(b_scale, kb), load(y_scale, ky)));
+        if (bias)
+          acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(bias[c]));
+        const int32_t zp = zero_at(y_zp, ky);
+        const Y v = requantize<Y>(acc, m, zp);
+        y[bi * mn + r * p.mm.n + c] =
+            p.relu && static_cast<int32_t>(v) < zp ? static_cast<Y>(zp) : v;
+      });
 }
 
 struct QuantConvParams {
   ConvParams conv;           // geometry (1-D and 2-D run as 3-D with leading unit dims)
   bool w_zp_per_channel;     // w_zero_point has one value per output channel
   bool w_scale_per_channel;  // w_scale has one value per output channel (QLinearConv)
+  bool relu = false;         // QLinearConv from lower-qdq: outputs clamped below at y_zero_point
 };
 
 namespace quant_detail {
@@ -425,6 +437,7 @@ inline void conv_integer_ref(const QuantConvParams& q, const X* x, const W* w,
 
 // QLinearConv: x_scale, y_scale and the zero points of x and y are single values; w_scale and
 // w_zero_point one value or one per output channel; bias (int32, may be nullptr) one per channel.
+// q.relu clamps the outputs below at y_zero_point (as qlinear_matmul_ref).
 template <typename X, typename W, typename Y>
 inline void qlinear_conv_ref(const QuantConvParams& q, const X* x, const float* x_scale,
                              const X* x_zero_point, const W* w, const float* w_scale,
@@ -441,7 +454,8 @@ inline void qlinear_conv_ref(const QuantConvParams& q, const X* x, const float* 
         if (m != channel)
           channel = m, mult = quant_detail::fixed_multiplier(quant_detail::multiplier<float>(
                            x_scale[0], w_scale[q.w_scale_per_channel ? m : 0], y_scale[0]));
-        y[(n * p.c_out + m) * out_sp + o] = quant_detail::requantize<Y>(acc, mult, zy);
+        const Y v = quant_detail::requantize<Y>(acc, mult, zy);
+        y[(n * p.c_out + m) * out_sp + o] = q.relu && static_cast<int32_t>(v) < zy ? Y(zy) : v;
       });
 }
 

@@ -45,6 +45,17 @@ class ModelBuilder {
     for (float v : values) t->add_float_data(v);
     return *this;
   }
+  // An integer initializer (int8, uint8, int32, ... elem_type), values stored as int32_data.
+  ModelBuilder& int_initializer(const std::string& name, int elem_type,
+                                const std::vector<int64_t>& dims,
+                                const std::vector<int32_t>& values) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(elem_type);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int32_t v : values) t->add_int32_data(v);
+    return *this;
+  }
   onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs, const std::string& name = "") {
     auto* n = model_.mutable_graph()->add_node();

@@ -1,0 +1,331 @@
+// lower-qdq: runs the quantized core of a QDQ graph in integers. The pattern quantization tools
+// and exporters write around each convolution and matrix product,
+//   DequantizeLinear(xq) --+
+//   DequantizeLinear(wq) --+-- Conv | MatMul | Gemm -- [Add(bias)] -- [Relu] -- QuantizeLinear ->
+//   yq [bias]              ---+
+// becomes one QLinearConv / QLinearMatMul(xq, x_scale, x_zp, wq, w_scale, w_zp, y_scale, y_zp,
+// bias) {fused_activation="Relu"} writing yq: int8/uint8 products accumulated in int32 and
+// requantized in integers (onnxc/quantize.h), where the float graph dequantizes every weight and
+// activation. The float bias b becomes round(b / (x_scale * w_scale)) in int32, the unit of the
+// accumulator; a fused Relu clamps the output at y_zero_point, which is exactly
+// quantize(relu(v)). Results agree with the float graph within one step of y_scale (the float
+// graph rounds its sums in float, the integer one rounds only once).
+//
+// Conditions: xq is int8/uint8, per tensor; wq is a constant int8/uint8 tensor, per tensor or per
+// output channel (Conv: axis 0; MatMul B [K, N]: axis 1; Gemm B: axis 1, or axis 0 with transB,
+// whose constant is then transposed); scales and zero points are constants; the bias is a float
+// constant (or a DequantizeLinear of constants) with one value per output channel; Gemm has
+// alpha = beta = 1 and transA = 0; every intermediate float value has one user; y_scale and
+// y_zero_point are single constants.
+// It does NOT lower: blocked quantization, per-axis activations, float8/int4 types, MatMuls
+// whose B is not a 2-D constant, reshapes other than one Flatten or Reshape between A's
+// DequantizeLinear and the product (moved before it), other activations than Relu, QuantizeLinear
+// with a `precision`, ConvTranspose or ConvInteger-style graphs without the output QuantizeLinear.
+#include <cmath>
+#include <limits>
+
+#include "ops/epilogue.h"
+#include "ops/registry.h"
+#include "passes/fusion_util.h"
+#include "passes/pass_manager.h"
+
+namespace onnxc {
+namespace {
+
+constexpr const char* kPass = "lower-qdq";
+
+bool is_int8(DataType t) {
+  return t == DataType::kInt8 || t == DataType::kUint8;
+}
+
+bool is_single(const Value* v) {
+  return v && v->numel() == 1 && v->shape.size() <= 1;
+}
+
+int64_t int_attr(const Node& n, const char* name, int64_t def) {
+  const Attribute* a = n.attr(name);
+  return a && a->kind == Attribute::Kind::kInt ? a->i : def;
+}
+
+float float_attr(const Node& n, const char* name, float def) {
+  const Attribute* a = n.attr(name);
+  return a && a->kind == Attribute::Kind::kFloat ? a->f : def;
+}
+
+bool is_op(const Node* n, const char* op) {
+  return n && n->op_type == op && n->domain.empty();
+}
+
+// v = DequantizeLinear(q, scale, zero_point) of an int8/uint8 q with constant parameters, per
+// tensor or, when `channels` > 0, one value per index of q's axis `axis` (channels of them).
+struct Dequant {
+  Value *q = nullptr, *scale = nullptr, *zero_point = nullptr;  // zero_point may be null
+};
+
+bool dequant_of(const Value* v, int64_t channels, int64_t axis, Dequant& d) {
+  const Node* n = v ? v->producer : nullptr;
+  if (!is_op(n, "DequantizeLinear") || v->dtype != DataType::kFloat ||
+      int_attr(*n, "block_size", 0))
+    return false;
+  d = {n->input(0), n->input(1), n->input(2)};
+  if (!d.q || !is_int8(d.q->dtype) || !d.scale || !d.scale->is_constant() ||
+      d.scale->dtype != DataType::kFloat)
+    return false;
+  if (d.zero_point && (!d.zero_point->is_constant() || d.zero_point->dtype != d.q->dtype ||
+                       d.zero_point->shape != d.scale->shape))
+    return false;
+  if (is_single(d.scale)) return true;
+  const int64_t rank = static_cast<int64_t>(d.q->shape.size());
+  int64_t a = int_attr(*n, "axis", 1);
+  if (a < 0) a += rank;
+  return channels > 0 && a == axis && d.scale->shape == Shape{channels};
+}
+
+// The float values of a constant bias with `channels` values: a float constant, or a
+// DequantizeLinear of constants (per tensor or along its only axis).
+bool bias_values(const Value* v, int64_t channels, std::vector<double>& out) {
+  out.clear();
+  if (!v || v->numel() != channels) return false;
+  if (v->is_constant() && v->dtype == DataType::kFloat) {
+    for (int64_t c = 0; c < channels; ++c) out.push_back(v->constant->double_at(c));
+    return true;
+  }
+  const Node* n = v->producer;  // DequantizeLinear of an int32 (or int8) constant
+  if (!is_op(n, "DequantizeLinear") || v->dtype != DataType::kFloat) return false;
+  const Value *q = n->input(0), *scale = n->input(1), *zp = n->input(2);
+  if (!q || !q->is_constant() || !scale || !scale->is_constant() ||
+      scale->dtype != DataType::kFloat || (zp && !zp->is_constant()) ||
+      (!is_single(scale) && scale->numel() != channels) ||
+      (q->dtype != DataType::kInt32 && !is_int8(q->dtype)))
+    return false;
+  for (int64_t c = 0; c < channels; ++c) {
+    const int64_t k = is_single(scale) ? 0 : c;
+    const double z = zp ? zp->constant->double_at(k) : 0.0;
+    const float s = static_cast<float>(scale->constant->double_at(k));
+    out.push_back(static_cast<float>(static_cast<float>(q->constant->double_at(c) - z) * s));
+  }
+  return true;
+}
+
+// The int32 bias round(b / (x_scale * w_scale[c])), or null when a value overflows int32.
+Value* quantized_bias(Graph& g, const std::vector<double>& b, const Value* x_scale,
+                      const Value* w_scale, const std::string& base) {
+  Tensor t = Tensor::zeros(DataType::kInt32, {static_cast<int64_t>(b.size())});
+  const double xs = x_scale->constant->double_at(0);
+  for (size_t c = 0; c < b.size(); ++c) {
+    const double ws =
+        w_scale->constant->double_at(is_single(w_scale) ? 0 : static_cast<int64_t>(c));
+    const double q = std::nearbyint(b[c] / (static_cast<double>(static_cast<float>(xs * ws))));
+    if (!(std::fabs(q) <= std::numeric_limits<int32_t>::max())) return nullptr;
+    t.as<int32_t>()[c] = static_cast<int32_t>(q);
+  }
+  return fusion::add_constant(g, base, std::move(t));
+}
+
+Value* zero_point_or_zero(Graph& g, Value* zp, DataType dtype, const Value* scale,
+                          const std::string& base) {
+  return zp ? zp : fusion::add_constant(g, base, Tensor::zeros(dtype, scale->shape));
+}
+
+// What follows the float product P up to the QuantizeLinear: [Add(P, bias)] [Relu] Q.
+struct Tail {
+  const Node* add = nullptr;
+  const Node* relu = nullptr;
+  const Node* quantize = nullptr;
+};
+
+bool tail_of(const Graph& g, const Value* p, bool allow_add, Tail& t) {
+  const Value* v = p;
+  Node* u = fusion::sole_user(g, v);
+  if (allow_add && is_op(u, "Add") && u->output(0) && u->output(0)->shape == p->shape) {
+    t.add = u;
+    v = u->output(0);
+    u = fusion::sole_user(g, v);
+  }
+  if (is_op(u, "Relu") && u->input(0) == v && u->output(0)) {
+    t.relu = u;
+    v = u->output(0);
+    u = fusion::sole_user(g, v);
+  }
+  if (!is_op(u, "QuantizeLinear") || u->input(0) != v || !u->output(0) ||
+      !is_int8(u->output(0)->dtype) || u->attr("precision") || int_attr(*u, "block_size", 0))
+    return false;
+  const Value *ys = u->input(1), *yzp = u->input(2);
+  if (!is_single(ys) || !ys->is_constant() || ys->dtype != DataType::kFloat) return false;
+  if (yzp && (!is_single(yzp) || !yzp->is_constant())) return false;
+  t.quantize = u;
+  return true;
+}
+
+// Rewrites product node n into `op` (QLinearConv or QLinearMatMul) with `inputs`, writing the
+// tail's QuantizeLinear output, and drops the tail's nodes.
+bool rewrite(Graph& g, Node& n, const char* op, std::vector<Value*> inputs, const Tail& t,
+             const Target& target, PassContext& stats) {
+  const OpHandler* h = OpRegistry::instance().find("", op, n.opset);
+  if (!h) return false;
+  n.op_type = op;
+  n.handler = h;
+  n.state.reset();
+  n.scratch_bytes = 0;  // the float op's; the new handler sets its own
+  n.inputs = std::move(inputs);
+  if (std::string(op) == "QLinearMatMul") n.attributes.clear();  // Gemm's are folded in
+  if (t.relu) {
+    Attribute relu;
+    relu.kind = Attribute::Kind::kString;
+    relu.s = "Relu";
+    n.attributes[kFusedActivation] = relu;
+    stats.count("Relus fused");
+  }
+  fusion::take_output(n, n.output(0), t.quantize->output(0));
+  std::vector<const Node*> dead = {t.quantize};
+  if (t.add) dead.push_back(t.add);
+  if (t.relu) dead.push_back(t.relu);
+  fusion::erase_nodes(g, dead);
+  stats.count(std::string(op == std::string("QLinearConv") ? "Convs" : "matrix products") +
+              " lowered to integers");
+  return fusion::reinfer(n, target, stats.diag(), kPass);
+}
+
+// The activation operand, per tensor, shared by both rewrites.
+bool activation_of(const Value* x, Dequant& dx) {
+  return dequant_of(x, 0, 0, dx) && is_single(dx.scale);
+}
+
+// Output inputs (y_scale, y_zero_point) of the tail's QuantizeLinear.
+std::pair<Value*, Value*> output_params(Graph& g, const Tail& t, const std::string& base) {
+  Value* ys = t.quantize->input(1);
+  return {ys, zero_point_or_zero(g, t.quantize->input(2), t.quantize->output(0)->dtype, ys,
+                                 base + "_y_zero_point")};
+}
+
+bool lower_conv(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const Value *x = n.input(0), *w = n.input(1), *y = n.output(0);
+  if (!x || !w || !y || n.input(3) || w->shape.size() < 3) return false;
+  const int64_t c_out = w->shape[0];
+  Dequant dx, dw;
+  Tail t;
+  if (!activation_of(x, dx) || !dequant_of(w, c_out, 0, dw) || !dw.q->is_constant() ||
+      !tail_of(g, y, false, t))
+    return false;
+  Value* bias = nullptr;
+  if (n.input(2)) {
+    std::vector<double> b;
+    if (!bias_values(n.input(2), c_out, b) ||
+        !(bias = quantized_bias(g, b, dx.scale, dw.scale, n.name + "_bias_q")))
+      return false;
+  }
+  auto [ys, yzp] = output_params(g, t, n.name);
+  std::vector<Value*> in = {
+      dx.q,
+      dx.scale,
+      zero_point_or_zero(g, dx.zero_point, dx.q->dtype, dx.scale, n.name + "_x_zero_point"),
+      dw.q,
+      dw.scale,
+      zero_point_or_zero(g, dw.zero_point, dw.q->dtype, dw.scale, n.name + "_w_zero_point"),
+      ys,
+      yzp};
+  if (bias) in.push_back(bias);
+  ok = rewrite(g, n, "QLinearConv", std::move(in), t, target, stats);
+  return true;
+}
+
+// B [N, K] transposed to [K, N] (int8/uint8 constant).
+Value* transposed(Graph& g, const Value* b, const std::string& base) {
+  const int64_t n = b->shape[0], k = b->shape[1];
+  Tensor t = Tensor::zeros(b->dtype, {k, n});
+  const uint8_t* src = b->constant->data.data();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < k; ++j) t.data[static_cast<size_t>(j * n + i)] = src[i * k + j];
+  return fusion::add_constant(g, base, std::move(t));
+}
+
+bool lower_matmul(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const bool gemm = n.op_type == "Gemm";
+  const Value *a = n.input(0), *b = n.input(1), *y = n.output(0);
+  if (!a || !b || !y || b->shape.size() != 2 || a->shape.size() < 2 || n.input(3)) return false;
+  if (!gemm && n.input(2)) return false;  // a biased MatMul is fuse-matmul-add's, later
+  const bool trans_b = gemm && int_attr(n, "transB", 0);
+  if (gemm && (int_attr(n, "transA", 0) || float_attr(n, "alpha", 1.0f) != 1.0f ||
+               (n.input(2) && float_attr(n, "beta", 1.0f) != 1.0f)))
+    return false;
+  const int64_t cols = trans_b ? b->shape[0] : b->shape[1];
+  Dequant da, db;
+  Tail t;
+  // A Flatten or Reshape between the DequantizeLinear and A moves before it: per tensor, the
+  // dequantization of a reshaped tensor is the reshaped dequantization.
+  Node* reshape = a->producer;
+  if (!(is_op(reshape, "Flatten") || is_op(reshape, "Reshape")) || fusion::sole_user(g, a) != &n ||
+      !activation_of(reshape->input(0), da))
+    reshape = nullptr;
+  if (reshape) a = reshape->input(0);
+  if (!activation_of(a, da) || !dequant_of(b, cols, trans_b ? 0 : 1, db) || !db.q->is_constant() ||
+      !tail_of(g, y, !gemm, t))
+    return false;
+  std::vector<double> bias_f;
+  const Value* bias_v = gemm ? n.input(2) : t.add ? fusion::other_operand(*t.add, y) : nullptr;
+  if (bias_v) {
+    std::vector<double> row;
+    if (bias_v->is_constant() &&
+        fusion::per_channel_constant(bias_v, y->shape, y->shape.size() - 1, row))
+      bias_f = row;
+    else if (!bias_values(bias_v, cols, bias_f))
+      return false;
+  }
+  Value* bias = nullptr;
+  if (bias_v && !(bias = quantized_bias(g, bias_f, da.scale, db.scale, n.name + "_bias_q")))
+    return false;
+  Value* bq = trans_b ? transposed(g, db.q, n.name + "_b_t") : db.q;
+  Value* aq = da.q;
+  if (reshape) {  // now reshapes the quantized tensor
+    reshape->inputs[0] = da.q;
+    aq = reshape->output(0);
+    aq->dtype = da.q->dtype;
+    if (!fusion::reinfer(*reshape, target, stats.diag(), kPass)) return ok = false, true;
+    stats.count("reshapes moved before a DequantizeLinear");
+  }
+  auto [ys, yzp] = output_params(g, t, n.name);
+  std::vector<Value*> in = {
+      aq,
+      da.scale,
+      zero_point_or_zero(g, da.zero_point, da.q->dtype, da.scale, n.name + "_a_zero_point"),
+      bq,
+      db.scale,
+      zero_point_or_zero(g, db.zero_point, db.q->dtype, db.scale, n.name + "_b_zero_point"),
+      ys,
+      yzp};
+  if (bias) in.push_back(bias);
+  ok = rewrite(g, n, "QLinearMatMul", std::move(in), t, target, stats);
+  return true;
+}
+
+bool lower_qdq(Module& module, PassContext& stats) {
+  Graph& g = *module.graph;
+  bool changed = false, ok = true;
+  for (size_t i = 0; i < g.nodes.size() && ok; ++i) {
+    Node& n = *g.nodes[i];
+    if (!n.domain.empty() || !n.output(0) || n.output(0)->dtype != DataType::kFloat) continue;
+    if (n.op_type == "Conv")
+      changed |= lower_conv(g, n, *module.target, stats, ok);
+    else if (n.op_type == "MatMul" || n.op_type == "Gemm")
+      changed |= lower_matmul(g, n, *module.target, stats, ok);
+  }
+  return changed;
+}
+
+class LowerQdqPass final : public Pass {
+ public:
+  const char* name() const override { return kPass; }
+  const char* description() const override {
+    return "DequantizeLinear -> Conv/MatMul/Gemm [-> bias] [-> Relu] -> QuantizeLinear as "
+           "QLinearConv/QLinearMatMul in integers";
+  }
+  bool run(Module& module, PassContext& ctx) override { return lower_qdq(module, ctx); }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_lower_qdq_pass() {
+  return std::make_unique<LowerQdqPass>();
+}
+
+}  // namespace onnxc

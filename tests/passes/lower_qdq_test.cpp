@@ -1,0 +1,202 @@
+// lower-qdq on IR text (FileCheck-style) and numerically: the lowered graph's outputs are within
+// one step of the output scale of the float QDQ graph's (lower-qdq disabled), the bound the spec
+// of issue 13 sets for integer lowering.
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "passes/fusion_harness.h"
+#include "support/filecheck.h"
+
+using namespace onnxc;
+using onnxc::testing::filecheck;
+using onnxc::testing::ModelBuilder;
+
+namespace {
+
+std::mt19937 rng(41);
+
+struct Lowered {
+  std::unique_ptr<Module> module;
+  std::map<std::string, int64_t> stats;
+  std::string ir;
+};
+
+Lowered lower_qdq(ModelBuilder& mb, bool qdq) {
+  Lowered l;
+  Diagnostics diag;
+  l.module = import_model(mb.proto(), ImportOptions{}, diag);
+  REQUIRE(l.module);
+  PassOptions options;
+  options.stop_after = "dead-code";
+  if (!qdq) options.disabled.insert("lower-qdq");
+  PassManager pm(options);
+  const bool ok = pm.run(*l.module, diag);
+  INFO(diag.str());
+  REQUIRE(ok);
+  for (const PassRecord& r : pm.records())
+    if (r.name == "lower-qdq")
+      for (const auto& [what, n] : r.counters) l.stats[what] += n;
+  l.ir = print_graph(*l.module->graph);
+  return l;
+}
+
+// Lowered and float graphs agree within one step of y_scale on random inputs in [-2, 2], and
+// the outputs take several levels (so the comparison is not between two constants).
+void check_within_one_step(ModelBuilder& mb, float y_scale) {
+  Lowered lowered = lower_qdq(mb, true), plain = lower_qdq(mb, false);
+  std::vector<Tensor> inputs;
+  for (const Value* v : plain.module->graph->inputs) {
+    Tensor t = Tensor::zeros(DataType::kFloat, v->shape);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    for (int64_t i = 0; i < t.numel(); ++i) t.as<float>()[i] = dist(rng);
+    inputs.push_back(std::move(t));
+  }
+  const std::vector<Tensor> want = onnxc::testing::run_graph(*plain.module, inputs);
+  const std::vector<Tensor> got = onnxc::testing::run_graph(*lowered.module, inputs);
+  REQUIRE(got.size() == want.size());
+  std::set<float> levels;
+  int exact = 0;
+  for (int64_t i = 0; i < want[0].numel(); ++i) {
+    const float w = want[0].as<float>()[i], x = got[0].as<float>()[i];
+    INFO("element " << i << " lowered " << x << " float graph " << w);
+    REQUIRE(std::fabs(x - w) <= y_scale * 1.0001f);
+    levels.insert(w);
+    exact += x == w;
+  }
+  CHECK(levels.size() >= 5);
+  CHECK(exact * 10 >= want[0].numel() * 9);  // one-step differences are rare ties, not the rule
+}
+
+std::vector<int32_t> random_ints(size_t n, int lo, int hi) {
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<int32_t> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+void quantize_io(ModelBuilder& mb, const std::string& x, const std::string& xq, const char* scale,
+                 const char* zp, const std::string& xd) {
+  mb.node("QuantizeLinear", {x, scale, zp}, {xq});
+  mb.node("DequantizeLinear", {xq, scale, zp}, {xd});
+}
+
+}  // namespace
+
+TEST_CASE("lower-qdq: DQ -> Conv(+bias) -> Relu -> Q becomes one QLinearConv", "[passes][qdq]") {
+  ModelBuilder mb(13);
+  mb.input("x", onnx::TensorProto::FLOAT, {1, 3, 8, 8});
+  mb.initializer("xs", {}, {0.02f}).int_initializer("xz", onnx::TensorProto::UINT8, {}, {128});
+  mb.int_initializer("w", onnx::TensorProto::INT8, {4, 3, 3, 3}, random_ints(108, -127, 127));
+  mb.initializer("ws", {4}, {0.004f, 0.006f, 0.003f, 0.005f});
+  mb.initializer("b", {4}, onnxc::testing::random_values(4, rng));
+  mb.initializer("ys", {}, {0.05f}).int_initializer("yz", onnx::TensorProto::UINT8, {}, {10});
+  quantize_io(mb, "x", "xq", "xs", "xz", "xd");
+  auto& dw = mb.node("DequantizeLinear", {"w", "ws"}, {"wd"}, "dq_w");
+  ModelBuilder::int_attr(dw, "axis", 0);
+  auto& conv = mb.node("Conv", {"xd", "wd", "b"}, {"c"}, "conv");
+  ModelBuilder::ints_attr(conv, "pads", {1, 1, 1, 1});
+  mb.node("Relu", {"c"}, {"r"}, "relu");
+  quantize_io(mb, "r", "yq", "ys", "yz", "y");
+  mb.output("y", onnx::TensorProto::FLOAT, {1, 4, 8, 8});
+  Lowered l = lower_qdq(mb, true);
+  INFO(l.ir);
+  CHECK(filecheck(l.ir, {"CHECK: %conv_bias_q: int32[4] = constant", "CHECK-NOT: = Conv@",
+                         "CHECK: %yq: uint8[1x4x8x8] = QLinearConv@13(%xq, %xs, %xz, %w, %ws, "
+                         "%conv_w_zero_point, %ys, %yz, %conv_bias_q) {fused_activation=\"Relu\", "
+                         "pads=[1, 1, 1, 1]}",
+                         "CHECK-NOT: Relu@", "CHECK: = DequantizeLinear@13(%yq, %ys, %yz)"}) == "");
+  CHECK(l.stats.at("Convs lowered to integers") == 1);
+  CHECK(l.stats.at("Relus fused") == 1);
+  check_within_one_step(mb, 0.05f);
+}
+
+TEST_CASE("lower-qdq: DQ -> Flatten -> MatMul -> Add(bias) -> Q becomes QLinearMatMul",
+          "[passes][qdq]") {
+  ModelBuilder mb(13);
+  mb.input("x", onnx::TensorProto::FLOAT, {1, 2, 4, 4});
+  mb.initializer("xs", {}, {0.015f}).int_initializer("xz", onnx::TensorProto::INT8, {}, {-5});
+  mb.int_initializer("w", onnx::TensorProto::INT8, {32, 5}, random_ints(160, -127, 127));
+  mb.initializer("ws", {5}, {0.002f, 0.003f, 0.0025f, 0.001f, 0.004f});
+  mb.int_initializer("wz", onnx::TensorProto::INT8, {5}, {0, 0, 0, 0, 0});
+  mb.initializer("b", {5}, onnxc::testing::random_values(5, rng));
+  mb.initializer("ys", {}, {0.01f}).int_initializer("yz", onnx::TensorProto::INT8, {}, {-3});
+  quantize_io(mb, "x", "xq", "xs", "xz", "xd");
+  mb.node("Flatten", {"xd"}, {"f"}, "flatten");
+  mb.node("DequantizeLinear", {"w", "ws", "wz"}, {"wd"}, "dq_w");  // axis 1: per column
+  mb.node("MatMul", {"f", "wd"}, {"m"}, "matmul");
+  mb.node("Add", {"m", "b"}, {"a"}, "add");
+  quantize_io(mb, "a", "yq", "ys", "yz", "y");
+  mb.output("y", onnx::TensorProto::FLOAT, {1, 5});
+  Lowered l = lower_qdq(mb, true);
+  INFO(l.ir);
+  CHECK(filecheck(l.ir, {"CHECK: %f: int8[1x32] = Flatten@13(%xq)",
+                         "CHECK: %yq: int8[1x5] = QLinearMatMul@13(%f, %xs, %xz, %w, %ws, %wz, "
+                         "%ys, %yz, %matmul_bias_q)",
+                         "CHECK-NOT: MatMul@", "CHECK-NOT: Add@"}) == "");
+  CHECK(l.stats.at("matrix products lowered to integers") == 1);
+  check_within_one_step(mb, 0.01f);
+}
+
+TEST_CASE("lower-qdq: Gemm with transB, per-row weights and an int32 DequantizeLinear bias",
+          "[passes][qdq]") {
+  ModelBuilder mb(13);
+  mb.input("x", onnx::TensorProto::FLOAT, {3, 6});
+  mb.initializer("xs", {}, {0.02f}).int_initializer("xz", onnx::TensorProto::UINT8, {}, {120});
+  mb.int_initializer("w", onnx::TensorProto::INT8, {4, 6}, random_ints(24, -127, 127));
+  mb.initializer("ws", {4}, {0.01f, 0.02f, 0.015f, 0.005f});
+  // The bias as quantization tools store it: int32 in units of x_scale * w_scale.
+  mb.int_initializer("bq", onnx::TensorProto::INT32, {4}, {120, -340, 55, 900});
+  mb.initializer("bs", {4}, {0.02f * 0.01f, 0.02f * 0.02f, 0.02f * 0.015f, 0.02f * 0.005f});
+  mb.initializer("ys", {}, {0.03f}).int_initializer("yz", onnx::TensorProto::UINT8, {}, {128});
+  quantize_io(mb, "x", "xq", "xs", "xz", "xd");
+  auto& dw = mb.node("DequantizeLinear", {"w", "ws"}, {"wd"}, "dq_w");
+  ModelBuilder::int_attr(dw, "axis", 0);
+  auto& db = mb.node("DequantizeLinear", {"bq", "bs"}, {"bd"}, "dq_b");
+  ModelBuilder::int_attr(db, "axis", 0);
+  auto& gemm = mb.node("Gemm", {"xd", "wd", "bd"}, {"g"}, "gemm");
+  ModelBuilder::int_attr(gemm, "transB", 1);
+  quantize_io(mb, "g", "yq", "ys", "yz", "y");
+  mb.output("y", onnx::TensorProto::FLOAT, {3, 4});
+  Lowered l = lower_qdq(mb, true);
+  INFO(l.ir);
+  CHECK(filecheck(l.ir, {"CHECK: %gemm_b_t: int8[6x4] = constant",
+                         "CHECK: %yq: uint8[3x4] = QLinearMatMul@13(%xq, %xs, %xz, %gemm_b_t, %ws, "
+                         "%gemm_b_zero_point, %ys, %yz, %gemm_bias_q)",
+                         "CHECK-NOT: Gemm@"}) == "");
+  check_within_one_step(mb, 0.03f);
+}
+
+TEST_CASE("lower-qdq leaves shared values, other activations and activations per axis alone",
+          "[passes][qdq]") {
+  auto build = [](const char* activation, bool share, bool per_axis_x) {
+    ModelBuilder mb(13);
+    mb.input("x", onnx::TensorProto::FLOAT, {1, 2, 4, 4});
+    if (per_axis_x)
+      mb.initializer("xs", {2}, {0.02f, 0.03f})
+          .int_initializer("xz", onnx::TensorProto::UINT8, {2}, {128, 128});
+    else
+      mb.initializer("xs", {}, {0.02f}).int_initializer("xz", onnx::TensorProto::UINT8, {}, {128});
+    mb.int_initializer("w", onnx::TensorProto::INT8, {2, 2, 1, 1}, {3, -4, 5, 6});
+    mb.initializer("ws", {}, {0.01f});
+    mb.initializer("ys", {}, {0.05f}).int_initializer("yz", onnx::TensorProto::UINT8, {}, {0});
+    quantize_io(mb, "x", "xq", "xs", "xz", "xd");
+    mb.node("DequantizeLinear", {"w", "ws"}, {"wd"}, "dq_w");
+    mb.node("Conv", {"xd", "wd"}, {"c"}, "conv");
+    mb.node(activation, {"c"}, {"r"}, "act");
+    quantize_io(mb, "r", "yq", "ys", "yz", "y");
+    mb.output("y", onnx::TensorProto::FLOAT, {1, 2, 4, 4});
+    if (share) mb.output("c", onnx::TensorProto::FLOAT, {1, 2, 4, 4});
+    return mb;
+  };
+  for (auto [activation, share, per_axis] :
+       {std::tuple{"Sigmoid", false, false}, std::tuple{"Relu", true, false},
+        std::tuple{"Relu", false, true}}) {
+    ModelBuilder mb = build(activation, share, per_axis);
+    Lowered l = lower_qdq(mb, true);
+    INFO(activation << " shared " << share << " per-axis x " << per_axis << "\n" << l.ir);
+    CHECK(filecheck(l.ir, {"CHECK: = Conv@13(%xd, ", "CHECK-NOT: QLinearConv"}) == "");
+    CHECK(l.stats.empty());
+  }
+  ModelBuilder lowered = build("Relu", false, false);
+  CHECK(lower_qdq(lowered, true).stats.at("Convs lowered to integers") == 1);
+}
