@@ -155,11 +155,11 @@ bool fused_relu(InferContext& ctx, bool& relu) {
 }
 
 // Input i of a QLinear node made by lower-qdq: an int32 bias with one value per output channel.
-bool check_bias(InferContext& ctx, size_t i, int64_t channels) {
+bool check_bias(InferContext& ctx, size_t i, int64_t channels, const char* name) {
   if (!ctx.input(i)) return true;
   if (!ctx.check_dtype(i, {DataType::kInt32})) return false;
   if (ctx.input(i)->shape != Shape{channels})
-    return ctx.fail("the bias has shape {}, expected [{}] (one per output channel)",
+    return ctx.fail("{} has shape {}, expected [{}] (one bias per output channel)", name,
                     shape_str(ctx.input(i)->shape), channels);
   return true;
 }
@@ -248,7 +248,7 @@ class QLinearMatMulOp final : public OpHandler {
       return ctx.fail("y_scale and y_zero_point must be single values (have shapes {} and {})",
                       shape_str(ctx.input(6)->shape), shape_str(ctx.input(7)->shape));
     p.y_axis = QuantAxis::kTensor;
-    return check_bias(ctx, 8, p.mm.n) && fused_relu(ctx, p.relu);
+    return check_bias(ctx, 8, p.mm.n, "the bias") && fused_relu(ctx, p.relu);
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
@@ -404,7 +404,7 @@ class QLinearConvOp final : public OpHandler {
         !channel_param(ctx, ctx.input(6), c_out, false, "y_scale", unused) ||
         !channel_param(ctx, y_zp, c_out, false, "y_zero_point", unused))
       return false;
-    return check_bias(ctx, 8, c_out) && fused_relu(ctx, s.p.relu);
+    return check_bias(ctx, 8, c_out, "B") && fused_relu(ctx, s.p.relu);
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
