@@ -191,11 +191,28 @@ bool activation_of(const Value* x, Dequant& dx) {
   return dequant_of(x, 0, 0, dx) && is_single(dx.scale);
 }
 
-// Output inputs (y_scale, y_zero_point) of the tail's QuantizeLinear.
-std::pair<Value*, Value*> output_params(Graph& g, const Tail& t, const std::string& base) {
+// The QLinear node's inputs (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+// y_zero_point[, bias]), absent zero points made explicit; `names` name the operands ("xw": x, w).
+std::vector<Value*> qlinear_inputs(Graph& g, const Node& n, const char* names, Value* a,
+                                   const Dequant& da, Value* b, const Dequant& db, const Tail& t,
+                                   Value* bias) {
+  auto zero_point = [&](const Dequant& d, char operand) {
+    return zero_point_or_zero(g, d.zero_point, d.q->dtype, d.scale,
+                              n.name + "_" + operand + "_zero_point");
+  };
   Value* ys = t.quantize->input(1);
-  return {ys, zero_point_or_zero(g, t.quantize->input(2), t.quantize->output(0)->dtype, ys,
-                                 base + "_y_zero_point")};
+  std::vector<Value*> in = {
+      a,
+      da.scale,
+      zero_point(da, names[0]),
+      b,
+      db.scale,
+      zero_point(db, names[1]),
+      ys,
+      zero_point_or_zero(g, t.quantize->input(2), t.quantize->output(0)->dtype, ys,
+                         n.name + "_y_zero_point")};
+  if (bias) in.push_back(bias);
+  return in;
 }
 
 bool lower_conv(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
@@ -214,18 +231,8 @@ bool lower_conv(Graph& g, Node& n, const Target& target, PassContext& stats, boo
         !(bias = quantized_bias(g, b, dx.scale, dw.scale, n.name + "_bias_q")))
       return false;
   }
-  auto [ys, yzp] = output_params(g, t, n.name);
-  std::vector<Value*> in = {
-      dx.q,
-      dx.scale,
-      zero_point_or_zero(g, dx.zero_point, dx.q->dtype, dx.scale, n.name + "_x_zero_point"),
-      dw.q,
-      dw.scale,
-      zero_point_or_zero(g, dw.zero_point, dw.q->dtype, dw.scale, n.name + "_w_zero_point"),
-      ys,
-      yzp};
-  if (bias) in.push_back(bias);
-  ok = rewrite(g, n, "QLinearConv", std::move(in), t, target, stats);
+  ok = rewrite(g, n, "QLinearConv", qlinear_inputs(g, n, "xw", dx.q, dx, dw.q, dw, t, bias), t,
+               target, stats);
   return true;
 }
 
@@ -283,18 +290,8 @@ bool lower_matmul(Graph& g, Node& n, const Target& target, PassContext& stats, b
     if (!fusion::reinfer(*reshape, target, stats.diag(), kPass)) return ok = false, true;
     stats.count("reshapes moved before a DequantizeLinear");
   }
-  auto [ys, yzp] = output_params(g, t, n.name);
-  std::vector<Value*> in = {
-      aq,
-      da.scale,
-      zero_point_or_zero(g, da.zero_point, da.q->dtype, da.scale, n.name + "_a_zero_point"),
-      bq,
-      db.scale,
-      zero_point_or_zero(g, db.zero_point, db.q->dtype, db.scale, n.name + "_b_zero_point"),
-      ys,
-      yzp};
-  if (bias) in.push_back(bias);
-  ok = rewrite(g, n, "QLinearMatMul", std::move(in), t, target, stats);
+  ok = rewrite(g, n, "QLinearMatMul", qlinear_inputs(g, n, "ab", aq, da, bq, db, t, bias), t,
+               target, stats);
   return true;
 }
 
