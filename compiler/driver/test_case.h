@@ -41,6 +41,7 @@ enum class CaseStatus { kPass, kFail, kUnsupported, kPassRandom };
 struct CaseResult {
   CaseStatus status = CaseStatus::kFail;
   std::string detail;
+  bool specialized = false;  // passed with small run-time inputs compiled in as constants
 };
 
 // Expands the command-line paths: a case folder, a folder of case folders, a light_*.onnx file

@@ -517,11 +517,12 @@ class TestRunner {
         CaseStatus::kPass,
         p.bound_inputs.empty()
             ? ""
-            : fmt::format("specialized to the values of {} small input(s)", p.bound_inputs.size())};
+            : fmt::format("specialized to the values of {} small input(s)", p.bound_inputs.size()),
+        !p.bound_inputs.empty()};
   }
 
   int report() {
-    size_t passed = 0, failed = 0, skipped = 0, random = 0;
+    size_t passed = 0, failed = 0, skipped = 0, random = 0, specialized = 0;
     std::string tsv = "case\tstatus\tdetail\n";
     for (size_t i = 0; i < cases_.size(); ++i) {
       const CaseResult& r = results_[i];
@@ -533,6 +534,7 @@ class TestRunner {
        : r.status == CaseStatus::kPassRandom ? random
        : r.status == CaseStatus::kFail       ? failed
                                              : skipped)++;
+      specialized += r.specialized;
       std::printf("%-12s %s%s%s\n", status, cases_[i].name.c_str(), r.detail.empty() ? "" : ": ",
                   r.detail.c_str());
       tsv += fmt::format("{}\t{}\t{}\n", cases_[i].name, status, r.detail);
@@ -541,6 +543,9 @@ class TestRunner {
     int rc = (failed == 0 && skipped == 0) ? kExitOk : kExitModelError;
     if (!args_.expect.empty()) rc = check_expectations();
     std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+    if (specialized)  // run-time shape inputs (README): counted apart
+      std::printf("%zu of the passed specialized to the values of small run-time inputs\n",
+                  specialized);
     const auto findings = std::count(sanitizer_found_.begin(), sanitizer_found_.end(), 1);
     if (args_.sanitize) std::printf("sanitizers: %td case(s) with a report\n", findings);
     if (findings) rc = kExitModelError;  // never hidden by the ratchet

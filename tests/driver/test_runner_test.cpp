@@ -116,3 +116,16 @@ TEST_CASE("onnxc test --cases: only the listed cases run; an unknown name is a u
   CHECK(contains(
       r.output, "'node/test_no_such_case' (listed in " + stale + ") is not among the cases given"));
 }
+
+TEST_CASE("onnxc test counts the cases specialized to small run-time inputs apart",
+          "[test-runner]") {
+  if (!backend_tests_found()) return;
+  Scratch s;
+  // test_reshape_extended_dims feeds Reshape's shape as a graph input: specialized.
+  Run r = run_onnxc("test --cache " + s.dir.string() + " " + kNode + "/test_abs " + kNode +
+                    "/test_reshape_extended_dims");
+  CHECK(r.exit_code == 0);
+  CHECK(contains(r.output, "node/test_reshape_extended_dims: specialized to the values of "));
+  CHECK(contains(r.output, "2 passed, 0 failed, 0 skipped"));
+  CHECK(contains(r.output, "1 of the passed specialized to the values of small run-time inputs"));
+}
