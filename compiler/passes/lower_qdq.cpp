@@ -1,8 +1,8 @@
 // lower-qdq: runs the quantized core of a QDQ graph in integers. The pattern quantization tools
 // and exporters write around each convolution and matrix product,
 //   DequantizeLinear(xq) --+
-//   DequantizeLinear(wq) --+-- Conv | MatMul | Gemm -- [Add(bias)] -- [Relu] -- QuantizeLinear ->
-//   yq [bias]              ---+
+//   DequantizeLinear(wq) --+-- Conv|MatMul|Gemm -- [Add(bias)] -- [Relu] -- QuantizeLinear -> yq
+//   [bias] ----------------+
 // becomes one QLinearConv / QLinearMatMul(xq, x_scale, x_zp, wq, w_scale, w_zp, y_scale, y_zp,
 // bias) {fused_activation="Relu"} writing yq: int8/uint8 products accumulated in int32 and
 // requantized in integers (onnxc/quantize.h), where the float graph dequantizes every weight and
@@ -13,12 +13,13 @@
 //
 // Conditions: xq is int8/uint8, per tensor; wq is a constant int8/uint8 tensor, per tensor or per
 // output channel (Conv: axis 0; MatMul B [K, N]: axis 1; Gemm B: axis 1, or axis 0 with transB,
-// whose constant is then transposed); scales and zero points are constants; the bias is a float
+// whose constant is then transposed), or (MatMul, Gemm without transB) a run-time tensor per
+// tensor, as in quantized attention; scales and zero points are constants; the bias is a float
 // constant (or a DequantizeLinear of constants) with one value per output channel; Gemm has
 // alpha = beta = 1 and transA = 0; every intermediate float value has one user; y_scale and
 // y_zero_point are single constants.
-// It does NOT lower: blocked quantization, per-axis activations, float8/int4 types, MatMuls
-// whose B is not a 2-D constant, reshapes other than one Flatten or Reshape between A's
+// It does NOT lower: blocked quantization, per-axis activations, float8/int4 types, constant
+// B of other ranks than 2, reshapes other than one Flatten or Reshape between A's
 // DequantizeLinear and the product (moved before it), other activations than Relu, QuantizeLinear
 // with a `precision`, ConvTranspose or ConvInteger-style graphs without the output QuantizeLinear.
 #include <cmath>
@@ -249,13 +250,14 @@ Value* transposed(Graph& g, const Value* b, const std::string& base) {
 bool lower_matmul(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
   const bool gemm = n.op_type == "Gemm";
   const Value *a = n.input(0), *b = n.input(1), *y = n.output(0);
-  if (!a || !b || !y || b->shape.size() != 2 || a->shape.size() < 2 || n.input(3)) return false;
+  if (!a || !b || !y || b->shape.size() < 2 || a->shape.size() < 2 || n.input(3)) return false;
+  const int64_t b_rank = static_cast<int64_t>(b->shape.size());
   if (!gemm && n.input(2)) return false;  // a biased MatMul is fuse-matmul-add's, later
   const bool trans_b = gemm && int_attr(n, "transB", 0);
   if (gemm && (int_attr(n, "transA", 0) || float_attr(n, "alpha", 1.0f) != 1.0f ||
                (n.input(2) && float_attr(n, "beta", 1.0f) != 1.0f)))
     return false;
-  const int64_t cols = trans_b ? b->shape[0] : b->shape[1];
+  const int64_t cols = b->shape[static_cast<size_t>(trans_b ? b_rank - 2 : b_rank - 1)];
   Dequant da, db;
   Tail t;
   // A Flatten or Reshape between the DequantizeLinear and A moves before it: per tensor, the
@@ -265,9 +267,11 @@ bool lower_matmul(Graph& g, Node& n, const Target& target, PassContext& stats, b
       !activation_of(reshape->input(0), da))
     reshape = nullptr;
   if (reshape) a = reshape->input(0);
-  if (!activation_of(a, da) || !dequant_of(b, cols, trans_b ? 0 : 1, db) || !db.q->is_constant() ||
+  if (!activation_of(a, da) || !dequant_of(b, cols, trans_b ? b_rank - 2 : b_rank - 1, db) ||
       !tail_of(g, y, !gemm, t))
     return false;
+  // B: a 2-D constant (per tensor or per column), or a run-time tensor per tensor, not transposed.
+  if (db.q->is_constant() ? b_rank != 2 : trans_b || !is_single(db.scale)) return false;
   std::vector<double> bias_f;
   const Value* bias_v = gemm ? n.input(2) : t.add ? fusion::other_operand(*t.add, y) : nullptr;
   if (bias_v) {

@@ -166,6 +166,27 @@ TEST_CASE("lower-qdq: Gemm with transB, per-row weights and an int32 DequantizeL
   check_within_one_step(mb, 0.03f);
 }
 
+TEST_CASE("lower-qdq: a batched MatMul of two quantized activations (attention scores)",
+          "[passes][qdq]") {
+  ModelBuilder mb(13);
+  mb.input("q", onnx::TensorProto::FLOAT, {2, 3, 4, 8})
+      .input("k", onnx::TensorProto::FLOAT, {2, 3, 8, 4});
+  mb.initializer("qs", {}, {0.02f}).int_initializer("qz", onnx::TensorProto::INT8, {}, {0});
+  mb.initializer("ks", {}, {0.025f}).int_initializer("kz", onnx::TensorProto::INT8, {}, {3});
+  mb.initializer("ys", {}, {0.05f}).int_initializer("yz", onnx::TensorProto::INT8, {}, {0});
+  quantize_io(mb, "q", "qq", "qs", "qz", "qd");
+  quantize_io(mb, "k", "kq", "ks", "kz", "kd");
+  mb.node("MatMul", {"qd", "kd"}, {"s"}, "scores");
+  quantize_io(mb, "s", "sq", "ys", "yz", "y");
+  mb.output("y", onnx::TensorProto::FLOAT, {2, 3, 4, 4});
+  Lowered l = lower_qdq(mb, true);
+  INFO(l.ir);
+  CHECK(filecheck(l.ir, {"CHECK: %sq: int8[2x3x4x4] = QLinearMatMul@13(%qq, %qs, %qz, %kq, %ks, "
+                         "%kz, %ys, %yz)",
+                         "CHECK-NOT: = MatMul@"}) == "");
+  check_within_one_step(mb, 0.05f);
+}
+
 TEST_CASE("lower-qdq leaves shared values, other activations and activations per axis alone",
           "[passes][qdq]") {
   auto build = [](const char* activation, bool share, bool per_axis_x) {
