@@ -78,7 +78,6 @@ struct ConvState : OpState {
   Epilogue epilogue{};                     // fused by a pass (Conv only)
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; emitted instead of kernel
   bool small_tiles = false;  // a microcontroller target: only the 4x8 scalar tiles fit its stack
-  int threads = 1;           // the target's --threads
   int tasks = 1;             // parts the variant runs in (onnxc/parallel.h); set with the variant
 };
 
@@ -240,13 +239,11 @@ class ConvOp final : public ConvLikeOp {
     if (ctx.input(0)->dtype == DataType::kFloat) {
       if (p.c_in == p.group) {
         s.kernel = &kConvDepthwise;
-        s.threads = p.batch == 1 ? ctx.target().threads : 1;  // parts split one image's channels
         ctx.request_scratch(static_cast<size_t>(conv_dw_scratch_bytes(p)));
       } else {
         s.kernel = &kConvGemm;
         fit_gemm_blocks(p, shape_numel(g.out), ctx.target().scratch_budget());
         s.small_tiles = ctx.target().is_microcontroller();
-        s.threads = ctx.target().threads;
         ctx.request_scratch(static_cast<size_t>(conv_gemm_scratch_bytes(p)));
       }
     }
@@ -274,14 +271,14 @@ class ConvOp final : public ConvLikeOp {
     return out;
   }
   int kernel_tasks(const Node& node) const override { return node.state_as<ConvState>().tasks; }
-  size_t use_kernel(Node& node, const KernelVariant& v) const override {
+  size_t use_kernel(Node& node, const KernelVariant& v, int threads) const override {
     auto& s = static_cast<ConvState&>(*node.state);
     s.variant = &v;
     // Parallel forms exist for every variant but the microcontroller tiles (which get no threads).
-    // (A depthwise convolution splits its input channels: it needs one per part.)
-    s.tasks = v.op != "conv" && s.p.c_in < s.threads
+    // (A depthwise convolution splits one image's input channels: it needs one per part.)
+    s.tasks = v.op != "conv" && (s.p.batch != 1 || s.p.c_in < threads)
                   ? 1
-                  : parallel_tasks(s.threads, conv_flops(s.p),
+                  : parallel_tasks(threads, conv_flops(s.p),
                                    v.op == "conv" ? kGemmGflopPerSecond : kDepthwiseGflopPerSecond);
     const index_t bytes = v.op == "conv"   ? conv_gemm_scratch_bytes(s.p)
                           : square_tile(v) ? f32_dwconv_kxk_scratch_bytes(s.p)

@@ -120,7 +120,6 @@ struct GemmState : OpState {
   bool float_kernel = false;  // float, or a half type computed in float: the f32 variants apply
   bool small_tiles = false;   // a microcontroller target: no vector unit, a small kernel stack
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; null: onnxc::gemm picks
-  int threads = 1;                         // the target's --threads
   int tasks = 1;  // parts a packed variant runs in (onnxc/parallel.h); set with the variant
 };
 
@@ -207,7 +206,6 @@ class GemmOp final : public OpHandler {
     s.ws = plan_workspace(ctx, s.half, gemm_workspace_bytes(p, kernel_scratch_budget(ctx)));
     s.float_kernel = a->dtype == DataType::kFloat || is_half(a->dtype);
     s.small_tiles = ctx.target().is_microcontroller();
-    s.threads = ctx.target().threads;
     return true;
   }
   std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
@@ -219,14 +217,14 @@ class GemmOp final : public OpHandler {
   // The plain variants take the workspace infer() planned (none below gemm_prefers_blocked());
   // the packed ones none: their B panels are in the weights.
   int kernel_tasks(const Node& node) const override { return node.state_as<GemmState>().tasks; }
-  size_t use_kernel(Node& node, const KernelVariant& v) const override {
+  size_t use_kernel(Node& node, const KernelVariant& v, int threads) const override {
     auto& s = static_cast<GemmState&>(*node.state);
     s.variant = &v;
     if (find_packed_gemm(&v)) {
       s.ws = {};
       // The packed forms split by column panels or rows (no scratch); the others stay whole.
       if (!s.half.bytes)
-        s.tasks = parallel_tasks(s.threads,
+        s.tasks = parallel_tasks(threads,
                                  2.0 * static_cast<double>(s.p.m) * static_cast<double>(s.p.n) *
                                      static_cast<double>(s.p.k),
                                  kPackedGemmGflopPerSecond);

@@ -217,12 +217,15 @@ struct OpHandler {
   virtual void emit(EmitContext& ctx) const = 0;
   // Kernel variants (ops/kernel_variants.h) this inferred node can run, best first; empty when
   // the handler has no variants. select-kernels calls use_kernel() with the first one the target
-  // allows: the handler records it in the node's state for emit() and returns the scratch bytes
-  // the variant needs.
+  // allows and the target's --threads: the handler records the variant (and the parts it runs
+  // in, up to `threads`) in the node's state for emit() and returns the scratch bytes it needs.
   virtual std::vector<const KernelVariant*> kernel_candidates(const Node& /*node*/) const {
     return {};
   }
-  virtual size_t use_kernel(Node& /*node*/, const KernelVariant& /*variant*/) const { return 0; }
+  virtual size_t use_kernel(Node& /*node*/, const KernelVariant& /*variant*/,
+                            int /*threads*/) const {
+    return 0;
+  }
   // After use_kernel: the parts (--threads) the chosen variant runs in, 1 when it stays whole.
   virtual int kernel_tasks(const Node& /*node*/) const { return 1; }
   // A constant input the chosen variant reads in a layout of its own (weights packed into the

@@ -393,8 +393,8 @@ class WithStrings final : public OpHandler {
   std::vector<const KernelVariant*> kernel_candidates(const Node& n) const override {
     return pick(n)->kernel_candidates(n);
   }
-  size_t use_kernel(Node& n, const KernelVariant& v) const override {
-    return pick(n)->use_kernel(n, v);
+  size_t use_kernel(Node& n, const KernelVariant& v, int threads) const override {
+    return pick(n)->use_kernel(n, v, threads);
   }
 
  private:

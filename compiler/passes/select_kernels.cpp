@@ -20,14 +20,14 @@ namespace {
 
 constexpr const char* kPass = "select-kernels";
 
-bool select_in(Graph& g, Isa isa, PassContext& stats) {
+bool select_in(Graph& g, const Target& target, PassContext& stats) {
   bool changed = false;
   for (auto& n : g.nodes) {
-    for (Graph* sub : subgraphs_of(*n)) changed |= select_in(*sub, isa, stats);
+    for (Graph* sub : subgraphs_of(*n)) changed |= select_in(*sub, target, stats);
     if (!n->handler || !n->state || n->elided) continue;
     for (const KernelVariant* v : n->handler->kernel_candidates(*n)) {
-      if (!isa_allows(isa, v->isa)) continue;
-      n->scratch_bytes = n->handler->use_kernel(*n, *v);
+      if (!isa_allows(target.isa, v->isa)) continue;
+      n->scratch_bytes = n->handler->use_kernel(*n, *v, target.threads);
       n->kernel = v->name;
       n->kernel_tasks = n->handler->kernel_tasks(*n);
       stats.count("kernels selected");
@@ -47,7 +47,7 @@ class SelectKernelsPass final : public Pass {
     return "picks each node's kernel variant (onnxc/variants.h) for the target's ISA";
   }
   bool run(Module& module, PassContext& ctx) override {
-    return select_in(*module.graph, module.target->isa, ctx);
+    return select_in(*module.graph, *module.target, ctx);
   }
 };
 
