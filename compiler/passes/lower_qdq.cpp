@@ -21,7 +21,8 @@
 // It does NOT lower: blocked quantization, per-axis activations, float8/int4 types, constant
 // B of other ranks than 2, reshapes other than one Flatten or Reshape between A's
 // DequantizeLinear and the product (moved before it), other activations than Relu, QuantizeLinear
-// with a `precision`, ConvTranspose or ConvInteger-style graphs without the output QuantizeLinear.
+// with a `precision`, ConvTranspose or ConvInteger-style graphs without the output QuantizeLinear,
+// and patterns inside If/Loop/Scan bodies (it walks the top-level graph only).
 #include <cmath>
 #include <limits>
 
@@ -95,14 +96,16 @@ bool bias_values(const Value* v, int64_t channels, std::vector<double>& out) {
   if (!is_op(n, "DequantizeLinear") || v->dtype != DataType::kFloat) return false;
   const Value *q = n->input(0), *scale = n->input(1), *zp = n->input(2);
   if (!q || !q->is_constant() || !scale || !scale->is_constant() ||
-      scale->dtype != DataType::kFloat || (zp && !zp->is_constant()) ||
+      scale->dtype != DataType::kFloat ||
+      (zp && (!zp->is_constant() || (!is_single(zp) && zp->numel() != channels))) ||
       (!is_single(scale) && scale->numel() != channels) ||
       (q->dtype != DataType::kInt32 && !is_int8(q->dtype)))
     return false;
   for (int64_t c = 0; c < channels; ++c) {
-    const int64_t k = is_single(scale) ? 0 : c;
-    const double z = zp ? zp->constant->double_at(k) : 0.0;
-    const float s = static_cast<float>(scale->constant->double_at(k));
+    // The scale and the zero point are each read per their own size: one value, or one per
+    // channel.
+    const double z = zp ? zp->constant->double_at(is_single(zp) ? 0 : c) : 0.0;
+    const float s = static_cast<float>(scale->constant->double_at(is_single(scale) ? 0 : c));
     out.push_back(static_cast<float>(static_cast<float>(q->constant->double_at(c) - z) * s));
   }
   return true;
