@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Accuracy and speed of onnxc against onnxruntime-node on the same CPU, on torchvision resnet18,
-# mobilenet_v2, squeezenet1_1 and an MLP. Needs python3-torch, python3-torchvision (apt) and
-# `npm install --ignore-scripts` in bench/. Usage: bench/compare_with_ort.sh [ONNXC] [ITERS]
+# mobilenet_v2, mobilenet_v3_small, efficientnet_b0, squeezenet1_1 and an MLP. Needs python3-torch,
+# python3-torchvision (apt) and `npm install --ignore-scripts` in bench/. Usage: bench/compare_with_ort.sh [ONNXC] [ITERS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 onnxc=${1:-$here/../build/onnxc}

@@ -5,7 +5,8 @@ output comes from onnxruntime (see ort_reference.js), so `onnxc test` checks onn
   make_cases.py export OUT_DIR   # model.onnx + test_data_set_0/input_0.pb (+ input_0.bin for node)
   make_cases.py expect OUT_DIR   # ORT's output_K.bin -> test_data_set_0/output_K.pb
 
-Models: torchvision resnet18, mobilenet_v2, squeezenet1_1 (random weights, seeded: nothing is
+Models: torchvision resnet18, mobilenet_v2, mobilenet_v3_small (HardSwish), efficientnet_b0
+(SiLU, squeeze-excitation), squeezenet1_1 (random weights, seeded: nothing is
 downloaded) and a 3-layer MLP, exported by Debian's python3-torch at opset 13."""
 import json
 import os
@@ -27,6 +28,8 @@ def export(out_dir):
     models = {
         "resnet18": (torchvision.models.resnet18(), (1, 3, 224, 224)),
         "mobilenet_v2": (torchvision.models.mobilenet_v2(), (1, 3, 224, 224)),
+        "mobilenet_v3_small": (torchvision.models.mobilenet_v3_small(), (1, 3, 224, 224)),
+        "efficientnet_b0": (torchvision.models.efficientnet_b0(), (1, 3, 224, 224)),
         "squeezenet1_1": (torchvision.models.squeezenet1_1(), (1, 3, 224, 224)),
         "mlp": (mlp, (8, 784)),
     }

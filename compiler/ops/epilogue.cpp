@@ -21,6 +21,7 @@ constexpr ActivationName kActivations[] = {
     {"Tanh", "onnxc::kActTanh", kActTanh},
     {"Gelu", "onnxc::kActGeluErf", kActGeluErf},
     {"GeluTanh", "onnxc::kActGeluTanh", kActGeluTanh},
+    {"Swish", "onnxc::kActSwish", kActSwish},
 };
 
 }  // namespace

@@ -6,8 +6,9 @@
 //   input 2                 the bias (Conv B, Gemm C, MatMul: a [N] row added to every row)
 //   input 3                 the residual: same shape and type as the output, added after the bias
 //   fused_activation="Relu" the activation applied last: Relu, Clip, LeakyRelu, Sigmoid,
-//                           HardSigmoid, HardSwish, Tanh, Gelu, GeluTanh
-//   fused_alpha, fused_beta its parameters (Clip: min, max; LeakyRelu: alpha; HardSigmoid)
+//                           HardSigmoid, HardSwish, Tanh, Gelu, GeluTanh, Swish
+//   fused_alpha, fused_beta its parameters (Clip: min, max; LeakyRelu, Swish: alpha;
+//                           HardSigmoid)
 // so each output element is activation(op + bias + residual), as the unfused graph computes it.
 // Only float nodes are fused. This header does not decide anything: passes do.
 #pragma once

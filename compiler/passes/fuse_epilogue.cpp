@@ -7,7 +7,7 @@
 // comes from fuse-matmul-add, and fold-batchnorm already folded such Adds after constant
 // weights); then the residual Add (both operands of the same shape, no broadcasting); then one
 // activation: Relu, Clip (constant bounds), LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh,
-// Gelu (both approximations).
+// Gelu (both approximations), Swish (fuse-swish makes it from x * Sigmoid(x)).
 // When R is computed after P, P moves down to the Add's place (P's own inputs are older).
 //
 // It does NOT fuse: when an intermediate value has another user or is a graph output; an Add
@@ -42,6 +42,7 @@ bool activation_of(const Node& a, const Value* y, std::string& name, float& alph
   if (name == "Relu" || name == "Sigmoid" || name == "HardSwish" || name == "Tanh")
     return a.inputs.size() == 1;
   if (name == "LeakyRelu") return alpha = attr_or(a, "alpha", 0.01f), true;
+  if (name == "Swish") return alpha = attr_or(a, "alpha", 1.0f), true;
   if (name == "HardSigmoid")
     return alpha = attr_or(a, "alpha", 0.2f), beta = attr_or(a, "beta", 0.5f), true;
   if (name == "Gelu") {

@@ -6,6 +6,7 @@
 //                    Transpose(swap last two axes) -> MatMul/Gemm -> transA/transB.
 //   fold-batchnorm   BatchNormalization (and Mul/Add by per-channel constants) after a Conv,
 //                    Gemm or MatMul with constant weights -> folded into the weights and bias.
+//   fuse-swish       x * Sigmoid(x) -> Swish(x) (SiLU), for fuse-epilogue to take next.
 //   fuse-epilogue    Conv/Gemm/MatMul -> [Add residual] -> [activation] -> one node whose
 //                    kernel applies them while its output tile is in cache (ops/epilogue.h).
 //

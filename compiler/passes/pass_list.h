@@ -12,6 +12,7 @@
   X(make_fold_constants_pass)  \
   X(make_fuse_matmul_add_pass) \
   X(make_fold_batchnorm_pass)  \
+  X(make_fuse_swish_pass)      \
   X(make_fuse_epilogue_pass)   \
   X(make_dead_code_pass)       \
   X(make_select_kernels_pass)  \

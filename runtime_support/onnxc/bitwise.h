@@ -12,6 +12,7 @@
 
 #include "onnxc/base.h"
 #include "onnxc/elementwise.h"
+#include "onnxc/vmath.h"
 
 namespace onnxc {
 
@@ -58,10 +59,7 @@ struct SwishFn {
   float alpha;
   template <typename T>
   T operator()(T x) const {
-    const T z = static_cast<T>(alpha) * x;
-    // sigmoid(z) without overflow: for z < 0 as e^z / (1 + e^z).
-    const T sig = z >= T(0) ? T(1) / (T(1) + std::exp(-z)) : std::exp(z) / (T(1) + std::exp(z));
-    return x * sig;
+    return x * sigmoid_of(static_cast<T>(static_cast<T>(alpha) * x));
   }
 };
 

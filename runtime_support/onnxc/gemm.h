@@ -53,6 +53,7 @@
 #include <type_traits>
 
 #include "onnxc/base.h"
+#include "onnxc/vmath.h"
 
 // Microcontrollers (Arm's M profile) have no vector unit and a few KiB of stack: the kernels
 // pick register tiles whose accumulators fit the FPU's registers (a spilled 4 x 16 tile alone
@@ -90,6 +91,7 @@ enum EpilogueActivation : int {
   kActTanh,
   kActGeluErf,
   kActGeluTanh,
+  kActSwish,  // v * sigmoid(alpha * v) (SiLU at alpha = 1)
 };
 
 struct Epilogue {
@@ -97,6 +99,18 @@ struct Epilogue {
   float alpha, beta;  // the activation's parameters (see EpilogueActivation), else 0
   int residual;       // 1: add the residual operand (Y's layout) before the activation
 };
+
+// y[0..n) = sigmoid(y) or Swish y * sigmoid(alpha * y), in one loop that vectorizes; out of line
+// and shared by both, so a model pays for its code once (flash on microcontrollers).
+template <typename T>
+__attribute__((noinline)) void sigmoid_epilogue(const Epilogue& e, T* y, index_t n) {
+  const bool swish = e.activation == kActSwish;
+  const T alpha = swish ? static_cast<T>(e.alpha) : T(1);
+  for (index_t i = 0; i < n; ++i) {
+    const T s = sigmoid_of(static_cast<T>(alpha * y[i]));
+    y[i] = swish ? y[i] * s : s;
+  }
+}
 
 // One element: activation(v).
 template <typename T>
@@ -114,8 +128,6 @@ inline T epilogue_activation(const Epilogue& e, T x) {
       }
       case kActLeakyRelu:
         return x >= T(0) ? x : static_cast<T>(x * alpha);
-      case kActSigmoid:
-        return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
       case kActHardSigmoid:
         return clamp_unit(alpha * x + beta);
       case kActHardSwish:
@@ -128,6 +140,10 @@ inline T epilogue_activation(const Epilogue& e, T x) {
         return T(0.5) * x *
                (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) *
                                  (x + T(0.044715) * x * x * x)));
+      case kActSigmoid:
+      case kActSwish:  // the row loop's code, not a second copy of the polynomial
+        sigmoid_epilogue(e, &x, 1);
+        return x;
       default:
         return x;
     }
@@ -163,6 +179,10 @@ inline void apply_epilogue(const Epilogue& e, T* y, const T* residual, index_t n
     case kActHardSwish:
       if constexpr (std::is_floating_point_v<T>)
         for (index_t i = 0; i < n; ++i) y[i] = clamp_unit(y[i] / T(6) + T(0.5)) * y[i];
+      return;
+    case kActSigmoid:
+    case kActSwish:
+      if constexpr (std::is_floating_point_v<T>) sigmoid_epilogue(e, y, n);
       return;
     default:
       for (index_t i = 0; i < n; ++i) y[i] = epilogue_activation(e, y[i]);
@@ -201,8 +221,9 @@ inline T combine(Acc<T> acc, const T* c, float alpha, float beta) {
 
 }  // namespace gemm_detail
 
-// The reference: one dot product per output element.
-template <typename T>
+// The reference: one dot product per output element. kFused = false (the overload without an
+// epilogue) leaves apply_epilogue, and the activations' code, out of the program.
+template <typename T, bool kFused = true>
 inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
                      const Epilogue& e, const T* residual) {
   using Acc = gemm_detail::Acc<T>;
@@ -216,14 +237,15 @@ inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T*
             static_cast<Acc>(a[i * a_is + kk * a_ks]) * static_cast<Acc>(b[kk * b_ks + j * b_js]);
       const T* ci = c ? c + i * p.c_row_stride + j * p.c_col_stride : nullptr;
       y[i * p.ldy + j] = gemm_detail::combine<T>(acc, ci, p.alpha, p.beta);
-      if (e.activation || e.residual)
-        apply_epilogue(e, y + i * p.ldy + j, residual ? residual + i * p.ldy + j : residual, 1);
+      if constexpr (kFused)
+        if (e.activation || e.residual)
+          apply_epilogue(e, y + i * p.ldy + j, residual ? residual + i * p.ldy + j : residual, 1);
     }
 }
 
 template <typename T>
 inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
-  gemm_ref(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr));
+  gemm_ref<T, false>(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr));
 }
 
 namespace gemm_detail {

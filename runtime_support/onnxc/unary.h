@@ -109,16 +109,7 @@ inline T softplus(T x) {
 ONNXC_UNARY_FUNCTOR(Relu, x > T(0) ? x : T(0))
 ONNXC_UNARY_FUNCTOR(LeakyRelu, x >= T(0) ? x : static_cast<T>(x * static_cast<T>(alpha)))
 // Float (and the half types, computed in float) through the vectorizable sigmoid_poly.
-struct Sigmoid {
-  float alpha, beta;
-  template <typename T>
-  ONNXC_ALWAYS_INLINE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, float>)
-      return sigmoid_poly(x);
-    else
-      return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
-  }
-};
+ONNXC_UNARY_FUNCTOR(Sigmoid, sigmoid_of(x))
 ONNXC_UNARY_FUNCTOR(HardSigmoid, clamp_unit(static_cast<T>(alpha) * x + static_cast<T>(beta)))
 ONNXC_UNARY_FUNCTOR(HardSwish, clamp_unit(x / T(6) + T(0.5)) * x)
 ONNXC_UNARY_FUNCTOR(Tanh, std::tanh(x))

@@ -5,11 +5,15 @@
 //                    or 0; max relative error 3e-7. For ops whose results reach neither end
 //                    (Softmax after subtracting the max, Sigmoid), never for the Exp op itself.
 //   sigmoid_poly(x)  1 / (1 + e^-x) through exp_poly(-|x|), so it never overflows; NaN stays NaN.
+//   sigmoid_of(x)    the sigmoid every kernel uses: sigmoid_poly for float, std::exp in the
+//                    overflow-free form for double (so fused and unfused Sigmoids agree).
 #ifndef ONNXC_VMATH_H
 #define ONNXC_VMATH_H
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "onnxc/base.h"
 
@@ -41,6 +45,14 @@ ONNXC_ALWAYS_INLINE float sigmoid_poly(float x) {
   const float r = 1.0f / (1.0f + e);
   const float y = x >= 0.0f ? r : e * r;
   return x == x ? y : x;
+}
+
+template <typename T>
+ONNXC_ALWAYS_INLINE T sigmoid_of(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return sigmoid_poly(x);
+  else
+    return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
 }
 
 }  // namespace onnxc

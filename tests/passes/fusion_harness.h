@@ -23,7 +23,8 @@ struct FusionLowered {
   std::string ir;                        // the main graph after dead-code
 };
 
-const char* const kFusionPasses[] = {"fuse-matmul-add", "fold-batchnorm", "fuse-epilogue"};
+const char* const kFusionPasses[] = {"fuse-matmul-add", "fold-batchnorm", "fuse-swish",
+                                     "fuse-epilogue"};
 
 // The pipeline up to dead-code, with or without the fusion passes.
 inline FusionLowered lower(ModelBuilder& mb, bool fuse) {

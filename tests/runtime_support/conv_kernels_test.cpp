@@ -341,6 +341,7 @@ TEST_CASE("fused Conv epilogues match the convolution followed by the unfused op
                                 {kActHardSigmoid, 0.2f, 0.5f, 0},
                                 {kActTanh, 0, 0, 0},
                                 {kActGeluErf, 0, 0, 1},
+                                {kActSwish, 1.0f, 0, 1},
                                 {kActNone, 0, 0, 1}};
   // Depth across the 256-deep slices (the epilogue runs after the last one only), row blocks,
   // odd positions, depthwise with multiplier.

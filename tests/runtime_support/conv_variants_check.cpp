@@ -203,7 +203,8 @@ int run_variant(const Compiled& c, const std::string& op, const std::string& til
   std::mt19937 rng(7);
   const Epilogue epilogues[] = {{kActNone, 0, 0, 0},       {kActRelu, 0, 0, 1},
                                 {kActClip, 0.0f, 6.0f, 0}, {kActClip, -0.25f, 0.5f, 1},
-                                {kActSigmoid, 0, 0, 1},    {kActHardSwish, 0, 0, 0}};
+                                {kActSigmoid, 0, 0, 1},    {kActHardSwish, 0, 0, 0},
+                                {kActSwish, 1.0f, 0, 1}};
   int cases = 0, i = 0;
   const index_t sizes[] = {1, 2, 3, 5, 7, 8, 9, 14, 15, 16, 17, 23, 28, 33, 56};
   for (index_t h : sizes)

@@ -296,6 +296,7 @@ const Epilogue kEpilogues[] = {
     {kActSigmoid, 0, 0, 0},     {kActHardSigmoid, 0.2f, 0.5f, 1},
     {kActHardSwish, 0, 0, 0},   {kActTanh, 0, 0, 1},
     {kActGeluErf, 0, 0, 0},     {kActGeluTanh, 0, 0, 1},
+    {kActSwish, 1.0f, 0, 0},    {kActSwish, 0.5f, 0, 1},
 };
 
 // The unfused graph: y = activation(y + residual) as separate passes after the product.
@@ -336,6 +337,8 @@ TEST_CASE("epilogue activations follow the ONNX definitions", "[gemm-kernels]") 
   CHECK(act(kActTanh, 0.5f) == Approx(std::tanh(0.5f)));
   CHECK(act(kActGeluErf, 1.0f) == Approx(0.8413447f));
   CHECK(act(kActGeluTanh, 1.0f) == Approx(0.8411920f));
+  CHECK(act(kActSwish, 2.0f, 1.0f) == Approx(2.0f / (1.0f + std::exp(-2.0f))));
+  CHECK(act(kActSwish, -3.0f, 0.5f) == Approx(-3.0f / (1.0f + std::exp(1.5f))));
   CHECK(std::isnan(act(kActRelu, NAN)) == false);  // NaN > 0 is false: Relu gives 0, as ONNX's
   CHECK(std::isnan(act(kActClip, NAN, -1.0f, 1.0f)));
 }
