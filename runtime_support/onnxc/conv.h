@@ -312,6 +312,7 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
   const index_t p_end =
       kParted && part->block1 * p.tile < positions ? part->block1 * p.tile : positions;
   const index_t row0 = kParted ? part->row0 : 0, row1 = kParted ? part->row1 : m;
+  const bool by_rows = e && epilogue_by_rows(*e);
   for (index_t p0 = p_begin; p0 < p_end; p0 += p.tile) {
     const index_t nc = positions - p0 < p.tile ? positions - p0 : p.tile;
     const index_t n_panels = (nc + NR - 1) / NR;
@@ -337,11 +338,14 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
             const index_t at = i * positions + p0 + jp * NR;
             kTile(w + i * depth + k0, depth, panels + jp * kc * NR, kc, y + at, positions, mr, nr,
                   b ? b + i : nullptr, k0 > 0);
-            if (e && k0 + kc == depth)  // the tile is final: finish it while it is in L1
+            if (e && !by_rows && k0 + kc == depth)  // the tile is final: finish it in L1
               for (index_t r = 0; r < mr; ++r)
                 apply_epilogue(*e, y + at + r * positions, res ? res + at + r * positions : res,
                                nr);
           }
+        if (by_rows && k0 + kc == depth)  // the block's rows are final, and still in L2
+          for (index_t r = i0; r < i1; ++r)
+            apply_epilogue(*e, y + r * positions + p0, res ? res + r * positions + p0 : res, nc);
       }
     }
   }

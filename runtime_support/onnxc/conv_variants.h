@@ -144,7 +144,8 @@ inline void pad_plane(const ConvParams& p, const float* xc, float* plane) {
 }
 
 // How the epilogue is applied in registers: kNone (no activation), kRelu, kClip, or kLater (an
-// activation the vector code does not have: apply_epilogue() runs on the stored row).
+// activation the vector code does not have: apply_epilogue() runs on the channel's stored plane,
+// one call per plane, while it is in cache).
 enum class Act { kNone, kRelu, kClip, kLater };
 
 inline Act act_of(const Epilogue* e) {
@@ -189,7 +190,6 @@ inline void block(const float* plane, index_t ld, index_t half, const typename I
       if (act == Act::kClip) v = I::clip(v, e->alpha, e->beta);
     }
     I::store_n(y + at, v, n);
-    if (act == Act::kLater) apply_epilogue(*e, y + at, res ? res + at : res, n);
   }
 }
 
@@ -231,6 +231,7 @@ inline void channels(const ConvParams& p, const float* x, const float* w, const 
       // open bound, -O3 warns that a far iteration would overflow the row offset).
       for (index_t r = 0; r + 1 < kRows && oh < out_h; ++r, ++oh)
         rows<I, K, S, 1>(p, plane, wv, bias, oh, yc, rc, act, e);
+      if (act == Act::kLater) apply_epilogue(*e, yc, rc, out_size);
     }
 }
 

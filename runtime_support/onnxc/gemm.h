@@ -150,6 +150,19 @@ inline T epilogue_activation(const Epilogue& e, T x) {
   }
 }
 
+// Whether kernels apply e over whole output rows after the register tiles rather than per tile:
+// the sigmoid family runs an out-of-line vectorized loop whose per-call cost would dominate runs
+// of a tile's width. Never on Arm's M profile: no vector loop to feed, and the second call site
+// would cost flash and stack.
+inline bool epilogue_by_rows(const Epilogue& e) {
+#if defined(ONNXC_SMALL_TILES)
+  (void)e;
+  return false;
+#else
+  return e.activation == kActSigmoid || e.activation == kActSwish;
+#endif
+}
+
 // y[0..n) = activation(y + residual) over one row of a finished tile (residual may be null).
 // The activation is picked outside the loops so that the cheap ones vectorize.
 template <typename T>

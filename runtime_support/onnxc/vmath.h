@@ -20,10 +20,9 @@
 namespace onnxc {
 
 // 2^n * e^r with n = round(x / ln 2), |r| <= ln(2) / 2, e^r by its degree-6 Taylor polynomial
-// (truncation error r^7 / 7! < 1.2e-7), 2^n built in the exponent bits.
-ONNXC_ALWAYS_INLINE float exp_poly(float x) {
-  x = x > -87.0f ? x : -87.0f;  // also maps NaN, keeping the int conversion below defined
-  x = x < 88.0f ? x : 88.0f;
+// (truncation error r^7 / 7! < 1.2e-7), 2^n built in the exponent bits; for x already in
+// [-87, 88] (exp_poly clamps).
+ONNXC_ALWAYS_INLINE float exp_poly_in_range(float x) {
   const float t = x * 1.44269504088896341f;
   const float n = (t + 12582912.0f) - 12582912.0f;  // round to nearest via 1.5 * 2^23
   const float r = (x - n * 0.693145751953125f) - n * 1.428606765330187e-06f;  // ln 2 in 2 parts
@@ -40,8 +39,17 @@ ONNXC_ALWAYS_INLINE float exp_poly(float x) {
   return e * scale;
 }
 
+ONNXC_ALWAYS_INLINE float exp_poly(float x) {
+  x = x > -87.0f ? x : -87.0f;  // also maps NaN, keeping the int conversion below defined
+  x = x < 88.0f ? x : 88.0f;
+  return exp_poly_in_range(x);
+}
+
 ONNXC_ALWAYS_INLINE float sigmoid_poly(float x) {
-  const float e = exp_poly(x < 0.0f ? x : -x);  // e^-|x| in (0, 1]
+  // e^-|x| in (0, 1]: exp_poly without its upper clamp (-|x| <= 0), one compare less per element
+  // in a loop (sigmoid is compute-bound); NaN maps to -87 as in exp_poly, and is returned below.
+  const float a = x < 0.0f ? x : -x;
+  const float e = exp_poly_in_range(a > -87.0f ? a : -87.0f);
   const float r = 1.0f / (1.0f + e);
   const float y = x >= 0.0f ? r : e * r;
   return x == x ? y : x;
