@@ -25,32 +25,41 @@ struct BroadcastParams {
   int kind;  // 0: general, 1: same shape, 2: b is a scalar, 3: a is a scalar
 };
 
+namespace binary_detail {
+
+// y[i] = f(a[i * sa], b[i * sb]) for i in [0, n). Unit and zero strides get loops of their own,
+// which vectorize: whole same-shape or scalar operands, and rows such as a per-channel scale
+// (squeeze-excitation's Mul: a run of a[i] * b[0]).
+template <typename TA, typename TB, typename TY, typename F>
+inline void row(const TA* a, const TB* b, TY* y, index_t n, index_t sa, index_t sb, F f) {
+  if (sa == 1 && sb == 1) {
+    for (index_t i = 0; i < n; ++i) y[i] = ElemStore<TY>::to(f(elem_load(a[i]), elem_load(b[i])));
+  } else if (sa == 1 && sb == 0) {
+    const auto s = elem_load(b[0]);
+    for (index_t i = 0; i < n; ++i) y[i] = ElemStore<TY>::to(f(elem_load(a[i]), s));
+  } else if (sa == 0 && sb == 1) {
+    const auto s = elem_load(a[0]);
+    for (index_t i = 0; i < n; ++i) y[i] = ElemStore<TY>::to(f(s, elem_load(b[i])));
+  } else {
+    for (index_t i = 0; i < n; ++i)
+      y[i] = ElemStore<TY>::to(f(elem_load(a[i * sa]), elem_load(b[i * sb])));
+  }
+}
+
+}  // namespace binary_detail
+
 template <typename TA, typename TB, typename TY, typename F>
 inline void binary_ref(const BroadcastParams& p, const TA* a, const TB* b, TY* y, F f) {
-  if (p.kind == 1) {
-    for (index_t i = 0; i < p.numel; ++i)
-      y[i] = ElemStore<TY>::to(f(elem_load(a[i]), elem_load(b[i])));
-    return;
-  }
-  if (p.kind == 2) {
-    const auto s = elem_load(b[0]);
-    for (index_t i = 0; i < p.numel; ++i) y[i] = ElemStore<TY>::to(f(elem_load(a[i]), s));
-    return;
-  }
-  if (p.kind == 3) {
-    const auto s = elem_load(a[0]);
-    for (index_t i = 0; i < p.numel; ++i) y[i] = ElemStore<TY>::to(f(s, elem_load(b[i])));
-    return;
-  }
-  // General case: the innermost axis in a loop, the outer ones by an odometer.
+  if (p.kind != 0)  // same shape, b a scalar, a a scalar: one run over the whole output
+    return binary_detail::row(a, b, y, p.numel, p.kind == 3 ? 0 : 1, p.kind == 2 ? 0 : 1, f);
+  // General case: the innermost axis as one row, the outer ones by an odometer.
   index_t idx[kMaxRank] = {};
   const int last = p.rank - 1;
   const index_t inner = p.rank ? p.dims[last] : 1;
   const index_t sa = p.rank ? p.a_strides[last] : 0, sb = p.rank ? p.b_strides[last] : 0;
   index_t ao = 0, bo = 0;
   for (index_t base = 0; base < p.numel; base += inner) {
-    for (index_t i = 0; i < inner; ++i)
-      y[base + i] = ElemStore<TY>::to(f(elem_load(a[ao + i * sa]), elem_load(b[bo + i * sb])));
+    binary_detail::row(a + ao, b + bo, y + base, inner, sa, sb, f);
     for (int d = last - 1; d >= 0; --d) {
       ao += p.a_strides[d];
       bo += p.b_strides[d];

