@@ -135,6 +135,8 @@ inline T epilogue_activation(const Epilogue& e, T x) {
       case kActTanh:
         return std::tanh(x);
       case kActGeluErf:
+        // std::erf, not erf_poly: inlined in this switch, every model with an epilogue would
+        // carry its code (flash on microcontrollers); the unfused Gelu and Erf use erf_poly.
         return T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2))));
       case kActGeluTanh:
         return T(0.5) * x *
