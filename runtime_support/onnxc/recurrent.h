@@ -20,6 +20,7 @@
 
 #include "onnxc/base.h"
 #include "onnxc/gemm.h"
+#include "onnxc/vmath.h"
 
 namespace onnxc {
 
@@ -85,10 +86,10 @@ inline T recurrent_activate(const RecurrentAct& a, T x) {
   switch (a.kind) {
     case kRecRelu:
       return x > T(0) ? x : T(0);
-    case kRecTanh:
-      return std::tanh(x);
+    case kRecTanh:  // tanh_of and sigmoid_of: as the Tanh and Sigmoid ops compute them
+      return tanh_of(x);
     case kRecSigmoid:
-      return T(1) / (T(1) + std::exp(-x));
+      return sigmoid_of(x);
     case kRecAffine:
       return alpha * x + beta;
     case kRecLeakyRelu:
@@ -96,7 +97,7 @@ inline T recurrent_activate(const RecurrentAct& a, T x) {
     case kRecThresholdedRelu:
       return x >= alpha ? x : T(0);
     case kRecScaledTanh:
-      return alpha * std::tanh(beta * x);
+      return alpha * tanh_of(beta * x);
     case kRecHardSigmoid: {
       const T v = alpha * x + beta;
       return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);

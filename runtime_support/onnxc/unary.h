@@ -112,7 +112,7 @@ ONNXC_UNARY_FUNCTOR(LeakyRelu, x >= T(0) ? x : static_cast<T>(x * static_cast<T>
 ONNXC_UNARY_FUNCTOR(Sigmoid, sigmoid_of(x))
 ONNXC_UNARY_FUNCTOR(HardSigmoid, clamp_unit(static_cast<T>(alpha) * x + static_cast<T>(beta)))
 ONNXC_UNARY_FUNCTOR(HardSwish, clamp_unit(x / T(6) + T(0.5)) * x)
-ONNXC_UNARY_FUNCTOR(Tanh, std::tanh(x))
+ONNXC_UNARY_FUNCTOR(Tanh, tanh_of(x))
 ONNXC_UNARY_FUNCTOR(Erf, erf_of(x))
 ONNXC_UNARY_FUNCTOR(Exp, std::exp(x))
 ONNXC_UNARY_FUNCTOR(Log, std::log(x))
@@ -146,8 +146,8 @@ ONNXC_UNARY_FUNCTOR(Acosh, std::acosh(x))
 ONNXC_UNARY_FUNCTOR(Atanh, std::atanh(x))
 ONNXC_UNARY_FUNCTOR(GeluErf, T(0.5) * x * (T(1) + erf_of(x / std::sqrt(T(2)))))
 ONNXC_UNARY_FUNCTOR(GeluTanh, T(0.5) * x *
-                                  (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) *
-                                                    (x + T(0.044715) * x * x * x))))
+                                  (T(1) + tanh_of(std::sqrt(T(2) / T(3.14159265358979323846)) *
+                                                  (x + T(0.044715) * x * x * x))))
 ONNXC_UNARY_FUNCTOR(Scale, static_cast<T>(alpha) * x)
 #undef ONNXC_UNARY_FUNCTOR
 

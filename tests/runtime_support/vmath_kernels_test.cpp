@@ -78,7 +78,6 @@ TEST_CASE("erf_poly is within 2 ulp of erf on a sample of every float, odd, NaN 
     std::memcpy(&g, &got, sizeof g);
     std::memcpy(&w, &want, sizeof w);
     const long ulp = std::labs(static_cast<long>(g) - static_cast<long>(w));
-    if (ulp > worst_ulp) INFO("x " << x << " got " << got << " want " << want);
     worst_ulp = std::max(worst_ulp, ulp);
   }
   CHECK(worst_ulp <= 2);
@@ -87,4 +86,30 @@ TEST_CASE("erf_poly is within 2 ulp of erf on a sample of every float, odd, NaN 
   CHECK(erf_poly(std::numeric_limits<float>::infinity()) == 1.0f);
   CHECK(erf_poly(-std::numeric_limits<float>::infinity()) == -1.0f);
   CHECK(erf_poly(-0.5f) == -erf_poly(0.5f));
+}
+
+TEST_CASE("tanh_poly is within 2 ulp of tanh on a sample of every float, odd, NaN kept",
+          "[vmath]") {
+  long worst_ulp = 0;
+  for (std::uint64_t b = 0; b < (std::uint64_t{1} << 32); b += 61) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(b);
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    if (x != x) {
+      REQUIRE(tanh_poly(x) != tanh_poly(x));
+      continue;
+    }
+    const float got = tanh_poly(x), want = static_cast<float>(std::tanh(static_cast<double>(x)));
+    std::int32_t g, w;
+    std::memcpy(&g, &got, sizeof g);
+    std::memcpy(&w, &want, sizeof w);
+    const long ulp = std::labs(static_cast<long>(g) - static_cast<long>(w));
+    worst_ulp = std::max(worst_ulp, ulp);
+  }
+  CHECK(worst_ulp <= 2);
+  CHECK(tanh_poly(0.0f) == 0.0f);
+  CHECK(std::signbit(tanh_poly(-0.0f)));
+  CHECK(tanh_poly(std::numeric_limits<float>::infinity()) == 1.0f);
+  CHECK(tanh_poly(-std::numeric_limits<float>::infinity()) == -1.0f);
+  CHECK(tanh_poly(-0.7f) == -tanh_poly(0.7f));
 }
