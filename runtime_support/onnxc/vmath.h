@@ -65,18 +65,39 @@ ONNXC_ALWAYS_INLINE float sigmoid_poly(float x) {
   return x == x ? y : x;
 }
 
+namespace vmath_detail {
+
+// |x| (in the bits: no compare), and x's sign bit in *sign.
+ONNXC_ALWAYS_INLINE float magnitude(float x, std::uint32_t* sign) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  *sign = bits & 0x80000000u;
+  bits &= 0x7fffffffu;
+  float ax;
+  std::memcpy(&ax, &bits, sizeof ax);
+  return ax;
+}
+
+// An odd function's value at x from y = f(|x|) >= 0: y with x's sign; NaN x is returned as is.
+ONNXC_ALWAYS_INLINE float odd_result(float x, float y, std::uint32_t sign) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &y, sizeof bits);
+  bits |= sign;
+  float r;
+  std::memcpy(&r, &bits, sizeof r);
+  return x == x ? r : x;
+}
+
+}  // namespace vmath_detail
+
 // erf(x), both branches computed and one selected, so a loop vectorizes: |x| < 1 as x * P(x^2),
 // 1 <= |x| < 3.92 as 1 - e^(-x^2) Q(1 / |x|) (erfc(x) e^(x^2) is smooth there), beyond as +-1
 // (erf(3.92) rounds to 1 in float). P and Q are least-squares fits in double made for onnxc
 // (relative errors 4e-8 and 7e-8); in float the result is within 2 ulp of erf rounded to float
 // (checked over all 2^32 inputs; about 2.4e-7 relative above the denormals).
 ONNXC_ALWAYS_INLINE float erf_poly(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  const std::uint32_t sign = bits & 0x80000000u;
-  bits &= 0x7fffffffu;
-  float ax;
-  std::memcpy(&ax, &bits, sizeof ax);
+  std::uint32_t sign;
+  const float ax = vmath_detail::magnitude(x, &sign);
   const float t = ax * ax;  // NaN stays NaN here and below
   float p = -5.637654217e-04f;
   p = p * t + 4.919036601e-03f;
@@ -98,23 +119,14 @@ ONNXC_ALWAYS_INLINE float erf_poly(float x) {
   q = q * u + 2.644850520e-04f;
   const float far = 1.0f - exp_poly_in_range(-(az * az)) * q;
   const float y = ax < 1.0f ? near : (ax < 3.92f ? far : 1.0f);
-  std::uint32_t ybits;
-  std::memcpy(&ybits, &y, sizeof ybits);
-  ybits |= sign;
-  float r;
-  std::memcpy(&r, &ybits, sizeof r);
-  return x == x ? r : x;
+  return vmath_detail::odd_result(x, y, sign);
 }
 
 // tanh(x) in the same style: |x| < 0.625 as x * P(x^2) (a least-squares fit made for onnxc,
 // relative error 4e-9), up to 9 as 1 - 2 / (e^(2|x|) + 1), beyond as +-1 (tanh(9) rounds to 1).
 ONNXC_ALWAYS_INLINE float tanh_poly(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  const std::uint32_t sign = bits & 0x80000000u;
-  bits &= 0x7fffffffu;
-  float ax;
-  std::memcpy(&ax, &bits, sizeof ax);
+  std::uint32_t sign;
+  const float ax = vmath_detail::magnitude(x, &sign);
   const float t = ax * ax;
   float p = -5.666512817e-03f;
   p = p * t + 2.059699720e-02f;
@@ -126,14 +138,11 @@ ONNXC_ALWAYS_INLINE float tanh_poly(float x) {
   const float az = ax < 0.625f ? 0.625f : (ax < 9.0f ? ax : 9.0f);  // the far branch's domain
   const float far = 1.0f - 2.0f / (exp_poly_in_range(2.0f * az) + 1.0f);
   const float y = ax < 0.625f ? near : (ax < 9.0f ? far : 1.0f);
-  std::uint32_t ybits;
-  std::memcpy(&ybits, &y, sizeof ybits);
-  ybits |= sign;
-  float r;
-  std::memcpy(&r, &ybits, sizeof r);
-  return x == x ? r : x;
+  return vmath_detail::odd_result(x, y, sign);
 }
 
+// The functions every kernel uses: the polynomial for float, libm in double precision otherwise
+// (so fused and unfused ops agree).
 template <typename T>
 ONNXC_ALWAYS_INLINE T tanh_of(T x) {
   if constexpr (std::is_same_v<T, float>)
@@ -141,7 +150,6 @@ ONNXC_ALWAYS_INLINE T tanh_of(T x) {
   else
     return std::tanh(x);
 }
-
 template <typename T>
 ONNXC_ALWAYS_INLINE T erf_of(T x) {
   if constexpr (std::is_same_v<T, float>)
@@ -149,9 +157,8 @@ ONNXC_ALWAYS_INLINE T erf_of(T x) {
   else
     return std::erf(x);
 }
-
 template <typename T>
-ONNXC_ALWAYS_INLINE T sigmoid_of(T x) {
+ONNXC_ALWAYS_INLINE T sigmoid_of(T x) {  // without overflow: e^x / (1 + e^x) below 0
   if constexpr (std::is_same_v<T, float>)
     return sigmoid_poly(x);
   else
