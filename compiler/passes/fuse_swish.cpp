@@ -11,7 +11,6 @@
 // anything but the Sigmoid's own input; broadcasting Muls (impossible here: both operands are x's
 // shape); non-float tensors; x * HardSigmoid(x) (exporters write HardSwish for that); patterns
 // inside If/Loop/Scan bodies (it walks the top-level graph only).
-#include "ops/registry.h"
 #include "passes/fusion_util.h"
 #include "passes/pass_manager.h"
 
@@ -21,18 +20,9 @@ namespace {
 constexpr const char* kPass = "fuse-swish";
 constexpr int kSwishOpset = 24;
 
-bool is_op(const Node* n, const char* op) {
-  return n && n->op_type == op && n->domain.empty();
-}
-
 // Rewrites Sigmoid node `sig` into Swish(x) writing the output of `mul`, and drops `mul`.
 bool rewrite(Graph& g, Node& sig, Node& mul, const Target& target, PassContext& stats) {
-  const OpHandler* h = OpRegistry::instance().find("", "Swish", kSwishOpset);
-  if (!h) return false;
-  sig.op_type = "Swish";
-  sig.opset = kSwishOpset;
-  sig.handler = h;
-  sig.state.reset();
+  if (!fusion::retarget(sig, "Swish", kSwishOpset)) return false;
   sig.attributes.clear();
   Attribute alpha;
   alpha.kind = Attribute::Kind::kFloat;
@@ -51,9 +41,9 @@ bool fuse_swish(Module& module, PassContext& stats) {
     Node& sig = *g.nodes[i];
     const Value* x = sig.input(0);
     const Value* s = sig.output(0);
-    if (!is_op(&sig, "Sigmoid") || !x || !s || s->dtype != DataType::kFloat) continue;
+    if (!fusion::is_op(&sig, "Sigmoid") || !x || !s || s->dtype != DataType::kFloat) continue;
     Node* mul = fusion::sole_user(g, s);
-    if (!is_op(mul, "Mul") || fusion::other_operand(*mul, s) != x || !mul->output(0) ||
+    if (!fusion::is_op(mul, "Mul") || fusion::other_operand(*mul, s) != x || !mul->output(0) ||
         mul->output(0)->shape != x->shape)
       continue;
     if (!rewrite(g, sig, *mul, *module.target, stats)) return changed;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ops/op.h"
+#include "ops/registry.h"
 
 namespace onnxc::fusion {
 namespace {
@@ -119,6 +120,21 @@ Value* other_operand(const Node& n, const Value* v) {
   if (n.input(0) == v) return n.input(1);
   if (n.input(1) == v) return n.input(0);
   return nullptr;
+}
+
+bool is_op(const Node* n, const char* op) {
+  return n && n->op_type == op && n->domain.empty();
+}
+
+bool retarget(Node& n, const char* op, int opset) {
+  const OpHandler* h = OpRegistry::instance().find("", op, opset);
+  if (!h) return false;
+  n.op_type = op;
+  n.opset = opset;
+  n.handler = h;
+  n.state.reset();
+  n.scratch_bytes = 0;
+  return true;
 }
 
 }  // namespace onnxc::fusion

@@ -37,6 +37,14 @@ void erase_nodes(Graph& g, const std::vector<const Node*>& dead);
 // Float data of a float constant (null if v is not a float constant).
 const float* float_data(const Value* v);
 
+// Whether n is the ai.onnx op `op` (null n: no).
+bool is_op(const Node* n, const char* op);
+
+// Makes n the ai.onnx op `op` at `opset`: its handler, no kernel state, no scratch (the new
+// handler's infer() sets them; call reinfer() once the inputs and attributes are in place).
+// False, with n untouched, if no handler takes op at that opset.
+bool retarget(Node& n, const char* op, int opset);
+
 }  // namespace onnxc::fusion
 
 namespace onnxc::fusion {

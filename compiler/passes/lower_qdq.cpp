@@ -27,7 +27,6 @@
 #include <limits>
 
 #include "ops/epilogue.h"
-#include "ops/registry.h"
 #include "passes/fusion_util.h"
 #include "passes/pass_manager.h"
 
@@ -54,10 +53,6 @@ float float_attr(const Node& n, const char* name, float def) {
   return a && a->kind == Attribute::Kind::kFloat ? a->f : def;
 }
 
-bool is_op(const Node* n, const char* op) {
-  return n && n->op_type == op && n->domain.empty();
-}
-
 // v = DequantizeLinear(q, scale, zero_point) of an int8/uint8 q with constant parameters, per
 // tensor or, when `channels` > 0, one value per index of q's axis `axis` (channels of them).
 struct Dequant {
@@ -66,7 +61,7 @@ struct Dequant {
 
 bool dequant_of(const Value* v, int64_t channels, int64_t axis, Dequant& d) {
   const Node* n = v ? v->producer : nullptr;
-  if (!is_op(n, "DequantizeLinear") || v->dtype != DataType::kFloat ||
+  if (!fusion::is_op(n, "DequantizeLinear") || v->dtype != DataType::kFloat ||
       int_attr(*n, "block_size", 0))
     return false;
   d = {n->input(0), n->input(1), n->input(2)};
@@ -93,7 +88,7 @@ bool bias_values(const Value* v, int64_t channels, std::vector<double>& out) {
     return true;
   }
   const Node* n = v->producer;  // DequantizeLinear of an int32 (or int8) constant
-  if (!is_op(n, "DequantizeLinear") || v->dtype != DataType::kFloat) return false;
+  if (!fusion::is_op(n, "DequantizeLinear") || v->dtype != DataType::kFloat) return false;
   const Value *q = n->input(0), *scale = n->input(1), *zp = n->input(2);
   if (!q || !q->is_constant() || !scale || !scale->is_constant() ||
       scale->dtype != DataType::kFloat ||
@@ -141,17 +136,17 @@ struct Tail {
 bool tail_of(const Graph& g, const Value* p, bool allow_add, Tail& t) {
   const Value* v = p;
   Node* u = fusion::sole_user(g, v);
-  if (allow_add && is_op(u, "Add") && u->output(0) && u->output(0)->shape == p->shape) {
+  if (allow_add && fusion::is_op(u, "Add") && u->output(0) && u->output(0)->shape == p->shape) {
     t.add = u;
     v = u->output(0);
     u = fusion::sole_user(g, v);
   }
-  if (is_op(u, "Relu") && u->input(0) == v && u->output(0)) {
+  if (fusion::is_op(u, "Relu") && u->input(0) == v && u->output(0)) {
     t.relu = u;
     v = u->output(0);
     u = fusion::sole_user(g, v);
   }
-  if (!is_op(u, "QuantizeLinear") || u->input(0) != v || !u->output(0) ||
+  if (!fusion::is_op(u, "QuantizeLinear") || u->input(0) != v || !u->output(0) ||
       !is_int8(u->output(0)->dtype) || u->attr("precision") || int_attr(*u, "block_size", 0))
     return false;
   const Value *ys = u->input(1), *yzp = u->input(2);
@@ -165,12 +160,7 @@ bool tail_of(const Graph& g, const Value* p, bool allow_add, Tail& t) {
 // tail's QuantizeLinear output, and drops the tail's nodes.
 bool rewrite(Graph& g, Node& n, const char* op, std::vector<Value*> inputs, const Tail& t,
              const Target& target, PassContext& stats) {
-  const OpHandler* h = OpRegistry::instance().find("", op, n.opset);
-  if (!h) return false;
-  n.op_type = op;
-  n.handler = h;
-  n.state.reset();
-  n.scratch_bytes = 0;  // the float op's; the new handler sets its own
+  if (!fusion::retarget(n, op, n.opset)) return false;
   n.inputs = std::move(inputs);
   if (std::string(op) == "QLinearMatMul") n.attributes.clear();  // Gemm's are folded in
   if (t.relu) {
@@ -266,8 +256,8 @@ bool lower_matmul(Graph& g, Node& n, const Target& target, PassContext& stats, b
   // A Flatten or Reshape between the DequantizeLinear and A moves before it: per tensor, the
   // dequantization of a reshaped tensor is the reshaped dequantization.
   Node* reshape = a->producer;
-  if (!(is_op(reshape, "Flatten") || is_op(reshape, "Reshape")) || fusion::sole_user(g, a) != &n ||
-      !activation_of(reshape->input(0), da))
+  if (!(fusion::is_op(reshape, "Flatten") || fusion::is_op(reshape, "Reshape")) ||
+      fusion::sole_user(g, a) != &n || !activation_of(reshape->input(0), da))
     reshape = nullptr;
   if (reshape) a = reshape->input(0);
   if (!activation_of(a, da) || !dequant_of(b, cols, trans_b ? b_rank - 2 : b_rank - 1, db) ||
