@@ -93,10 +93,12 @@ struct Ref {
 };
 
 // The number of arguments of the call whose '(' is at code[open]: top-level commas + 1, 0 for
-// "()". -1 when a '<' appears at the top level (a comparison or a template argument list: its
-// commas cannot be told apart) or the parentheses do not close.
+// "()". A '<' right after a name opens a template argument list (Epilogue<Act>: the headers are
+// clang-formatted, so a comparison has a space before it), closed by the next '>'; another '<'
+// at the top level gives -1 (a comparison, or a list whose commas cannot be told apart), as do
+// parentheses that do not close.
 int call_arity(const std::string& code, size_t open) {
-  int depth = 0, commas = 0;
+  int depth = 0, commas = 0, angles = 0;
   bool empty = true;
   for (size_t i = open; i < code.size(); ++i) {
     const char c = code[i];
@@ -105,6 +107,15 @@ int call_arity(const std::string& code, size_t open) {
       if (--depth == 0) return empty ? 0 : commas + 1;
       continue;
     }
+    if (c == '<' && ident_char(code[i - 1])) {
+      ++angles;
+      continue;
+    }
+    if (c == '>' && angles > 0 && code[i - 1] != '-') {
+      --angles;
+      continue;
+    }
+    if (angles > 0) continue;
     if (depth == 1 && c == '<') return -1;
     if (depth == 1 && c == ',') ++commas;
     if (i > open && c != ' ' && c != '\n') empty = false;
@@ -377,10 +388,11 @@ std::set<std::string> declared_names(const std::string& code, const std::set<std
   return names;
 }
 
-// Cuts a header (its onnxc/ includes removed) into top-level chunks.
-std::vector<Chunk> split_chunks(const std::string& text) {
+// Cuts a header (its onnxc/ includes removed) into top-level chunks. `macros`: the macros the
+// headers read so far define (one header's functor macro declares structs in another); this
+// header's are added.
+std::vector<Chunk> split_chunks(const std::string& text, std::set<std::string>& macros) {
   std::vector<Chunk> chunks;
-  std::set<std::string> macros;
   std::string current;        // lines of the chunk being read
   bool has_code = false;      // it holds more than comments and blank lines
   int depth = 0, parens = 0;  // within the chunk
@@ -435,8 +447,15 @@ std::vector<Chunk> split_chunks(const std::string& text) {
       while (!lines[li].empty() && lines[li].back() == '\\' && li + 1 < lines.size())
         current += lines[++li] + "\n";
       const std::vector<std::string> words = identifiers(code_only(directive));
-      if (words.size() >= 2 && words[0] == "define") macros.insert(words[1]);
+      const bool define = words.size() >= 2 && words[0] == "define";
+      // Function-like macros only: a use such as ONNXC_UNARY_FUNCTOR(Relu, ...) declares Relu;
+      // an object-like one (ONNXC_ALWAYS_INLINE) only decorates a declaration.
+      const size_t name_at = define ? directive.find(words[1]) : std::string::npos;
+      if (define && directive.compare(name_at + words[1].size(), 1, "(") == 0)
+        macros.insert(words[1]);
       flush(true);
+      // A macro is declared where it is defined: a use in another header prints this one.
+      if (define) chunks.back().names.insert(words[1]);
       continue;
     }
     const std::string code = code_only(line);
@@ -475,18 +494,19 @@ std::vector<Chunk> split_chunks(const std::string& text) {
 }
 
 // Reads `path` and, first, the onnxc/ headers it includes, once each, into `out`.
-void load_header(const std::string& path, std::set<std::string>& seen, std::vector<Header>& out) {
+void load_header(const std::string& path, std::set<std::string>& seen,
+                 std::set<std::string>& macros, std::vector<Header>& out) {
   if (!seen.insert(path).second) return;
   std::string body;
   for (const std::string& line : split_lines(runtime_header_text(path))) {
     const std::string tag = "#include \"onnxc/";
     if (line.rfind(tag, 0) == 0) {
-      load_header(line.substr(10, line.size() - 11), seen, out);
+      load_header(line.substr(10, line.size() - 11), seen, macros, out);
       continue;
     }
     body += line + "\n";
   }
-  out.push_back({path, split_chunks(body)});
+  out.push_back({path, split_chunks(body, macros)});
 }
 
 // What is left of a header once its unused declarations are gone, without the husks they leave:
@@ -579,10 +599,10 @@ std::string merge_headers(const std::string& text) {
 std::string inline_runtime(const std::set<std::string>& headers, const std::string& code,
                            const std::set<std::string>& skip) {
   std::vector<Header> loaded;
-  std::set<std::string> seen;
+  std::set<std::string> seen, macros;
   std::vector<Header> skipped;
-  for (const auto& h : skip) load_header(h, seen, skipped);
-  for (const auto& h : headers) load_header(h, seen, loaded);
+  for (const auto& h : skip) load_header(h, seen, macros, skipped);
+  for (const auto& h : headers) load_header(h, seen, macros, loaded);
 
   // Which chunks declare each name; then keep chunks from the names `code` uses, to a fixpoint.
   // A name resolves as C++ lookup would, roughly: qualified, to the chunks of that namespace;

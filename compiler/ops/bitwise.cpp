@@ -112,7 +112,7 @@ class UnaryBitsOp final : public OpHandler {
       } else if constexpr (kOp == Unary::kShrink) {
         unary_ref(x, y, count, ShrinkFn{s.a, s.b});
       } else {
-        if constexpr (!std::is_integral_v<T>) unary_ref(x, y, count, SwishFn{s.a});
+        if constexpr (!std::is_integral_v<T>) unary_ref(x, y, count, Swish{s.a, 0.0f});
       }
     });
   }
@@ -126,7 +126,7 @@ class UnaryBitsOp final : public OpHandler {
       f = fmt::format("onnxc::ShrinkFn{{/*lambd=*/{}, /*bias=*/{}}}", cpp_float(s.a),
                       cpp_float(s.b));
     else
-      f = fmt::format("onnxc::SwishFn{{/*alpha=*/{}}}", cpp_float(s.a));
+      f = fmt::format("onnxc::Swish{{/*alpha=*/{}, /*beta=*/0.0f}}", cpp_float(s.a));
     ctx.line("onnxc::unary_ref({}, {}, {}, {});", ctx.in(0), ctx.out(0), ctx.input(0)->numel(), f);
   }
 };

@@ -26,7 +26,7 @@ namespace {
 
 using ConvFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*, void*);
 using ConvEpilogueFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*,
-                                void*, const Epilogue&, const float*);
+                                void*, const EpilogueSpec&, const float*);
 
 // A kernel of onnxc/conv.h: its name and, for the float variants, its address (for evaluate).
 struct ConvKernel {
@@ -35,9 +35,21 @@ struct ConvKernel {
   ConvEpilogueFn f32_epilogue;  // null: the kernel takes no fused epilogue
 };
 
+// The fused forms, for evaluate(): the epilogue's activation picked at run time.
+void conv_gemm_fused(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
+                     void* scratch, const EpilogueSpec& e, const float* residual) {
+  with_epilogue(
+      e, [&](const auto& typed) { f32_conv_gemm_best(p, x, w, b, y, scratch, typed, residual); });
+}
+void dwconv_fused(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
+                  void* scratch, const EpilogueSpec& e, const float* residual) {
+  with_epilogue(
+      e, [&](const auto& typed) { f32_dwconv__generic(p, x, w, b, y, scratch, typed, residual); });
+}
+
 const ConvKernel kConvRef = {"conv_ref", nullptr, nullptr};
-const ConvKernel kConvGemm = {"f32_conv_gemm_best", f32_conv_gemm_best, f32_conv_gemm_best};
-const ConvKernel kConvDepthwise = {"f32_dwconv__generic", f32_dwconv__generic, f32_dwconv__generic};
+const ConvKernel kConvGemm = {"f32_conv_gemm_best", f32_conv_gemm_best, conv_gemm_fused};
+const ConvKernel kConvDepthwise = {"f32_dwconv__generic", f32_dwconv__generic, dwconv_fused};
 const ConvKernel kConvTransposeRef = {"conv_transpose_ref", nullptr, nullptr};
 const ConvKernel kConvTransposeGemm = {"f32_conv_transpose__gemm", f32_conv_transpose__gemm,
                                        nullptr};
@@ -75,7 +87,7 @@ void fit_gemm_blocks(ConvParams& p, int64_t positions, size_t budget) {
 struct ConvState : OpState {
   ConvParams p{};
   const ConvKernel* kernel = &kConvRef;
-  Epilogue epilogue{};                     // fused by a pass (Conv only)
+  EpilogueSpec epilogue{};                 // fused by a pass (Conv only)
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; emitted instead of kernel
   bool small_tiles = false;  // a microcontroller target: only the 4x8 scalar tiles fit its stack
   int tasks = 1;             // parts the variant runs in (onnxc/parallel.h); set with the variant
@@ -199,7 +211,7 @@ class ConvLikeOp : public OpHandler {
         : s.kernel->f32 ? s.kernel->name
                         : fmt::format("{}<{}>", s.kernel->name, dtype_cpp(ctx.input(0)->dtype));
     if (has_epilogue(s.epilogue) || s.tasks > 1) {  // the parallel form takes an epilogue
-      ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
+      ctx.line("{}", epilogue_declaration(s.epilogue));
       ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, e, {}{});", fn, ctx.in(0), ctx.in(1), ctx.in(2),
                ctx.out(0), ctx.scratch(), ctx.in(kResidualInput),
                s.tasks > 1 ? parallel_args(s.tasks) : "");

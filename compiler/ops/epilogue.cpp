@@ -6,22 +6,14 @@ namespace onnxc {
 namespace {
 
 struct ActivationName {
-  const char* name;
-  const char* cpp;
+  const char* name;     // the fused_activation attribute's value
+  const char* functor;  // onnxc/activation.h
   int kind;
 };
 constexpr ActivationName kActivations[] = {
-    {"None", "onnxc::kActNone", kActNone},
-    {"Relu", "onnxc::kActRelu", kActRelu},
-    {"Clip", "onnxc::kActClip", kActClip},
-    {"LeakyRelu", "onnxc::kActLeakyRelu", kActLeakyRelu},
-    {"Sigmoid", "onnxc::kActSigmoid", kActSigmoid},
-    {"HardSigmoid", "onnxc::kActHardSigmoid", kActHardSigmoid},
-    {"HardSwish", "onnxc::kActHardSwish", kActHardSwish},
-    {"Tanh", "onnxc::kActTanh", kActTanh},
-    {"Gelu", "onnxc::kActGeluErf", kActGeluErf},
-    {"GeluTanh", "onnxc::kActGeluTanh", kActGeluTanh},
-    {"Swish", "onnxc::kActSwish", kActSwish},
+#define ONNXC_ACTIVATION_NAME(kind, name, functor) {name, #functor, kind},
+    ONNXC_EPILOGUE_ACTIVATIONS(ONNXC_ACTIVATION_NAME)
+#undef ONNXC_ACTIVATION_NAME
 };
 
 }  // namespace
@@ -38,8 +30,8 @@ const char* epilogue_activation_name(int kind) {
   return "?";
 }
 
-bool infer_epilogue(InferContext& ctx, const Shape& out_shape, Epilogue& e) {
-  e = Epilogue{};
+bool infer_epilogue(InferContext& ctx, const Shape& out_shape, EpilogueSpec& e) {
+  e = EpilogueSpec{};
   const Value* x = ctx.input(0);
   if (ctx.has_attr(kFusedActivation)) {
     const std::string name = ctx.attr_string(kFusedActivation, "");
@@ -62,12 +54,17 @@ bool infer_epilogue(InferContext& ctx, const Shape& out_shape, Epilogue& e) {
   return true;
 }
 
-std::string epilogue_literal(const Epilogue& e) {
-  const char* act = "onnxc::kActNone";
+std::string epilogue_declaration(const EpilogueSpec& e) {
+  const char* functor = "NoActivation";
   for (const auto& a : kActivations)
-    if (e.activation == a.kind) act = a.cpp;
-  return fmt::format("{{/*activation=*/{}, /*alpha=*/{}, /*beta=*/{}, /*residual=*/{}}}", act,
-                     cpp_float(e.alpha), cpp_float(e.beta), e.residual);
+    if (e.activation == a.kind) functor = a.functor;
+  const std::string params =
+      e.alpha != 0.0f || e.beta != 0.0f
+          ? fmt::format("/*alpha=*/{}, /*beta=*/{}", cpp_float(e.alpha), cpp_float(e.beta))
+          : "";
+  return fmt::format(
+      "static constexpr onnxc::Epilogue<onnxc::{}> e = {{/*activation=*/{{{}}}, /*residual=*/{}}};",
+      functor, params, e.residual);
 }
 
 }  // namespace onnxc

@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "onnxc/gemm.h"  // Epilogue
+#include "onnxc/activation_table.h"  // EpilogueSpec
 #include "ops/op.h"
 
 namespace onnxc {
@@ -31,13 +31,10 @@ const char* epilogue_activation_name(int kind);
 
 // Parses the fused_* attributes and checks the residual input (kResidualInput) against the
 // output `out_shape` and type. Reports and returns false on a malformed epilogue.
-bool infer_epilogue(InferContext& ctx, const Shape& out_shape, Epilogue& e);
+bool infer_epilogue(InferContext& ctx, const Shape& out_shape, EpilogueSpec& e);
 
-// "{/*activation=*/onnxc::kActRelu, /*alpha=*/0x0p+0f, /*beta=*/0x0p+0f, /*residual=*/1}"
-std::string epilogue_literal(const Epilogue& e);
-
-inline bool has_epilogue(const Epilogue& e) {
-  return e.activation != kActNone || e.residual;
-}
+// The generated statement declaring e for the kernel call:
+// "static constexpr onnxc::Epilogue<onnxc::Relu> e = {/*activation=*/{}, /*residual=*/1};"
+std::string epilogue_declaration(const EpilogueSpec& e);
 
 }  // namespace onnxc

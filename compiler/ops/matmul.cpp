@@ -115,7 +115,7 @@ constexpr double kPackedGemmGflopPerSecond = 150;
 struct GemmState : OpState {
   GemmParams p{};
   HalfPlan half;
-  Epilogue epilogue{};
+  EpilogueSpec epilogue{};
   GemmWorkspace ws;
   bool float_kernel = false;  // float, or a half type computed in float: the f32 variants apply
   bool small_tiles = false;   // a microcontroller target: no vector unit, a small kernel stack
@@ -126,17 +126,25 @@ struct GemmState : OpState {
 // The f32_gemm_packed variants (onnxc/gemm.h) by name: their B panel width, the packing, and the
 // kernel (for constant folding after pack-weights).
 using PackedGemmFn = void (*)(const GemmParams&, const float*, const float*, const float*, float*,
-                              const Epilogue&, const float*);
+                              const EpilogueSpec&, const float*);
 struct PackedGemm {
   const char* name;
   index_t nr;
   void (*pack)(const GemmParams&, const float*, float*);
   PackedGemmFn run;
 };
+// What f32_gemm_packed_MRxNR__* computes (they all call it), the activation picked at run time.
+template <index_t MR, index_t NR>
+void gemm_packed_fused(const GemmParams& p, const float* a, const float* packed_b, const float* c,
+                       float* y, const EpilogueSpec& e, const float* residual) {
+  with_epilogue(e, [&](const auto& typed) {
+    gemm_detail::f32_gemm_packed<MR, NR>(p, a, packed_b, c, y, typed, residual);
+  });
+}
 const PackedGemm kPackedGemms[] = {
-    {"f32_gemm_packed_8x32__avx512f", 32, pack_gemm_b<32>, f32_gemm_packed_8x32__avx512f},
-    {"f32_gemm_packed_4x16__scalar", 16, pack_gemm_b<16>, f32_gemm_packed_4x16__scalar},
-    {"f32_gemm_packed_4x4__scalar", 4, pack_gemm_b<4>, f32_gemm_packed_4x4__scalar},
+    {"f32_gemm_packed_8x32__avx512f", 32, pack_gemm_b<32>, gemm_packed_fused<8, 32>},
+    {"f32_gemm_packed_4x16__scalar", 16, pack_gemm_b<16>, gemm_packed_fused<4, 16>},
+    {"f32_gemm_packed_4x4__scalar", 4, pack_gemm_b<4>, gemm_packed_fused<4, 4>},
 };
 const PackedGemm* find_packed_gemm(const KernelVariant* v) {
   for (const PackedGemm& g : kPackedGemms)
@@ -257,7 +265,12 @@ class GemmOp final : public OpHandler {
         const T* c = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
         const T* r = in.size() > kResidualInput && in[kResidualInput] ? in[kResidualInput]->as<T>()
                                                                       : nullptr;
-        gemm<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), s.epilogue, r, ws);
+        if constexpr (std::is_same_v<T, float>)  // infer() accepts epilogues on float only
+          with_epilogue(s.epilogue, [&](const auto& e) {
+            gemm(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), e, r, ws);
+          });
+        else
+          gemm(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), ws);
       });
     });
   }
@@ -273,7 +286,7 @@ class GemmOp final : public OpHandler {
     if (s.variant && ws.empty() && !find_packed_gemm(s.variant))
       ws = ", onnxc::Workspace{nullptr, 0}";
     if (has_epilogue(s.epilogue) || s.tasks > 1) {  // the parallel form takes an epilogue
-      ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
+      ctx.line("{}", epilogue_declaration(s.epilogue));
       ctx.line("{}(p, {}, {}, {}, {}, e, {}{}{});", kernel, n.in(0), n.in(1),
                typed_input(ctx, 2, n.in(2)), n.out(0), residual_arg(ctx), ws,
                s.tasks > 1 ? parallel_args(s.tasks) : "");
@@ -288,7 +301,7 @@ class GemmOp final : public OpHandler {
 struct MatMulState : OpState {
   MatMulParams p{};
   HalfPlan half;
-  Epilogue epilogue{};
+  EpilogueSpec epilogue{};
   GemmWorkspace ws;
 };
 
@@ -365,8 +378,14 @@ class MatMulOp final : public OpHandler {
       return visit_dtype<kNumeric>(in[0]->dtype, [&](auto tag) {
         using T = decltype(tag);
         auto opt = [&](size_t i) { return in.size() > i && in[i] ? in[i]->as<T>() : nullptr; };
-        matmul<T>(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(), s.epilogue,
-                  opt(kResidualInput), ws);
+        if constexpr (std::is_same_v<T, float>)  // infer() accepts epilogues on float only
+          with_epilogue(s.epilogue, [&](const auto& e) {
+            matmul(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(), e,
+                   opt(kResidualInput), ws);
+          });
+        else
+          matmul(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(), Epilogue<>{},
+                 static_cast<const T*>(nullptr), ws);
       });
     });
   }
@@ -376,7 +395,7 @@ class MatMulOp final : public OpHandler {
     ctx.line("static constexpr onnxc::MatMulParams p = {};", matmul_params_literal(s.p));
     const HalfNames n = emit_widen(ctx, s.half);
     if (has_epilogue(s.epilogue) || ctx.input(2)) {
-      ctx.line("static constexpr onnxc::Epilogue e = {};", epilogue_literal(s.epilogue));
+      ctx.line("{}", epilogue_declaration(s.epilogue));
       ctx.line("onnxc::matmul(p, {}, {}, {}, {}, e, {}{});", n.in(0), n.in(1),
                typed_input(ctx, 2, ctx.in(2)), n.out(0), residual_arg(ctx),
                workspace_arg(ctx, s.ws));

@@ -1,7 +1,6 @@
 // Bit-level and small elementwise kernels, on top of onnxc/elementwise.h's unary_ref/binary_ref:
 //   BitAnd, BitOr, BitXor, BitNot   functors for the Bitwise* ops (integer types)
 //   ShrinkFn                        Shrink: x < -lambd ? x + bias : x > lambd ? x - bias : 0
-//   SwishFn                         Swish: x * sigmoid(alpha * x)
 //   bitcast_ref                     BitCast: the same bytes read as another type of equal width
 #ifndef ONNXC_BITWISE_H
 #define ONNXC_BITWISE_H
@@ -12,7 +11,6 @@
 
 #include "onnxc/base.h"
 #include "onnxc/elementwise.h"
-#include "onnxc/vmath.h"
 
 namespace onnxc {
 
@@ -52,14 +50,6 @@ struct ShrinkFn {
     if (v < -l) return static_cast<T>(v + b);
     if (v > l) return static_cast<T>(v - b);
     return T(0);
-  }
-};
-
-struct SwishFn {
-  float alpha;
-  template <typename T>
-  T operator()(T x) const {
-    return x * sigmoid_of(static_cast<T>(static_cast<T>(alpha) * x));
   }
 };
 

@@ -22,9 +22,9 @@
 // No heap; every buffer of a variant is in its scratch (the stack holds register tiles only).
 //
 // The float Conv variants (f32_conv_*__gemm, f32_conv_gemm_best, f32_dwconv__generic) also have
-// an overload (..., scratch, const Epilogue& e, const float* residual) that finishes each output
-// element as activation(conv + bias [+ residual]) (see onnxc/gemm.h) while its tile is in cache;
-// residual has Y's layout.
+// an overload (..., scratch, const Epilogue<Act>& e, const float* residual) that finishes each
+// output element as activation(conv + bias [+ residual]) (see onnxc/gemm.h) while its tile is in
+// cache; residual has Y's layout.
 #ifndef ONNXC_CONV_H
 #define ONNXC_CONV_H
 
@@ -299,9 +299,9 @@ struct GroupPart {
   index_t block0, block1, row0, row1;
 };
 
-template <index_t MR, index_t NR, auto kTile, bool kParted = false>
+template <index_t MR, index_t NR, auto kTile, bool kParted = false, class Act>
 inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w, const float* b,
-                            float* y, float* panels, float* buf, const Epilogue* e,
+                            float* y, float* panels, float* buf, const Epilogue<Act>& e,
                             const float* res, const GroupPart* part = nullptr) {
   const index_t m = p.c_out / p.group, cin_g = p.c_in / p.group;
   const index_t depth = cin_g * volume(p.kernel), positions = volume(p.out);
@@ -312,7 +312,6 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
   const index_t p_end =
       kParted && part->block1 * p.tile < positions ? part->block1 * p.tile : positions;
   const index_t row0 = kParted ? part->row0 : 0, row1 = kParted ? part->row1 : m;
-  const bool by_rows = e && epilogue_by_rows(*e);
   for (index_t p0 = p_begin; p0 < p_end; p0 += p.tile) {
     const index_t nc = positions - p0 < p.tile ? positions - p0 : p.tile;
     const index_t n_panels = (nc + NR - 1) / NR;
@@ -338,14 +337,10 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
             const index_t at = i * positions + p0 + jp * NR;
             kTile(w + i * depth + k0, depth, panels + jp * kc * NR, kc, y + at, positions, mr, nr,
                   b ? b + i : nullptr, k0 > 0);
-            if (e && !by_rows && k0 + kc == depth)  // the tile is final: finish it in L1
+            if (has_epilogue(e) && k0 + kc == depth)  // the tile is final: finish it in L1
               for (index_t r = 0; r < mr; ++r)
-                apply_epilogue(*e, y + at + r * positions, res ? res + at + r * positions : res,
-                               nr);
+                apply_epilogue(e, y + at + r * positions, res ? res + at + r * positions : res, nr);
           }
-        if (by_rows && k0 + kc == depth)  // the block's rows are final, and still in L2
-          for (index_t r = i0; r < i1; ++r)
-            apply_epilogue(*e, y + r * positions + p0, res ? res + r * positions + p0 : res, nc);
       }
     }
   }
@@ -365,9 +360,9 @@ constexpr index_t transpose_panel_floats(const ConvParams& p) {
   return (depth < block ? depth : block) * kMaxNr;
 }
 
-template <index_t MR, index_t NR, auto kTile, bool kParted = false>
+template <index_t MR, index_t NR, auto kTile, bool kParted = false, class Act>
 inline void conv_gemm_all(const ConvParams& p, const float* x, const float* w, const float* b,
-                          float* y, void* scratch, const Epilogue* e, const float* res,
+                          float* y, void* scratch, const Epilogue<Act>& e, const float* res,
                           const GroupPart* part = nullptr) {
   const index_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   const index_t depth = cin_g * volume(p.kernel);
@@ -444,44 +439,52 @@ inline void conv_ref(const ConvParams& p, const T* x, const T* w, const T* b, T*
 // group count, kernel, stride, dilation and padding; pointwise convolutions read the input in
 // place. 8 x 32: 16 accumulators of AVX-512's 32 registers, and 8 divides the usual channel
 // counts; 6 x 16: 12 of AVX2's 16.
+template <class Act>
 inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch, const Epilogue& e, const float* residual) {
-  conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(
-      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual);
+                                float* y, void* scratch, const Epilogue<Act>& e,
+                                const float* residual) {
+  conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch, e,
+                                                                   residual);
 }
 inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
                                 float* y, void* scratch) {
-  conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch, nullptr,
-                                                                   nullptr);
+  conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch,
+                                                                   Epilogue<>{}, nullptr);
 }
+template <class Act>
 inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch, const Epilogue& e, const float* residual) {
-  conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(
-      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual);
+                                float* y, void* scratch, const Epilogue<Act>& e,
+                                const float* residual) {
+  conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch, e,
+                                                                   residual);
 }
 inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
                                 float* y, void* scratch) {
-  conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch, nullptr,
-                                                                   nullptr);
+  conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch,
+                                                                   Epilogue<>{}, nullptr);
 }
 // 4 x 8: 32 scalar accumulators, for microcontrollers (no vector unit, 256 bytes of kernel stack;
 // measured under QEMU -icount, 4 x 8 runs the CI models in 12-16% fewer instructions than 4 x 4
 // on the Cortex-M4F and 2% fewer on the M0+; 6 x 4 and the 6 x 16 vector tile are slower or
 // overflow the stack limit).
+template <class Act>
 inline void f32_conv_4x8__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
-                               float* y, void* scratch, const Epilogue& e, const float* residual) {
-  conv_detail::conv_gemm_all<4, 8, conv_detail::scalar_gemm_tile<4, 8>>(
-      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual);
+                               float* y, void* scratch, const Epilogue<Act>& e,
+                               const float* residual) {
+  conv_detail::conv_gemm_all<4, 8, conv_detail::scalar_gemm_tile<4, 8>>(p, x, w, b, y, scratch, e,
+                                                                        residual);
 }
 inline void f32_conv_4x8__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
                                float* y, void* scratch) {
   conv_detail::conv_gemm_all<4, 8, conv_detail::scalar_gemm_tile<4, 8>>(p, x, w, b, y, scratch,
-                                                                        nullptr, nullptr);
+                                                                        Epilogue<>{}, nullptr);
 }
 // The tile for the target's vector registers (measured with g++ 12 on an AVX-512 EPYC: 8 x 32
 // beats 12 x 32 and 14 x 32 on ResNet, MobileNet and SqueezeNet layers).
+template <class Act>
 inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w, const float* b,
-                               float* y, void* scratch, const Epilogue& e, const float* residual) {
+                               float* y, void* scratch, const Epilogue<Act>& e,
+                               const float* residual) {
 #if defined(__AVX512F__)
   f32_conv_8x32__gemm(p, x, w, b, y, scratch, e, residual);
 #elif defined(ONNXC_SMALL_TILES)
@@ -492,7 +495,7 @@ inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float*
 }
 inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w, const float* b,
                                float* y, void* scratch) {
-  f32_conv_gemm_best(p, x, w, b, y, scratch, Epilogue{}, nullptr);
+  f32_conv_gemm_best(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 
 // Depthwise (c_in == group, any multiplier): each output channel filters one input plane.
@@ -603,9 +606,10 @@ constexpr index_t conv_dw_scratch_bytes(const ConvParams& p) {
              static_cast<index_t>(sizeof(float));
 }
 
+template <class Act>
 inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch, const Epilogue& e, const float* residual) {
-  const Epilogue* ep = gemm_detail::epilogue_or_null(e);
+                                float* y, void* scratch, const Epilogue<Act>& e,
+                                const float* residual) {
   using conv_detail::kDwBlock;
   const index_t multiplier = p.c_out / p.group;  // output channels per input channel
   const index_t in_size = conv_detail::volume(p.in), out_size = conv_detail::volume(p.out);
@@ -634,13 +638,13 @@ inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float
           const index_t row = (od * p.out[1] + oh) * p.out[2];
           float* dst = yc + row;
           for (index_t ow = 0; ow < p.out[2]; ++ow) dst[ow] = src[ow];
-          if (ep) apply_epilogue(*ep, dst, rc ? rc + row : rc, p.out[2]);
+          if (has_epilogue(e)) apply_epilogue(e, dst, rc ? rc + row : rc, p.out[2]);
         }
     }
 }
 inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
                                 float* y, void* scratch) {
-  f32_dwconv__generic(p, x, w, b, y, scratch, Epilogue{}, nullptr);
+  f32_dwconv__generic(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 
 // ---- ConvTranspose -----------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // Each has the plain convolution signature of onnxc/conv.h:
 //
 //   (const ConvParams& p, const float* x, const float* w, const float* b, float* y,
-//    void* scratch [, const Epilogue& e, const float* residual])
+//    void* scratch [, const Epilogue<Act>& e, const float* residual])
 //
 //   f32_dwconv_3x3__avx512f, __avx2_fma, __neonfma; f32_dwconv_5x5__ the same
 //       depthwise 3x3 / 5x5 (c_in == group, any multiplier), 2-D, dilation 1, stride 1 or 2 (the
@@ -24,6 +24,7 @@
 #ifndef ONNXC_CONV_VARIANTS_H
 #define ONNXC_CONV_VARIANTS_H
 
+#include "onnxc/activation.h"
 #include "onnxc/base.h"
 #include "onnxc/conv.h"
 #include "onnxc/gemm.h"
@@ -39,8 +40,9 @@ namespace onnxc {
 
 // ---- portable variants: names for the kernels of onnxc/conv.h --------------------------------
 
+template <class Act>
 inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch, const Epilogue& e,
+                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                    const float* residual) {
   f32_dwconv__generic(p, x, w, b, y, scratch, e, residual);
 }
@@ -48,8 +50,9 @@ inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const fl
                                    const float* b, float* y, void* scratch) {
   f32_dwconv__generic(p, x, w, b, y, scratch);
 }
+template <class Act>
 inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch, const Epilogue& e,
+                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                    const float* residual) {
   f32_conv_8x32__gemm(p, x, w, b, y, scratch, e, residual);
 }
@@ -57,8 +60,9 @@ inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const fl
                                    const float* b, float* y, void* scratch) {
   f32_conv_8x32__gemm(p, x, w, b, y, scratch);
 }
+template <class Act>
 inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
-                                  const float* b, float* y, void* scratch, const Epilogue& e,
+                                  const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                   const float* residual) {
   f32_conv_6x16__gemm(p, x, w, b, y, scratch, e, residual);
 }
@@ -66,8 +70,9 @@ inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const flo
                                   const float* b, float* y, void* scratch) {
   f32_conv_6x16__gemm(p, x, w, b, y, scratch);
 }
+template <class Act>
 inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const float* w,
-                                 const float* b, float* y, void* scratch, const Epilogue& e,
+                                 const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                  const float* residual) {
   f32_conv_4x8__gemm(p, x, w, b, y, scratch, e, residual);
 }
@@ -146,23 +151,25 @@ inline void pad_plane(const ConvParams& p, const float* xc, float* plane) {
 // How the epilogue is applied in registers: kNone (no activation), kRelu, kClip, or kLater (an
 // activation the vector code does not have: apply_epilogue() runs on the channel's stored plane,
 // one call per plane, while it is in cache).
-enum class Act { kNone, kRelu, kClip, kLater };
+enum class InRegisters { kNone, kRelu, kClip, kLater };
 
-inline Act act_of(const Epilogue* e) {
-  if (!e || e->activation == kActNone) return Act::kNone;
-  if (e->activation == kActRelu) return Act::kRelu;
-  if (e->activation == kActClip) return Act::kClip;
-  return Act::kLater;
+template <class Act>
+constexpr InRegisters in_registers() {
+  if constexpr (std::is_same_v<Act, NoActivation>) return InRegisters::kNone;
+  if constexpr (std::is_same_v<Act, Relu>) return InRegisters::kRelu;
+  if constexpr (std::is_same_v<Act, Clip>) return InRegisters::kClip;
+  return InRegisters::kLater;
 }
 
 // A block of R output rows [oh0, oh0 + R) x the columns [ow0, ow0 + I::kLanes) of one channel.
 // Input row j of the block (padded row oh0 * S + j) feeds output row (j - kh) / S with weight
 // row kh, for every kh where that is a whole row of the block: loaded once, used up to K times.
-template <class I, index_t K, index_t S, index_t R>
+template <class I, index_t K, index_t S, index_t R, class Act>
 inline void block(const float* plane, index_t ld, index_t half, const typename I::V* wv,
                   typename I::V bias, index_t oh0, index_t ow0, index_t n, float* y,
-                  const float* res, index_t out_w, Act act, const Epilogue* e) {
+                  const float* res, index_t out_w, const Epilogue<Act>& e) {
   using V = typename I::V;
+  constexpr InRegisters act = in_registers<Act>();
   V acc[R];
 #pragma GCC unroll 8
   for (index_t r = 0; r < R; ++r) acc[r] = bias;
@@ -184,37 +191,37 @@ inline void block(const float* plane, index_t ld, index_t half, const typename I
   for (index_t r = 0; r < R; ++r) {
     const index_t at = (oh0 + r) * out_w + ow0;
     V v = acc[r];
-    if (act != Act::kLater) {
+    if constexpr (act != InRegisters::kLater) {
       if (res) v = I::add(v, I::load_n(res + at, n));
-      if (act == Act::kRelu) v = I::relu(v);
-      if (act == Act::kClip) v = I::clip(v, e->alpha, e->beta);
+      if constexpr (act == InRegisters::kRelu) v = I::relu(v);
+      if constexpr (act == InRegisters::kClip)
+        v = I::clip(v, e.activation.alpha, e.activation.beta);
     }
     I::store_n(y + at, v, n);
   }
 }
 
 // Rows [oh0, oh0 + R) of one channel, all columns.
-template <class I, index_t K, index_t S, index_t R>
+template <class I, index_t K, index_t S, index_t R, class Act>
 inline void rows(const ConvParams& p, const float* plane, const typename I::V* wv,
-                 typename I::V bias, index_t oh0, float* y, const float* res, Act act,
-                 const Epilogue* e) {
+                 typename I::V bias, index_t oh0, float* y, const float* res,
+                 const Epilogue<Act>& e) {
   const index_t out_w = p.out[2], ld = row_floats(p), half = phase_floats(p);
   for (index_t ow0 = 0; ow0 < out_w; ow0 += I::kLanes) {
     const index_t n = out_w - ow0 < I::kLanes ? out_w - ow0 : I::kLanes;
-    block<I, K, S, R>(plane, ld, half, wv, bias, oh0, ow0, n, y, res, out_w, act, e);
+    block<I, K, S, R>(plane, ld, half, wv, bias, oh0, ow0, n, y, res, out_w, e);
   }
 }
 
-template <class I, index_t K, index_t S>
+template <class I, index_t K, index_t S, class Act>
 inline void channels(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
-                     void* scratch, const Epilogue* e, const float* residual) {
+                     void* scratch, const Epilogue<Act>& e, const float* residual) {
   using V = typename I::V;
   float* plane = static_cast<float*>(scratch);
   const index_t multiplier = p.c_out / p.group;
   const index_t in_size = p.in[1] * p.in[2], out_size = p.out[1] * p.out[2];
   const index_t out_h = p.out[1];
-  const Act act = act_of(e);
-  const float* res_or_null = e && e->residual ? residual : nullptr;
+  const float* res_or_null = e.residual ? residual : nullptr;
   for (index_t n = 0; n < p.batch; ++n)
     for (index_t oc = 0; oc < p.c_out; ++oc) {
       if (oc % multiplier == 0)
@@ -226,18 +233,18 @@ inline void channels(const ConvParams& p, const float* x, const float* w, const 
       const float* rc = res_or_null ? res_or_null + (n * p.c_out + oc) * out_size : nullptr;
       index_t oh = 0;
       for (; oh + kRows <= out_h; oh += kRows)
-        rows<I, K, S, kRows>(p, plane, wv, bias, oh, yc, rc, act, e);
+        rows<I, K, S, kRows>(p, plane, wv, bias, oh, yc, rc, e);
       // Fewer than kRows rows remain; the explicit bound lets g++ see the loop is short (with an
       // open bound, -O3 warns that a far iteration would overflow the row offset).
       for (index_t r = 0; r + 1 < kRows && oh < out_h; ++r, ++oh)
-        rows<I, K, S, 1>(p, plane, wv, bias, oh, yc, rc, act, e);
-      if (act == Act::kLater) apply_epilogue(*e, yc, rc, out_size);
+        rows<I, K, S, 1>(p, plane, wv, bias, oh, yc, rc, e);
+      if constexpr (in_registers<Act>() == InRegisters::kLater) apply_epilogue(e, yc, rc, out_size);
     }
 }
 
-template <class I, index_t K>
+template <class I, index_t K, class Act>
 inline void run(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
-                void* scratch, const Epilogue* e, const float* residual) {
+                void* scratch, const Epilogue<Act>& e, const float* residual) {
   if (p.stride[2] == 1)
     channels<I, K, 1>(p, x, w, b, y, scratch, e, residual);
   else
@@ -342,82 +349,88 @@ constexpr index_t f32_dwconv_kxk_scratch_bytes(const ConvParams& p) {
 }
 
 #if defined(__AVX512F__)
+template <class Act>
 inline void f32_dwconv_3x3__avx512f(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                     const float* residual) {
 #if defined(__AVX2__) && defined(__FMA__)
   if (p.out[2] <= 8)  // rows of at most 8 outputs: half the work in 8-lane vectors
-    return dwkxk_detail::run<dwkxk_detail::Avx2, 3>(p, x, w, b, y, scratch, &e, residual);
+    return dwkxk_detail::run<dwkxk_detail::Avx2, 3>(p, x, w, b, y, scratch, e, residual);
 #endif
-  dwkxk_detail::run<dwkxk_detail::Avx512, 3>(p, x, w, b, y, scratch, &e, residual);
+  dwkxk_detail::run<dwkxk_detail::Avx512, 3>(p, x, w, b, y, scratch, e, residual);
 }
 inline void f32_dwconv_3x3__avx512f(const ConvParams& p, const float* x, const float* w,
                                     const float* b, float* y, void* scratch) {
-  f32_dwconv_3x3__avx512f(p, x, w, b, y, scratch, Epilogue{}, nullptr);
+  f32_dwconv_3x3__avx512f(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 #endif
 
 #if defined(__AVX2__) && defined(__FMA__)
+template <class Act>
 inline void f32_dwconv_3x3__avx2_fma(const ConvParams& p, const float* x, const float* w,
-                                     const float* b, float* y, void* scratch, const Epilogue& e,
-                                     const float* residual) {
-  dwkxk_detail::run<dwkxk_detail::Avx2, 3>(p, x, w, b, y, scratch, &e, residual);
+                                     const float* b, float* y, void* scratch,
+                                     const Epilogue<Act>& e, const float* residual) {
+  dwkxk_detail::run<dwkxk_detail::Avx2, 3>(p, x, w, b, y, scratch, e, residual);
 }
 inline void f32_dwconv_3x3__avx2_fma(const ConvParams& p, const float* x, const float* w,
                                      const float* b, float* y, void* scratch) {
-  dwkxk_detail::run<dwkxk_detail::Avx2, 3>(p, x, w, b, y, scratch, nullptr, nullptr);
+  dwkxk_detail::run<dwkxk_detail::Avx2, 3>(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 #endif
 
 #if defined(__ARM_NEON) && defined(__aarch64__)
+template <class Act>
 inline void f32_dwconv_3x3__neonfma(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                     const float* residual) {
-  dwkxk_detail::run<dwkxk_detail::NeonFma, 3>(p, x, w, b, y, scratch, &e, residual);
+  dwkxk_detail::run<dwkxk_detail::NeonFma, 3>(p, x, w, b, y, scratch, e, residual);
 }
 inline void f32_dwconv_3x3__neonfma(const ConvParams& p, const float* x, const float* w,
                                     const float* b, float* y, void* scratch) {
-  dwkxk_detail::run<dwkxk_detail::NeonFma, 3>(p, x, w, b, y, scratch, nullptr, nullptr);
+  dwkxk_detail::run<dwkxk_detail::NeonFma, 3>(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 #endif
 
 #if defined(__AVX512F__)
+template <class Act>
 inline void f32_dwconv_5x5__avx512f(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                     const float* residual) {
 #if defined(__AVX2__) && defined(__FMA__)
   if (p.out[2] <= 8)  // rows of at most 8 outputs: half the work in 8-lane vectors
-    return dwkxk_detail::run<dwkxk_detail::Avx2, 5>(p, x, w, b, y, scratch, &e, residual);
+    return dwkxk_detail::run<dwkxk_detail::Avx2, 5>(p, x, w, b, y, scratch, e, residual);
 #endif
-  dwkxk_detail::run<dwkxk_detail::Avx512, 5>(p, x, w, b, y, scratch, &e, residual);
+  dwkxk_detail::run<dwkxk_detail::Avx512, 5>(p, x, w, b, y, scratch, e, residual);
 }
 inline void f32_dwconv_5x5__avx512f(const ConvParams& p, const float* x, const float* w,
                                     const float* b, float* y, void* scratch) {
-  f32_dwconv_5x5__avx512f(p, x, w, b, y, scratch, Epilogue{}, nullptr);
+  f32_dwconv_5x5__avx512f(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 #endif
 
 #if defined(__AVX2__) && defined(__FMA__)
+template <class Act>
 inline void f32_dwconv_5x5__avx2_fma(const ConvParams& p, const float* x, const float* w,
-                                     const float* b, float* y, void* scratch, const Epilogue& e,
-                                     const float* residual) {
-  dwkxk_detail::run<dwkxk_detail::Avx2, 5>(p, x, w, b, y, scratch, &e, residual);
+                                     const float* b, float* y, void* scratch,
+                                     const Epilogue<Act>& e, const float* residual) {
+  dwkxk_detail::run<dwkxk_detail::Avx2, 5>(p, x, w, b, y, scratch, e, residual);
 }
 inline void f32_dwconv_5x5__avx2_fma(const ConvParams& p, const float* x, const float* w,
                                      const float* b, float* y, void* scratch) {
-  dwkxk_detail::run<dwkxk_detail::Avx2, 5>(p, x, w, b, y, scratch, nullptr, nullptr);
+  dwkxk_detail::run<dwkxk_detail::Avx2, 5>(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 #endif
 
 #if defined(__ARM_NEON) && defined(__aarch64__)
+template <class Act>
 inline void f32_dwconv_5x5__neonfma(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                     const float* residual) {
-  dwkxk_detail::run<dwkxk_detail::NeonFma, 5>(p, x, w, b, y, scratch, &e, residual);
+  dwkxk_detail::run<dwkxk_detail::NeonFma, 5>(p, x, w, b, y, scratch, e, residual);
 }
 inline void f32_dwconv_5x5__neonfma(const ConvParams& p, const float* x, const float* w,
                                     const float* b, float* y, void* scratch) {
-  dwkxk_detail::run<dwkxk_detail::NeonFma, 5>(p, x, w, b, y, scratch, nullptr, nullptr);
+  dwkxk_detail::run<dwkxk_detail::NeonFma, 5>(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 #endif
 

@@ -38,13 +38,14 @@
 // MatMul (numpy semantics) runs a GEMM per broadcast batch: matmul_ref, and matmul (via gemm).
 //
 // Fused epilogues: every GEMM, MatMul and float convolution variant has an overload taking
-// (..., const Epilogue& e, const T* residual) that finishes each output element as
+// (..., const Epilogue<Act>& e, const T* residual) that finishes each output element as
 //
 //   y = activation(acc + bias [+ residual])        (acc + bias: what the plain variant stores)
 //
 // while the output tile is still in cache. residual (may be null when e.residual is 0) has Y's
-// layout and must not overlap Y. The activation is computed with the same float expressions as
-// the elementwise ops (onnxc/elementwise.h), so a fused graph gives the unfused graph's values.
+// layout and must not overlap Y. Act is the functor the unary op of the same name uses
+// (onnxc/activation.h), so a fused graph gives the unfused graph's values; as a type, it is
+// inlined into the kernel's loops and a program holds the code of the activations it uses only.
 #ifndef ONNXC_GEMM_H
 #define ONNXC_GEMM_H
 
@@ -52,8 +53,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "onnxc/activation.h"
 #include "onnxc/base.h"
-#include "onnxc/vmath.h"
 
 // Microcontrollers (Arm's M profile) have no vector unit and a few KiB of stack: the kernels
 // pick register tiles whose accumulators fit the FPU's registers (a spilled 4 x 16 tile alone
@@ -79,129 +80,28 @@ struct Workspace {
   index_t bytes;
 };
 
-// The epilogue's activation (Epilogue::activation).
-enum EpilogueActivation : int {
-  kActNone = 0,
-  kActRelu,
-  kActClip,       // min(max(v, alpha), beta)
-  kActLeakyRelu,  // v >= 0 ? v : alpha * v
-  kActSigmoid,
-  kActHardSigmoid,  // max(0, min(1, alpha * v + beta))
-  kActHardSwish,
-  kActTanh,
-  kActGeluErf,
-  kActGeluTanh,
-  kActSwish,  // v * sigmoid(alpha * v) (SiLU at alpha = 1)
-};
-
+// A fused epilogue: the activation (a functor of onnxc/activation.h, with its alpha and beta) and
+// whether the residual operand is added first. The activation is a type, so each kernel is
+// compiled with the one it applies, inlined into its loops, and a program carries no other.
+template <class Act = NoActivation>
 struct Epilogue {
-  int activation;     // an EpilogueActivation
-  float alpha, beta;  // the activation's parameters (see EpilogueActivation), else 0
-  int residual;       // 1: add the residual operand (Y's layout) before the activation
+  Act activation;
+  int residual;  // 1: add the residual operand (Y's layout) before the activation
 };
 
-// y[0..n) = sigmoid(y) or Swish y * sigmoid(alpha * y), in one loop that vectorizes; out of line
-// and shared by both, so a model pays for its code once (flash on microcontrollers).
-template <typename T>
-__attribute__((noinline)) void sigmoid_epilogue(const Epilogue& e, T* y, index_t n) {
-  const bool swish = e.activation == kActSwish;
-  const T alpha = swish ? static_cast<T>(e.alpha) : T(1);
-  for (index_t i = 0; i < n; ++i) {
-    const T s = sigmoid_of(static_cast<T>(alpha * y[i]));
-    y[i] = swish ? y[i] * s : s;
-  }
-}
-
-// One element: activation(v).
-template <typename T>
-inline T epilogue_activation(const Epilogue& e, T x) {
-  if constexpr (!std::is_floating_point_v<T>) {
-    return x;
-  } else {
-    const T alpha = static_cast<T>(e.alpha), beta = static_cast<T>(e.beta);
-    switch (e.activation) {
-      case kActRelu:
-        return x > T(0) ? x : T(0);
-      case kActClip: {  // as clip_ref: when alpha > beta every element becomes beta
-        const T v = x < alpha ? alpha : x;
-        return v > beta ? beta : v;
-      }
-      case kActLeakyRelu:
-        return x >= T(0) ? x : static_cast<T>(x * alpha);
-      case kActHardSigmoid:
-        return clamp_unit(alpha * x + beta);
-      case kActHardSwish:
-        return clamp_unit(x / T(6) + T(0.5)) * x;
-      case kActTanh:
-        return std::tanh(x);
-      case kActGeluErf:
-        // std::erf, not erf_poly: inlined in this switch, every model with an epilogue would
-        // carry its code (flash on microcontrollers); the unfused Gelu and Erf use erf_poly.
-        return T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2))));
-      case kActGeluTanh:
-        return T(0.5) * x *
-               (T(1) + std::tanh(std::sqrt(T(2) / T(3.14159265358979323846)) *
-                                 (x + T(0.044715) * x * x * x)));
-      case kActSigmoid:
-      case kActSwish:  // the row loop's code, not a second copy of the polynomial
-        sigmoid_epilogue(e, &x, 1);
-        return x;
-      default:
-        return x;
-    }
-  }
-}
-
-// Whether kernels apply e over whole output rows after the register tiles rather than per tile:
-// the sigmoid family runs an out-of-line vectorized loop whose per-call cost would dominate runs
-// of a tile's width. Never on Arm's M profile: no vector loop to feed, and the second call site
-// would cost flash and stack.
-inline bool epilogue_by_rows(const Epilogue& e) {
-#if defined(ONNXC_SMALL_TILES)
-  (void)e;
-  return false;
-#else
-  return e.activation == kActSigmoid || e.activation == kActSwish;
-#endif
+// Whether e does anything (kernels skip their epilogue pass otherwise).
+template <class Act>
+constexpr bool has_epilogue(const Epilogue<Act>& e) {
+  return !std::is_same_v<Act, NoActivation> || e.residual;
 }
 
 // y[0..n) = activation(y + residual) over one row of a finished tile (residual may be null).
-// The activation is picked outside the loops so that the cheap ones vectorize.
-template <typename T>
-inline void apply_epilogue(const Epilogue& e, T* y, const T* residual, index_t n) {
+template <class Act, typename T>
+inline void apply_epilogue(const Epilogue<Act>& e, T* y, const T* residual, index_t n) {
   if (e.residual && residual)
     for (index_t i = 0; i < n; ++i) y[i] += residual[i];
-  switch (e.activation) {
-    case kActNone:
-      return;
-    case kActRelu:
-      for (index_t i = 0; i < n; ++i) y[i] = y[i] > T(0) ? y[i] : T(0);
-      return;
-    case kActClip: {
-      const T lo = static_cast<T>(e.alpha), hi = static_cast<T>(e.beta);
-      for (index_t i = 0; i < n; ++i) {
-        const T v = y[i] < lo ? lo : y[i];
-        y[i] = v > hi ? hi : v;
-      }
-      return;
-    }
-    case kActHardSigmoid:  // epilogue_activation's expressions, in loops that vectorize
-      if constexpr (std::is_floating_point_v<T>) {
-        const T alpha = static_cast<T>(e.alpha), beta = static_cast<T>(e.beta);
-        for (index_t i = 0; i < n; ++i) y[i] = clamp_unit(alpha * y[i] + beta);
-      }
-      return;
-    case kActHardSwish:
-      if constexpr (std::is_floating_point_v<T>)
-        for (index_t i = 0; i < n; ++i) y[i] = clamp_unit(y[i] / T(6) + T(0.5)) * y[i];
-      return;
-    case kActSigmoid:
-    case kActSwish:
-      if constexpr (std::is_floating_point_v<T>) sigmoid_epilogue(e, y, n);
-      return;
-    default:
-      for (index_t i = 0; i < n; ++i) y[i] = epilogue_activation(e, y[i]);
-  }
+  if constexpr (!std::is_same_v<Act, NoActivation>)
+    for (index_t i = 0; i < n; ++i) y[i] = e.activation(y[i]);
 }
 
 namespace gemm_detail {
@@ -236,15 +136,14 @@ inline T combine(Acc<T> acc, const T* c, float alpha, float beta) {
 
 }  // namespace gemm_detail
 
-// The reference: one dot product per output element. kFused = false (the overload without an
-// epilogue) leaves apply_epilogue, and the activations' code, out of the program.
-template <typename T, bool kFused = true>
+// The reference: one dot product per output element.
+template <typename T, class Act>
 inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
-                     const Epilogue& e, const T* residual) {
+                     const Epilogue<Act>& e, const T* residual) {
   using Acc = gemm_detail::Acc<T>;
   const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
   const index_t b_ks = p.trans_b ? 1 : p.ldb, b_js = p.trans_b ? p.ldb : 1;
-  for (index_t i = 0; i < p.m; ++i)
+  for (index_t i = 0; i < p.m; ++i) {
     for (index_t j = 0; j < p.n; ++j) {
       Acc acc = Acc(0);
       for (index_t kk = 0; kk < p.k; ++kk)
@@ -252,15 +151,15 @@ inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T*
             static_cast<Acc>(a[i * a_is + kk * a_ks]) * static_cast<Acc>(b[kk * b_ks + j * b_js]);
       const T* ci = c ? c + i * p.c_row_stride + j * p.c_col_stride : nullptr;
       y[i * p.ldy + j] = gemm_detail::combine<T>(acc, ci, p.alpha, p.beta);
-      if constexpr (kFused)
-        if (e.activation || e.residual)
-          apply_epilogue(e, y + i * p.ldy + j, residual ? residual + i * p.ldy + j : residual, 1);
     }
+    if (has_epilogue(e))  // the row is final
+      apply_epilogue(e, y + i * p.ldy, residual ? residual + i * p.ldy : residual, p.n);
+  }
 }
 
 template <typename T>
 inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
-  gemm_ref<T, false>(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr));
+  gemm_ref(p, a, b, c, y, Epilogue<>{}, static_cast<const T*>(nullptr));
 }
 
 namespace gemm_detail {
@@ -325,10 +224,10 @@ __attribute__((noinline)) void tile(const float* a, index_t lda, const float* pa
 // floats. With an epilogue (e non-null), each tile is finished right after its last k block.
 // kPrepacked: b is already in packed_b_floats() layout (weights packed by the compiler), so the
 // panel of (k0, j0) is read in place and `panel` is unused.
-template <index_t MR, index_t NR, bool kPrepacked = false>
+template <index_t MR, index_t NR, bool kPrepacked = false, class Act>
 inline void blocked_product(const GemmParams& p, const float* a, const float* b, float* y,
-                            float alpha, const Epilogue* e, const float* residual, float* panel,
-                            index_t kc_max) {
+                            float alpha, const Epilogue<Act>& e, const float* residual,
+                            float* panel, index_t kc_max) {
   const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
   for (index_t k0 = 0; k0 < p.k; k0 += kc_max) {
     const index_t kc = p.k - k0 < kc_max ? p.k - k0 : kc_max;
@@ -349,9 +248,9 @@ inline void blocked_product(const GemmParams& p, const float* a, const float* b,
             tile<MR, NR, true>(ai, p.lda, pb, kc, yi, p.ldy, mr, nr, alpha);
           else
             tile<MR, NR, false>(ai, p.lda, pb, kc, yi, p.ldy, mr, nr, alpha);
-          if (e && k0 + kc == p.k)
+          if (has_epilogue(e) && k0 + kc == p.k)
             for (index_t r = 0; r < mr; ++r)
-              apply_epilogue(*e, yi + r * p.ldy,
+              apply_epilogue(e, yi + r * p.ldy,
                              residual ? residual + (i + r) * p.ldy + j0 : residual, nr);
         }
       }
@@ -393,13 +292,13 @@ constexpr bool packs_panels(const GemmParams& p) {
 
 // Cache-blocked GEMM around an MR x NR register tile (BLIS loop order, A read in place).
 // Without room for one panel row in ws, the reference.
-template <index_t MR, index_t NR, index_t KC = kPanelFloats / NR>
+template <index_t MR, index_t NR, index_t KC = kPanelFloats / NR, class Act>
 inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b, const float* c,
-                             float* y, const Epilogue* e, const float* residual,
+                             float* y, const Epilogue<Act>& e, const float* residual,
                              const Workspace& ws) {
   const index_t ws_depth = ws.data ? ws.bytes / (NR * static_cast<index_t>(sizeof(float))) : 0;
   const index_t kc_max = ws_depth < KC ? ws_depth : KC;
-  if (packs_panels(p) && kc_max < 1) return gemm_ref(p, a, b, c, y, e ? *e : Epilogue{}, residual);
+  if (packs_panels(p) && kc_max < 1) return gemm_ref(p, a, b, c, y, e, residual);
   // Y = beta * C (or 0) first; the k blocks then accumulate into it.
   const float beta = p.beta, alpha = p.alpha;
   for (index_t i = 0; i < p.m; ++i) {
@@ -413,9 +312,9 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
   }
   // Finishes rows [0, m) of Y (the paths that do not work tile by tile).
   auto finish_rows = [&] {
-    if (e)
+    if (has_epilogue(e))
       for (index_t i = 0; i < p.m; ++i)
-        apply_epilogue(*e, y + i * p.ldy, residual ? residual + i * p.ldy : residual, p.n);
+        apply_epilogue(e, y + i * p.ldy, residual ? residual + i * p.ldy : residual, p.n);
   };
   const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
   if (p.k == 0) return finish_rows();
@@ -433,52 +332,49 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
   blocked_product<MR, NR>(p, a, b, y, alpha, e, residual, static_cast<float*>(ws.data), kc_max);
 }
 
-inline const Epilogue* epilogue_or_null(const Epilogue& e) {
-  return e.activation || e.residual ? &e : nullptr;
-}
-
 }  // namespace gemm_detail
 
 // 4 x 16 tile: 4 accumulators of 16 floats (8 ymm with AVX2, 16 q registers with NEON).
+template <class Act>
 inline void f32_gemm_4x16__scalar(const GemmParams& p, const float* a, const float* b,
-                                  const float* c, float* y, const Epilogue& e,
+                                  const float* c, float* y, const Epilogue<Act>& e,
                                   const float* residual, const Workspace& ws) {
-  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual,
-                                       ws);
+  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, e, residual, ws);
 }
 inline void f32_gemm_4x16__scalar(const GemmParams& p, const float* a, const float* b,
                                   const float* c, float* y, const Workspace& ws) {
-  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, nullptr, nullptr, ws);
+  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
 // 8 x 32 tile: 16 zmm accumulators of AVX-512's 32 registers.
+template <class Act>
 inline void f32_gemm_8x32__avx512f(const GemmParams& p, const float* a, const float* b,
-                                   const float* c, float* y, const Epilogue& e,
+                                   const float* c, float* y, const Epilogue<Act>& e,
                                    const float* residual, const Workspace& ws) {
-  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual,
-                                       ws);
+  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, e, residual, ws);
 }
 inline void f32_gemm_8x32__avx512f(const GemmParams& p, const float* a, const float* b,
                                    const float* c, float* y, const Workspace& ws) {
-  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, nullptr, nullptr, ws);
+  gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
 // 4 x 4 tile: 16 scalar accumulators (microcontrollers; see ONNXC_SMALL_TILES).
+template <class Act>
 inline void f32_gemm_4x4__scalar(const GemmParams& p, const float* a, const float* b,
-                                 const float* c, float* y, const Epilogue& e, const float* residual,
-                                 const Workspace& ws) {
-  gemm_detail::f32_gemm_blocked<4, 4>(p, a, b, c, y, gemm_detail::epilogue_or_null(e), residual,
-                                      ws);
+                                 const float* c, float* y, const Epilogue<Act>& e,
+                                 const float* residual, const Workspace& ws) {
+  gemm_detail::f32_gemm_blocked<4, 4>(p, a, b, c, y, e, residual, ws);
 }
 inline void f32_gemm_4x4__scalar(const GemmParams& p, const float* a, const float* b,
                                  const float* c, float* y, const Workspace& ws) {
-  gemm_detail::f32_gemm_blocked<4, 4>(p, a, b, c, y, nullptr, nullptr, ws);
+  gemm_detail::f32_gemm_blocked<4, 4>(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
 // The reference under the variant table's name, for products below gemm_prefers_blocked().
+template <class Act>
 inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const float* b,
-                                 const float* c, float* y, const Epilogue& e, const float* residual,
-                                 const Workspace& /*ws*/) {
+                                 const float* c, float* y, const Epilogue<Act>& e,
+                                 const float* residual, const Workspace& /*ws*/) {
   gemm_ref(p, a, b, c, y, e, residual);
 }
 inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const float* b,
@@ -511,9 +407,10 @@ inline void pack_gemm_b(const GemmParams& p, const float* b, float* packed) {
 
 namespace gemm_detail {
 
-template <index_t MR, index_t NR, index_t KC = kPanelFloats / NR>
+template <index_t MR, index_t NR, index_t KC = kPanelFloats / NR, class Act>
 inline void f32_gemm_packed(const GemmParams& p, const float* a, const float* packed_b,
-                            const float* c, float* y, const Epilogue* e, const float* residual) {
+                            const float* c, float* y, const Epilogue<Act>& e,
+                            const float* residual) {
   const float beta = static_cast<float>(p.beta), alpha = static_cast<float>(p.alpha);
   for (index_t i = 0; i < p.m; ++i) {  // Y = beta * C (or 0); the k blocks accumulate into it
     float* yi = y + i * p.ldy;
@@ -521,9 +418,9 @@ inline void f32_gemm_packed(const GemmParams& p, const float* a, const float* pa
     for (index_t j = 0; j < p.n; ++j) yi[j] = ci ? beta * ci[j * p.c_col_stride] : 0.0f;
   }
   if (p.k == 0) {
-    if (e)
+    if (has_epilogue(e))
       for (index_t i = 0; i < p.m; ++i)
-        apply_epilogue(*e, y + i * p.ldy, residual ? residual + i * p.ldy : residual, p.n);
+        apply_epilogue(e, y + i * p.ldy, residual ? residual + i * p.ldy : residual, p.n);
     return;
   }
   blocked_product<MR, NR, true>(p, a, packed_b, y, alpha, e, residual, nullptr, KC);
@@ -532,37 +429,37 @@ inline void f32_gemm_packed(const GemmParams& p, const float* a, const float* pa
 }  // namespace gemm_detail
 
 // 8 x 32 tiles (AVX-512's pick; portable code), B packed into 32-column panels.
+template <class Act>
 inline void f32_gemm_packed_8x32__avx512f(const GemmParams& p, const float* a,
                                           const float* packed_b, const float* c, float* y,
-                                          const Epilogue& e, const float* residual) {
-  gemm_detail::f32_gemm_packed<8, 32>(p, a, packed_b, c, y, gemm_detail::epilogue_or_null(e),
-                                      residual);
+                                          const Epilogue<Act>& e, const float* residual) {
+  gemm_detail::f32_gemm_packed<8, 32>(p, a, packed_b, c, y, e, residual);
 }
 inline void f32_gemm_packed_8x32__avx512f(const GemmParams& p, const float* a,
                                           const float* packed_b, const float* c, float* y) {
-  gemm_detail::f32_gemm_packed<8, 32>(p, a, packed_b, c, y, nullptr, nullptr);
+  gemm_detail::f32_gemm_packed<8, 32>(p, a, packed_b, c, y, Epilogue<>{}, nullptr);
 }
 // 4 x 16 tiles, B packed into 16-column panels.
+template <class Act>
 inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
-                                         const float* c, float* y, const Epilogue& e,
+                                         const float* c, float* y, const Epilogue<Act>& e,
                                          const float* residual) {
-  gemm_detail::f32_gemm_packed<4, 16>(p, a, packed_b, c, y, gemm_detail::epilogue_or_null(e),
-                                      residual);
+  gemm_detail::f32_gemm_packed<4, 16>(p, a, packed_b, c, y, e, residual);
 }
 inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
                                          const float* c, float* y) {
-  gemm_detail::f32_gemm_packed<4, 16>(p, a, packed_b, c, y, nullptr, nullptr);
+  gemm_detail::f32_gemm_packed<4, 16>(p, a, packed_b, c, y, Epilogue<>{}, nullptr);
 }
 // 4 x 4 tiles of scalar accumulators (microcontrollers), B packed into 4-column panels.
+template <class Act>
 inline void f32_gemm_packed_4x4__scalar(const GemmParams& p, const float* a, const float* packed_b,
-                                        const float* c, float* y, const Epilogue& e,
+                                        const float* c, float* y, const Epilogue<Act>& e,
                                         const float* residual) {
-  gemm_detail::f32_gemm_packed<4, 4>(p, a, packed_b, c, y, gemm_detail::epilogue_or_null(e),
-                                     residual);
+  gemm_detail::f32_gemm_packed<4, 4>(p, a, packed_b, c, y, e, residual);
 }
 inline void f32_gemm_packed_4x4__scalar(const GemmParams& p, const float* a, const float* packed_b,
                                         const float* c, float* y) {
-  gemm_detail::f32_gemm_packed<4, 4>(p, a, packed_b, c, y, nullptr, nullptr);
+  gemm_detail::f32_gemm_packed<4, 4>(p, a, packed_b, c, y, Epilogue<>{}, nullptr);
 }
 
 // Whether the blocked float GEMM beats the reference for an m x n x k product; below this the
@@ -588,8 +485,9 @@ constexpr index_t gemm_workspace_bytes(const GemmParams& p, index_t budget) {
 // by select-kernels (MatMul, ConvTranspose, constant folding). Measured with g++ 12 and clang 14
 // on an AVX-512 EPYC: 8x32 reaches ~200 GFLOP/s on 512^3 (4x16: ~100); built for AVX2 only, 4x16
 // is the fastest (~80, where 8x32 and 6x16 spill).
+template <class Act>
 inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
-                                  const float* c, float* y, const Epilogue& e,
+                                  const float* c, float* y, const Epilogue<Act>& e,
                                   const float* residual, const Workspace& ws) {
 #if defined(__AVX512F__)
   f32_gemm_8x32__avx512f(p, a, b, c, y, e, residual, ws);
@@ -601,12 +499,12 @@ inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const flo
 }
 inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
                                   const float* c, float* y, const Workspace& ws) {
-  f32_gemm_blocked_best(p, a, b, c, y, Epilogue{}, nullptr, ws);
+  f32_gemm_blocked_best(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
-template <typename T>
-inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y, const Epilogue& e,
-                 const T* residual, const Workspace& ws) {
+template <typename T, class Act>
+inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
+                 const Epilogue<Act>& e, const T* residual, const Workspace& ws) {
   if constexpr (std::is_same_v<T, float>) {
     if (gemm_prefers_blocked(p.m, p.n, p.k))
       return f32_gemm_blocked_best(p, a, b, c, y, e, residual, ws);
@@ -616,17 +514,17 @@ inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y, 
 template <typename T>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
                  const Workspace& ws) {
-  gemm(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr), ws);
+  gemm(p, a, b, c, y, Epilogue<>{}, static_cast<const T*>(nullptr), ws);
 }
 // Without a workspace: the products that would pack B run as the reference.
-template <typename T>
-inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y, const Epilogue& e,
-                 const T* residual) {
+template <typename T, class Act>
+inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
+                 const Epilogue<Act>& e, const T* residual) {
   gemm(p, a, b, c, y, e, residual, Workspace{nullptr, 0});
 }
 template <typename T>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
-  gemm(p, a, b, c, y, Epilogue{}, static_cast<const T*>(nullptr), Workspace{nullptr, 0});
+  gemm(p, a, b, c, y, Epilogue<>{}, static_cast<const T*>(nullptr), Workspace{nullptr, 0});
 }
 
 // ---- MatMul ---------------------------------------------------------------------------------
@@ -665,9 +563,9 @@ constexpr GemmParams batch_gemm_params(const MatMulParams& p, bool bias) {
           1};
 }
 
-template <typename T, typename Gemm>
+template <typename T, class Act, typename Gemm>
 inline void matmul_batched(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
-                           const Epilogue& e, const T* residual, Gemm gemm_fn) {
+                           const Epilogue<Act>& e, const T* residual, Gemm gemm_fn) {
   const GemmParams g = batch_gemm_params(p, bias != nullptr);
   index_t idx[kMaxRank] = {};
   for (index_t bi = 0; bi < p.batch_count; ++bi) {
@@ -692,37 +590,37 @@ constexpr index_t matmul_workspace_bytes(const MatMulParams& p, bool bias, index
   return gemm_workspace_bytes(gemm_detail::batch_gemm_params(p, bias), budget);
 }
 
-template <typename T>
+template <typename T, class Act>
 inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
-                       const Epilogue& e, const T* residual) {
+                       const Epilogue<Act>& e, const T* residual) {
   gemm_detail::matmul_batched(
       p, a, b, bias, y, e, residual,
-      [](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy, const Epilogue& ge,
+      [](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy, const Epilogue<Act>& ge,
          const T* gr) { gemm_ref(g, ga, gb, gc, gy, ge, gr); });
 }
 template <typename T>
 inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, T* y) {
-  matmul_ref(p, a, b, static_cast<const T*>(nullptr), y, Epilogue{},
+  matmul_ref(p, a, b, static_cast<const T*>(nullptr), y, Epilogue<>{},
              static_cast<const T*>(nullptr));
 }
 
 // Each batch through gemm(), so float products large enough run blocked.
-template <typename T>
+template <typename T, class Act>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
-                   const Epilogue& e, const T* residual, const Workspace& ws) {
+                   const Epilogue<Act>& e, const T* residual, const Workspace& ws) {
   gemm_detail::matmul_batched(
       p, a, b, bias, y, e, residual,
-      [&ws](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy, const Epilogue& ge,
-            const T* gr) { gemm(g, ga, gb, gc, gy, ge, gr, ws); });
+      [&ws](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy,
+            const Epilogue<Act>& ge, const T* gr) { gemm(g, ga, gb, gc, gy, ge, gr, ws); });
 }
 template <typename T>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, T* y, const Workspace& ws) {
-  matmul(p, a, b, static_cast<const T*>(nullptr), y, Epilogue{}, static_cast<const T*>(nullptr),
+  matmul(p, a, b, static_cast<const T*>(nullptr), y, Epilogue<>{}, static_cast<const T*>(nullptr),
          ws);
 }
-template <typename T>
+template <typename T, class Act>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
-                   const Epilogue& e, const T* residual) {
+                   const Epilogue<Act>& e, const T* residual) {
   matmul(p, a, b, bias, y, e, residual, Workspace{nullptr, 0});
 }
 template <typename T>

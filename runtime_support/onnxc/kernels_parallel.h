@@ -44,9 +44,9 @@ inline GroupPart group_part(const ConvParams& p, index_t task, index_t tasks) {
 
 // conv_gemm_all in `tasks` parts on `par`, part i in scratch slice i (of
 // task_scratch_bytes(conv_gemm_scratch_bytes(p)) bytes).
-template <index_t MR, index_t NR, auto kTile>
+template <index_t MR, index_t NR, auto kTile, class Act>
 inline void conv_gemm_parallel(const ConvParams& p, const float* x, const float* w, const float* b,
-                               float* y, void* scratch, const Epilogue* e, const float* res,
+                               float* y, void* scratch, const Epilogue<Act>& e, const float* res,
                                const Parallel& par, index_t tasks) {
   const index_t slice = task_scratch_bytes(conv_gemm_scratch_bytes(p));
   auto run_part = [&](index_t i) {
@@ -57,16 +57,18 @@ inline void conv_gemm_parallel(const ConvParams& p, const float* x, const float*
   parallel_run(par, tasks, run_part);
 }
 
-using ConvEpilogueKernel = void (*)(const ConvParams&, const float*, const float*, const float*,
-                                    float*, void*, const Epilogue&, const float*);
-
-// A depthwise convolution of one image in `tasks` parts by input channel: part i runs Kernel
+// A depthwise convolution of one image in `tasks` parts by input channel: part i runs `kernel`
 // on its channels (and their outputs) with scratch slice i of `slice` bytes. Channels never
 // interact, so every part computes what the whole kernel would.
-template <ConvEpilogueKernel Kernel>
-inline void dwconv_parallel(const ConvParams& p, const float* x, const float* w, const float* b,
-                            float* y, void* scratch, index_t slice, const Epilogue& e,
-                            const float* residual, const Parallel& par, index_t tasks) {
+template <class Act>
+using ConvEpilogueKernel = void (*)(const ConvParams&, const float*, const float*, const float*,
+                                    float*, void*, const Epilogue<Act>&, const float*);
+
+template <class Act>
+inline void dwconv_parallel(ConvEpilogueKernel<Act> kernel, const ConvParams& p, const float* x,
+                            const float* w, const float* b, float* y, void* scratch, index_t slice,
+                            const Epilogue<Act>& e, const float* residual, const Parallel& par,
+                            index_t tasks) {
   const index_t multiplier = p.c_out / p.c_in, taps = volume(p.kernel);
   const index_t in_plane = volume(p.in), out_plane = volume(p.out);
   auto part = [&](index_t i) {
@@ -77,7 +79,7 @@ inline void dwconv_parallel(const ConvParams& p, const float* x, const float* w,
     q.c_in = q.group = c1 - c0;
     q.c_out = (c1 - c0) * multiplier;
     const index_t o0 = c0 * multiplier;
-    Kernel(q, x + c0 * in_plane, w + o0 * taps, b ? b + o0 : nullptr, y + o0 * out_plane,
+    kernel(q, x + c0 * in_plane, w + o0 * taps, b ? b + o0 : nullptr, y + o0 * out_plane,
            static_cast<unsigned char*>(scratch) + i * slice, e,
            residual ? residual + o0 * out_plane : nullptr);
   };
@@ -88,80 +90,92 @@ inline void dwconv_parallel(const ConvParams& p, const float* x, const float* w,
 
 // f32_dwconv__generic in `tasks` parts on `par` (batch 1), part i in scratch slice i of
 // task_scratch_bytes(conv_dw_scratch_bytes(p)) bytes.
+template <class Act>
 inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch, const Epilogue& e, const float* residual,
-                                const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel<f32_dwconv__generic>(p, x, w, b, y, scratch,
-                                                    task_scratch_bytes(conv_dw_scratch_bytes(p)), e,
-                                                    residual, par, tasks);
+                                float* y, void* scratch, const Epilogue<Act>& e,
+                                const float* residual, const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel(f32_dwconv__generic, p, x, w, b, y, scratch,
+                               task_scratch_bytes(conv_dw_scratch_bytes(p)), e, residual, par,
+                               tasks);
 }
 
+template <class Act>
 inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch, const Epilogue& e,
+                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                    const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::conv_gemm_parallel<8, 32, conv_detail::gemm_tile<8, 32>>(
-      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual, par, tasks);
+  conv_detail::conv_gemm_parallel<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch, e,
+                                                                        residual, par, tasks);
 }
+template <class Act>
 inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
-                                  const float* b, float* y, void* scratch, const Epilogue& e,
+                                  const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                   const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::conv_gemm_parallel<6, 16, conv_detail::gemm_tile<6, 16>>(
-      p, x, w, b, y, scratch, gemm_detail::epilogue_or_null(e), residual, par, tasks);
+  conv_detail::conv_gemm_parallel<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch, e,
+                                                                        residual, par, tasks);
 }
+template <class Act>
 inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch, const Epilogue& e,
+                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                    const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel<f32_dwconv_any__scalar>(p, x, w, b, y, scratch,
-                                                       task_scratch_bytes(conv_dw_scratch_bytes(p)),
-                                                       e, residual, par, tasks);
+  conv_detail::dwconv_parallel(f32_dwconv_any__scalar, p, x, w, b, y, scratch,
+                               task_scratch_bytes(conv_dw_scratch_bytes(p)), e, residual, par,
+                               tasks);
 }
 
 #if defined(__AVX512F__)
+template <class Act>
 inline void f32_dwconv_3x3__avx512f(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                     const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel<f32_dwconv_3x3__avx512f>(
-      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
-      tasks);
+  conv_detail::dwconv_parallel(f32_dwconv_3x3__avx512f, p, x, w, b, y, scratch,
+                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
+                               par, tasks);
 }
+template <class Act>
 inline void f32_dwconv_5x5__avx512f(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                     const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel<f32_dwconv_5x5__avx512f>(
-      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
-      tasks);
+  conv_detail::dwconv_parallel(f32_dwconv_5x5__avx512f, p, x, w, b, y, scratch,
+                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
+                               par, tasks);
 }
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
+template <class Act>
 inline void f32_dwconv_3x3__avx2_fma(const ConvParams& p, const float* x, const float* w,
-                                     const float* b, float* y, void* scratch, const Epilogue& e,
-                                     const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel<f32_dwconv_3x3__avx2_fma>(
-      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
-      tasks);
+                                     const float* b, float* y, void* scratch,
+                                     const Epilogue<Act>& e, const float* residual,
+                                     const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel(f32_dwconv_3x3__avx2_fma, p, x, w, b, y, scratch,
+                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
+                               par, tasks);
 }
+template <class Act>
 inline void f32_dwconv_5x5__avx2_fma(const ConvParams& p, const float* x, const float* w,
-                                     const float* b, float* y, void* scratch, const Epilogue& e,
-                                     const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel<f32_dwconv_5x5__avx2_fma>(
-      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
-      tasks);
+                                     const float* b, float* y, void* scratch,
+                                     const Epilogue<Act>& e, const float* residual,
+                                     const Parallel& par, index_t tasks) {
+  conv_detail::dwconv_parallel(f32_dwconv_5x5__avx2_fma, p, x, w, b, y, scratch,
+                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
+                               par, tasks);
 }
 #endif
 #if defined(__ARM_NEON) && defined(__aarch64__)
+template <class Act>
 inline void f32_dwconv_3x3__neonfma(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                     const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel<f32_dwconv_3x3__neonfma>(
-      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
-      tasks);
+  conv_detail::dwconv_parallel(f32_dwconv_3x3__neonfma, p, x, w, b, y, scratch,
+                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
+                               par, tasks);
 }
+template <class Act>
 inline void f32_dwconv_5x5__neonfma(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue& e,
+                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                     const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel<f32_dwconv_5x5__neonfma>(
-      p, x, w, b, y, scratch, task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, par,
-      tasks);
+  conv_detail::dwconv_parallel(f32_dwconv_5x5__neonfma, p, x, w, b, y, scratch,
+                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
+                               par, tasks);
 }
 #endif
 
@@ -169,13 +183,15 @@ inline void f32_dwconv_5x5__neonfma(const ConvParams& p, const float* x, const f
 
 namespace gemm_detail {
 
+template <class Act>
 using PackedEpilogueKernel = void (*)(const GemmParams&, const float*, const float*, const float*,
-                                      float*, const Epilogue&, const float*);
+                                      float*, const Epilogue<Act>&, const float*);
 
-template <PackedEpilogueKernel Kernel, index_t NR>
-inline void gemm_packed_parallel(const GemmParams& p, const float* a, const float* packed_b,
-                                 const float* c, float* y, const Epilogue& e, const float* residual,
-                                 const Parallel& par, index_t tasks) {
+template <index_t NR, class Act>
+inline void gemm_packed_parallel(PackedEpilogueKernel<Act> kernel, const GemmParams& p,
+                                 const float* a, const float* packed_b, const float* c, float* y,
+                                 const Epilogue<Act>& e, const float* residual, const Parallel& par,
+                                 index_t tasks) {
   const index_t panels = (p.n + NR - 1) / NR;
   auto part = [&](index_t i) {
     GemmParams q = p;
@@ -185,13 +201,13 @@ inline void gemm_packed_parallel(const GemmParams& p, const float* a, const floa
       const index_t j0 = lo * NR, j1 = hi * NR < p.n ? hi * NR : p.n;
       if (j0 >= j1) return;
       q.n = j1 - j0;
-      Kernel(q, a, packed_b + j0 * p.k, c ? c + j0 * p.c_col_stride : c, y + j0, e,
+      kernel(q, a, packed_b + j0 * p.k, c ? c + j0 * p.c_col_stride : c, y + j0, e,
              residual ? residual + j0 : residual);
     } else {
       split_range(p.m, i, tasks, &lo, &hi);
       if (lo == hi) return;
       q.m = hi - lo;
-      Kernel(q, a + lo * (p.trans_a ? 1 : p.lda), packed_b, c ? c + lo * p.c_row_stride : c,
+      kernel(q, a + lo * (p.trans_a ? 1 : p.lda), packed_b, c ? c + lo * p.c_row_stride : c,
              y + lo * p.ldy, e, residual ? residual + lo * p.ldy : residual);
     }
   };
@@ -200,19 +216,21 @@ inline void gemm_packed_parallel(const GemmParams& p, const float* a, const floa
 
 }  // namespace gemm_detail
 
+template <class Act>
 inline void f32_gemm_packed_8x32__avx512f(const GemmParams& p, const float* a,
                                           const float* packed_b, const float* c, float* y,
-                                          const Epilogue& e, const float* residual,
+                                          const Epilogue<Act>& e, const float* residual,
                                           const Parallel& par, index_t tasks) {
-  gemm_detail::gemm_packed_parallel<f32_gemm_packed_8x32__avx512f, 32>(p, a, packed_b, c, y, e,
-                                                                       residual, par, tasks);
+  gemm_detail::gemm_packed_parallel<32>(f32_gemm_packed_8x32__avx512f, p, a, packed_b, c, y, e,
+                                        residual, par, tasks);
 }
+template <class Act>
 inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
-                                         const float* c, float* y, const Epilogue& e,
+                                         const float* c, float* y, const Epilogue<Act>& e,
                                          const float* residual, const Parallel& par,
                                          index_t tasks) {
-  gemm_detail::gemm_packed_parallel<f32_gemm_packed_4x16__scalar, 16>(p, a, packed_b, c, y, e,
-                                                                      residual, par, tasks);
+  gemm_detail::gemm_packed_parallel<16>(f32_gemm_packed_4x16__scalar, p, a, packed_b, c, y, e,
+                                        residual, par, tasks);
 }
 
 }  // namespace onnxc

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "onnxc/activation.h"
 #include "onnxc/base.h"
 #include "onnxc/half.h"
 #include "onnxc/vmath.h"
@@ -86,8 +87,9 @@ inline void clip_ref(const T* x, T* y, index_t n, const T* lo, const T* hi) {
 }
 
 // ---- functors: unary ----------------------------------------------------------------------
-// Each receives the element in its compute type (float for half types) and the op's two float
-// attributes (unused ones are 0).
+// As the activations' (onnxc/activation.h, which has Relu, Sigmoid, Tanh, Gelu and the rest of
+// the ones a Conv or GEMM epilogue can fuse): each receives the element in its compute type
+// (float for half types) and the op's two float attributes (unused ones are 0).
 
 // log(1 + e^x) without overflow for large x.
 template <typename T>
@@ -95,24 +97,6 @@ inline T softplus(T x) {
   return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
 
-#define ONNXC_UNARY_FUNCTOR(Name, expr)           \
-  struct Name {                                   \
-    float alpha, beta;                            \
-    template <typename T>                         \
-    ONNXC_ALWAYS_INLINE T operator()(T x) const { \
-      (void)alpha;                                \
-      (void)beta;                                 \
-      return static_cast<T>(expr);                \
-    }                                             \
-  };
-
-ONNXC_UNARY_FUNCTOR(Relu, x > T(0) ? x : T(0))
-ONNXC_UNARY_FUNCTOR(LeakyRelu, x >= T(0) ? x : static_cast<T>(x * static_cast<T>(alpha)))
-// Float (and the half types, computed in float) through the vectorizable sigmoid_poly.
-ONNXC_UNARY_FUNCTOR(Sigmoid, sigmoid_of(x))
-ONNXC_UNARY_FUNCTOR(HardSigmoid, clamp_unit(static_cast<T>(alpha) * x + static_cast<T>(beta)))
-ONNXC_UNARY_FUNCTOR(HardSwish, clamp_unit(x / T(6) + T(0.5)) * x)
-ONNXC_UNARY_FUNCTOR(Tanh, tanh_of(x))
 ONNXC_UNARY_FUNCTOR(Erf, erf_of(x))
 ONNXC_UNARY_FUNCTOR(Exp, std::exp(x))
 ONNXC_UNARY_FUNCTOR(Log, std::log(x))
@@ -144,12 +128,7 @@ ONNXC_UNARY_FUNCTOR(Cosh, std::cosh(x))
 ONNXC_UNARY_FUNCTOR(Asinh, std::asinh(x))
 ONNXC_UNARY_FUNCTOR(Acosh, std::acosh(x))
 ONNXC_UNARY_FUNCTOR(Atanh, std::atanh(x))
-ONNXC_UNARY_FUNCTOR(GeluErf, T(0.5) * x * (T(1) + erf_of(x / std::sqrt(T(2)))))
-ONNXC_UNARY_FUNCTOR(GeluTanh, T(0.5) * x *
-                                  (T(1) + tanh_of(std::sqrt(T(2) / T(3.14159265358979323846)) *
-                                                  (x + T(0.044715) * x * x * x))))
 ONNXC_UNARY_FUNCTOR(Scale, static_cast<T>(alpha) * x)
-#undef ONNXC_UNARY_FUNCTOR
 
 // Integer negation wraps (-MIN is MIN), as numpy's.
 template <typename T>

@@ -84,17 +84,23 @@ TEST_CASE("the inline runtime keeps only the overloads a call's argument count f
   // gemm_ref has a 7-parameter form (with an epilogue) and a 5-parameter one that calls it.
   const std::string seven =
       "void f(const onnxc::GemmParams& p, const float* a, float* y) {\n"
-      "  onnxc::gemm_ref(p, a, a, a, y, onnxc::Epilogue{}, a);\n}\n";
+      "  static constexpr onnxc::Epilogue<onnxc::Relu> e = {{}, 1};\n"
+      "  onnxc::gemm_ref(p, a, a, a, y, e, a);\n}\n";
   const std::string rt7 = inline_runtime({"onnxc/gemm.h"}, seven, {"onnxc/types.h"});
   CHECK(rt7.find("inline void gemm_ref(const GemmParams& p, const T* a, const T* b, const T* c, "
-                 "T* y,\n                     const Epilogue& e") != std::string::npos);
-  CHECK(rt7.find("gemm_ref(p, a, b, c, y, Epilogue{}") == std::string::npos);
+                 "T* y,\n                     const Epilogue<Act>& e") != std::string::npos);
+  CHECK(rt7.find("gemm_ref(p, a, b, c, y, Epilogue<>{}") == std::string::npos);
+  // The epilogue's activation is a type: the one named comes along, no other.
+  CHECK(rt7.find("ONNXC_UNARY_FUNCTOR(Relu,") != std::string::npos);
+  CHECK(rt7.find("ONNXC_UNARY_FUNCTOR(Sigmoid,") == std::string::npos);
+  CHECK(rt7.find("sigmoid_poly") == std::string::npos);
   CHECK(compiles(rt7, seven, "g++"));
   const std::string five =
       "void f(const onnxc::GemmParams& p, const float* a, float* y) {\n"
       "  onnxc::gemm_ref(p, a, a, a, y);\n}\n";
   const std::string rt5 = inline_runtime({"onnxc/gemm.h"}, five, {"onnxc/types.h"});
-  CHECK(rt5.find("gemm_ref<T, false>(p, a, b, c, y, Epilogue{}") != std::string::npos);  // both
+  CHECK(rt5.find("gemm_ref(p, a, b, c, y, Epilogue<>{}") != std::string::npos);  // both
+  CHECK(rt5.find("ONNXC_UNARY_FUNCTOR(Relu,") == std::string::npos);
   CHECK(compiles(rt5, five, "g++"));
   // A softmax over the last axis needs the row kernel only.
   const std::string rows =

@@ -324,8 +324,8 @@ TEST_CASE("Conv with a fused epilogue passes it to the kernel, and checks it", "
   h.attr_float("fused_alpha", 0.5f);
   REQUIRE(h.infer());
   CHECK(emits(h,
-              "static constexpr onnxc::Epilogue e = {/*activation=*/onnxc::kActLeakyRelu, "
-              "/*alpha=*/0.5f, /*beta=*/0.0f, /*residual=*/1};"));
+              "static constexpr onnxc::Epilogue<onnxc::LeakyRelu> e = {/*activation=*/{"
+              "/*alpha=*/0.5f, /*beta=*/0.0f}, /*residual=*/1};"));
   CHECK(emits(h, "onnxc::f32_conv_gemm_best(p, x0, x1, nullptr, y0, nullptr, e, x3);"));
 
   InferHarness bad("Conv", 13);

@@ -16,14 +16,14 @@ TEST_CASE("bitwise functors on signed and unsigned types", "[bitwise-kernels]") 
   CHECK(BitNot{}(uint8_t{0x0F}) == 0xF0);
 }
 
-TEST_CASE("ShrinkFn and SwishFn", "[bitwise-kernels]") {
+TEST_CASE("ShrinkFn and Swish", "[bitwise-kernels]") {
   const ShrinkFn soft{0.5f, 0.5f};
   CHECK(soft(2.0f) == 1.5f);
   CHECK(soft(-2.0f) == -1.5f);
   CHECK(soft(0.25f) == 0.0f);
   CHECK(ShrinkFn{1.0f, 0.0f}(int8_t{-3}) == -3);
   CHECK(ShrinkFn{1.0f, 0.0f}(int8_t{1}) == 0);
-  const SwishFn swish{1.0f};
+  const Swish swish{1.0f, 0.0f};
   CHECK(swish(1.0) == Approx(1.0 / (1.0 + std::exp(-1.0))));
   CHECK(swish(-100.0f) == Approx(0.0).margin(1e-30));  // no overflow for large |x|
   CHECK(std::isfinite(swish(-1000.0f)));

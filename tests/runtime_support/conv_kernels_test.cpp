@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "epilogue_adapters.h"
 #include "onnxc/conv.h"
 
 using namespace onnxc;
@@ -302,16 +303,16 @@ TEST_CASE("f32_conv_transpose__gemm matches the reference", "[conv-kernels]") {
 namespace {
 
 using ConvEpilogueFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*,
-                                void*, const Epilogue&, const float*);
+                                void*, const EpilogueSpec&, const float*);
 
 // The fused variant against the plain one followed by the unfused ops (y + residual, then the
 // activation), with guard words after the output and the scratch.
 void check_fused(ConvEpilogueFn fused, ConvFn plain, const ConvParams& p, const Operands& o,
-                 index_t scratch_bytes, const Epilogue& e, const std::vector<float>& residual) {
+                 index_t scratch_bytes, const EpilogueSpec& e, const std::vector<float>& residual) {
   std::vector<float> want = run(plain, p, o, true, scratch_bytes);
   for (size_t i = 0; i < want.size(); ++i) {
     if (e.residual) want[i] = want[i] + residual[i];
-    want[i] = epilogue_activation(e, want[i]);
+    want[i] = apply_activation(e, want[i]);
   }
   const size_t n = want.size();
   std::vector<float> got(n + 1, kGuard);
@@ -332,17 +333,17 @@ void check_fused(ConvEpilogueFn fused, ConvFn plain, const ConvParams& p, const 
 TEST_CASE("fused Conv epilogues match the convolution followed by the unfused ops",
           "[conv-kernels]") {
   std::mt19937 rng(21);
-  const Epilogue epilogues[] = {{kActRelu, 0, 0, 0},
-                                {kActRelu, 0, 0, 1},
-                                {kActClip, 0.0f, 6.0f, 0},
-                                {kActLeakyRelu, 0.01f, 0, 1},
-                                {kActSigmoid, 0, 0, 0},
-                                {kActHardSwish, 0, 0, 1},
-                                {kActHardSigmoid, 0.2f, 0.5f, 0},
-                                {kActTanh, 0, 0, 0},
-                                {kActGeluErf, 0, 0, 1},
-                                {kActSwish, 1.0f, 0, 1},
-                                {kActNone, 0, 0, 1}};
+  const EpilogueSpec epilogues[] = {{kActRelu, 0, 0, 0},
+                                    {kActRelu, 0, 0, 1},
+                                    {kActClip, 0.0f, 6.0f, 0},
+                                    {kActLeakyRelu, 0.01f, 0, 1},
+                                    {kActSigmoid, 0, 0, 0},
+                                    {kActHardSwish, 0, 0, 1},
+                                    {kActHardSigmoid, 0.2f, 0.5f, 0},
+                                    {kActTanh, 0, 0, 0},
+                                    {kActGeluErf, 0, 0, 1},
+                                    {kActSwish, 1.0f, 0, 1},
+                                    {kActNone, 0, 0, 1}};
   // Depth across the 256-deep slices (the epilogue runs after the last one only), row blocks,
   // odd positions, depthwise with multiplier.
   for (ConvParams p : {conv_params(1, 3, 5, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}),
@@ -357,20 +358,20 @@ TEST_CASE("fused Conv epilogues match the convolution followed by the unfused op
     const std::vector<float> residual =
         random_vector(static_cast<size_t>(p.batch * p.c_out * vol(p.out)), rng);
     INFO(describe(p));
-    for (const Epilogue& e : epilogues) {
+    for (const EpilogueSpec& e : epilogues) {
       INFO("activation " << e.activation << " residual " << e.residual);
       for (index_t tile : {index_t{33}, std::min(vol(p.out), kMaxConvTile)}) {
         p.tile = tile;
-        check_fused(f32_conv_8x32__gemm, f32_conv_8x32__gemm, p, o, conv_gemm_scratch_bytes(p), e,
-                    residual);
-        check_fused(f32_conv_6x16__gemm, f32_conv_6x16__gemm, p, o, conv_gemm_scratch_bytes(p), e,
-                    residual);
-        check_fused(f32_conv_gemm_best, f32_conv_gemm_best, p, o, conv_gemm_scratch_bytes(p), e,
-                    residual);
+        check_fused(ONNXC_CONV_FUSED(f32_conv_8x32__gemm), f32_conv_8x32__gemm, p, o,
+                    conv_gemm_scratch_bytes(p), e, residual);
+        check_fused(ONNXC_CONV_FUSED(f32_conv_6x16__gemm), f32_conv_6x16__gemm, p, o,
+                    conv_gemm_scratch_bytes(p), e, residual);
+        check_fused(ONNXC_CONV_FUSED(f32_conv_gemm_best), f32_conv_gemm_best, p, o,
+                    conv_gemm_scratch_bytes(p), e, residual);
       }
       if (p.c_in == p.group)
-        check_fused(f32_dwconv__generic, f32_dwconv__generic, p, o, conv_dw_scratch_bytes(p), e,
-                    residual);
+        check_fused(ONNXC_CONV_FUSED(f32_dwconv__generic), f32_dwconv__generic, p, o,
+                    conv_dw_scratch_bytes(p), e, residual);
     }
   }
 }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "epilogue_adapters.h"
 #include "onnxc/conv_variants.h"
 #include "onnxc/kernels_parallel.h"
 #include "onnxc/thread_pool.h"
@@ -33,10 +34,10 @@ namespace {
 using PlainFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*,
                          void*);
 using EpilogueFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*,
-                            void*, const Epilogue&, const float*);
+                            void*, const EpilogueSpec&, const float*);
 
 using ParallelFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*,
-                            void*, const Epilogue&, const float*, const Parallel&, index_t);
+                            void*, const EpilogueSpec&, const float*, const Parallel&, index_t);
 
 struct Compiled {
   const char* name;
@@ -46,12 +47,12 @@ struct Compiled {
 };
 
 #define ONNXC_COMPILED(fn) \
-  { #fn, fn, fn, fn }
+  { #fn, fn, ONNXC_CONV_FUSED(fn), ONNXC_CONV_PARALLEL(fn) }
 const Compiled kCompiled[] = {
     ONNXC_COMPILED(f32_dwconv_any__scalar),
     ONNXC_COMPILED(f32_conv_8x32__avx512f),
     ONNXC_COMPILED(f32_conv_6x16__scalar),
-    {"f32_conv_4x8__scalar", f32_conv_4x8__scalar, f32_conv_4x8__scalar, nullptr},
+    {"f32_conv_4x8__scalar", f32_conv_4x8__scalar, ONNXC_CONV_FUSED(f32_conv_4x8__scalar), nullptr},
 #if defined(__AVX512F__)
     ONNXC_COMPILED(f32_dwconv_3x3__avx512f),
     ONNXC_COMPILED(f32_dwconv_5x5__avx512f),
@@ -107,14 +108,14 @@ index_t scratch_bytes(const std::string& op, const std::string& tile, const Conv
   return conv_gemm_scratch_bytes(p);
 }
 
-float act(const Epilogue& e, float v) {
-  return epilogue_activation(e, v);
+float act(const EpilogueSpec& e, float v) {
+  return apply_activation(e, v);
 }
 
 // The parallel form of c in 2 to 4 parts, on the serial loop and on a pool of 2 threads, gives y
 // bit for bit (depthwise ones split only single images, as the compiler uses them).
 bool check_parallel(const Compiled& c, const std::string& op, const std::string& tile,
-                    const ConvParams& p, const Epilogue& e, const std::vector<float>& x,
+                    const ConvParams& p, const EpilogueSpec& e, const std::vector<float>& x,
                     const std::vector<float>& w, const std::vector<float>& b,
                     const std::vector<float>& res, const std::vector<float>& y) {
   if (!c.parallel || (op == "dwconv" && p.batch != 1)) return true;
@@ -141,7 +142,7 @@ bool check_parallel(const Compiled& c, const std::string& op, const std::string&
 
 // Runs one case; returns false (after printing it) on a mismatch.
 bool check(const Compiled& c, const std::string& op, const std::string& tile, const ConvParams& p,
-           const Epilogue& e, std::mt19937& rng) {
+           const EpilogueSpec& e, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   const index_t cin_g = p.c_in / p.group, taps = p.kernel[1] * p.kernel[2];
   const index_t in_size = p.in[1] * p.in[2], out_size = p.out[1] * p.out[2];
@@ -153,7 +154,7 @@ bool check(const Compiled& c, const std::string& op, const std::string& tile, co
     for (float& f : *v) f = dist(rng);
   const size_t ns = static_cast<size_t>(scratch_bytes(op, tile, p)) / sizeof(float) + 1;
   std::vector<float> scratch(ns + 16, kGuard);
-  if (e.activation || e.residual)
+  if (has_epilogue(e))
     c.epilogue(p, x.data(), w.data(), b.data(), y.data(), scratch.data(), e, res.data());
   else
     c.plain(p, x.data(), w.data(), b.data(), y.data(), scratch.data());
@@ -201,10 +202,10 @@ bool check(const Compiled& c, const std::string& op, const std::string& tile, co
 // Every shape and epilogue of the family for one variant; the number of cases run.
 int run_variant(const Compiled& c, const std::string& op, const std::string& tile, bool& ok) {
   std::mt19937 rng(7);
-  const Epilogue epilogues[] = {{kActNone, 0, 0, 0},       {kActRelu, 0, 0, 1},
-                                {kActClip, 0.0f, 6.0f, 0}, {kActClip, -0.25f, 0.5f, 1},
-                                {kActSigmoid, 0, 0, 1},    {kActHardSwish, 0, 0, 0},
-                                {kActSwish, 1.0f, 0, 1}};
+  const EpilogueSpec epilogues[] = {{kActNone, 0, 0, 0},       {kActRelu, 0, 0, 1},
+                                    {kActClip, 0.0f, 6.0f, 0}, {kActClip, -0.25f, 0.5f, 1},
+                                    {kActSigmoid, 0, 0, 1},    {kActHardSwish, 0, 0, 0},
+                                    {kActSwish, 1.0f, 0, 1}};
   int cases = 0, i = 0;
   const index_t sizes[] = {1, 2, 3, 5, 7, 8, 9, 14, 15, 16, 17, 23, 28, 33, 56};
   for (index_t h : sizes)
@@ -220,7 +221,7 @@ int run_variant(const Compiled& c, const std::string& op, const std::string& til
           const ConvParams p =
               params(dw ? 1 + i % 3 : 2 + i % 5, 1 + i % 2, h, w, k, s, pt, pl, pb, pr, dw);
           if (!applies(op, tile, p)) continue;
-          const Epilogue& e = epilogues[i % 6];
+          const EpilogueSpec& e = epilogues[i % 6];
           ++cases;
           if (!check(c, op, tile, p, e, rng)) {
             ok = false;

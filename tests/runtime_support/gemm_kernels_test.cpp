@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "epilogue_adapters.h"
 #include "onnxc/gemm.h"
 #include "onnxc/kernels_parallel.h"
 #include "onnxc/thread_pool.h"
@@ -41,9 +42,9 @@ void gemm_packed(const GemmParams& p, const float* a, const float* b, const floa
   Kernel(p, a, packed.data(), c, y);
 }
 template <index_t NR, void (*Kernel)(const GemmParams&, const float*, const float*, const float*,
-                                     float*, const Epilogue&, const float*)>
+                                     float*, const EpilogueSpec&, const float*)>
 void gemm_packed_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
-                   const Epilogue& e, const float* r) {
+                   const EpilogueSpec& e, const float* r) {
   std::vector<float> packed(static_cast<size_t>(packed_b_floats(p.k, p.n, NR)), -1.0f);
   pack_gemm_b<NR>(p, b, packed.data());
   Kernel(p, a, packed.data(), c, y, e, r);
@@ -58,13 +59,17 @@ void gemm_8x32(const GemmParams& p, const float* a, const float* b, const float*
 }
 template <index_t Bytes>
 void gemm_4x16_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
-                 const Epilogue& e, const float* r) {
-  f32_gemm_4x16__scalar(p, a, b, c, y, e, r, test_workspace<Bytes>());
+                 const EpilogueSpec& e, const float* r) {
+  with_epilogue(e, [&](const auto& typed) {
+    f32_gemm_4x16__scalar(p, a, b, c, y, typed, r, test_workspace<Bytes>());
+  });
 }
 template <index_t Bytes>
 void gemm_8x32_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
-                 const Epilogue& e, const float* r) {
-  f32_gemm_8x32__avx512f(p, a, b, c, y, e, r, test_workspace<Bytes>());
+                 const EpilogueSpec& e, const float* r) {
+  with_epilogue(e, [&](const auto& typed) {
+    f32_gemm_8x32__avx512f(p, a, b, c, y, typed, r, test_workspace<Bytes>());
+  });
 }
 template <index_t Bytes>
 void gemm_4x4(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
@@ -270,7 +275,16 @@ TEST_CASE("gemm_prefers_blocked keeps tiny products on the reference", "[gemm-ke
 namespace {
 
 using GemmEpilogueFn = void (*)(const GemmParams&, const float*, const float*, const float*, float*,
-                                const Epilogue&, const float*);
+                                const EpilogueSpec&, const float*);
+
+void packed_4x16_fused(const GemmParams& p, const float* a, const float* b, const float* c,
+                       float* y, const EpilogueSpec& e, const float* r) {
+  ONNXC_GEMM_FUSED(f32_gemm_packed_4x16__scalar)(p, a, b, c, y, e, r);
+}
+void packed_4x4_fused(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
+                      const EpilogueSpec& e, const float* r) {
+  ONNXC_GEMM_FUSED(f32_gemm_packed_4x4__scalar)(p, a, b, c, y, e, r);
+}
 
 const struct {
   const char* name;
@@ -280,16 +294,16 @@ const struct {
     {"f32_gemm_4x16__scalar", gemm_4x16_e<32768>, gemm_4x16<32768>},
     {"f32_gemm_8x32__avx512f", gemm_8x32_e<32768>, gemm_8x32<32768>},
     {"f32_gemm_4x16__scalar, 5-row panel", gemm_4x16_e<5 * 16 * 4>, gemm_4x16<5 * 16 * 4>},
-    {"gemm<float>", gemm<float>, gemm<float>},
-    {"gemm_ref<float>", gemm_ref<float>, gemm_ref<float>},
-    {"f32_gemm_packed_4x16__scalar", gemm_packed_e<16, f32_gemm_packed_4x16__scalar>,
+    {"gemm<float>", ONNXC_GEMM_FUSED(gemm), gemm<float>},
+    {"gemm_ref<float>", ONNXC_GEMM_FUSED(gemm_ref), gemm_ref<float>},
+    {"f32_gemm_packed_4x16__scalar", gemm_packed_e<16, packed_4x16_fused>,
      gemm_packed<16, f32_gemm_packed_4x16__scalar>},
-    {"f32_gemm_packed_4x4__scalar", gemm_packed_e<4, f32_gemm_packed_4x4__scalar>,
+    {"f32_gemm_packed_4x4__scalar", gemm_packed_e<4, packed_4x4_fused>,
      gemm_packed<4, f32_gemm_packed_4x4__scalar>},
 };
 
 // Every activation with parameters that exercise both sides of it.
-const Epilogue kEpilogues[] = {
+const EpilogueSpec kEpilogues[] = {
     {kActNone, 0, 0, 1},        {kActRelu, 0, 0, 0},
     {kActRelu, 0, 0, 1},        {kActClip, -0.5f, 0.25f, 0},
     {kActClip, 0.5f, -1.0f, 1}, {kActLeakyRelu, 0.1f, 0, 1},
@@ -300,13 +314,13 @@ const Epilogue kEpilogues[] = {
 };
 
 // The unfused graph: y = activation(y + residual) as separate passes after the product.
-void unfused_epilogue(const Epilogue& e, std::vector<float>& y, const std::vector<float>& r,
+void unfused_epilogue(const EpilogueSpec& e, std::vector<float>& y, const std::vector<float>& r,
                       index_t m, index_t n, index_t ldy) {
   for (index_t i = 0; i < m; ++i)
     for (index_t j = 0; j < n; ++j) {
       float& v = y[static_cast<size_t>(i * ldy + j)];
       if (e.residual) v = v + r[static_cast<size_t>(i * ldy + j)];
-      v = epilogue_activation(e, v);
+      v = apply_activation(e, v);
     }
 }
 
@@ -322,7 +336,7 @@ void check_same(const std::vector<float>& got, const std::vector<float>& want) {
 
 TEST_CASE("epilogue activations follow the ONNX definitions", "[gemm-kernels]") {
   auto act = [](int kind, float x, float alpha = 0, float beta = 0) {
-    return epilogue_activation(Epilogue{kind, alpha, beta, 0}, x);
+    return apply_activation(EpilogueSpec{kind, alpha, beta, 0}, x);
   };
   CHECK(act(kActRelu, -2.0f) == 0.0f);
   CHECK(act(kActRelu, 3.0f) == 3.0f);
@@ -349,7 +363,7 @@ TEST_CASE("fused GEMM epilogues match the product followed by the unfused ops", 
                               {200, 16, 129}, {40, 1, 50}, {8, 32, 256},  {5, 7, 0}};
   for (const auto& v : kEpilogueVariants)
     for (const auto& sz : sizes)
-      for (const Epilogue& e : kEpilogues) {
+      for (const EpilogueSpec& e : kEpilogues) {
         const index_t m = sz[0], n = sz[1], k = sz[2];
         const int tb = static_cast<int>((m + n) % 2);
         const index_t pad = n == 1 ? 0 : (m % 2);
@@ -400,7 +414,7 @@ TEST_CASE("matmul with a bias, transposed operands and an epilogue", "[gemm-kern
         const float v = (want[i] + bias[i % n]) + res[i];
         want[i] = v > 0 ? v : 0;
       }
-      const Epilogue e = {kActRelu, 0, 0, 1};
+      const Epilogue<Relu> e = {Relu{0.0f, 0.0f}, 1};
       matmul(p, a.data(), b.data(), bias.data(), got.data(), e, res.data());
       matmul_ref(p, a.data(), b.data(), bias.data(), got_ref.data(), e, res.data());
       INFO("transA=" << ta << " transB=" << tb);
@@ -417,9 +431,11 @@ namespace {
 // are fewer panels than parts), on the serial loop and on a pool of 2 threads, give the whole
 // kernel's result bit for bit.
 using PackedParallelFn = void (*)(const GemmParams&, const float*, const float*, const float*,
-                                  float*, const Epilogue&, const float*, const Parallel&, index_t);
+                                  float*, const Epilogue<Relu>&, const float*, const Parallel&,
+                                  index_t);
 
-template <index_t NR, gemm_detail::PackedEpilogueKernel Kernel, PackedParallelFn KernelParallel>
+template <index_t NR, gemm_detail::PackedEpilogueKernel<Relu> Kernel,
+          PackedParallelFn KernelParallel>
 void check_packed_parallel(const char* name) {
   std::mt19937 rng(5);
   ThreadPool pool(2);
@@ -433,7 +449,7 @@ void check_packed_parallel(const char* name) {
     pack_gemm_b<NR>(pr.p, pr.b.data(), packed.data());
     const float* c = pr.c.empty() ? nullptr : pr.c.data();
     const std::vector<float> residual = random_vector(pr.y.size(), rng);
-    const Epilogue e = {kActRelu, 0.0f, 0.0f, 1};
+    const Epilogue<Relu> e = {Relu{0.0f, 0.0f}, 1};
     std::vector<float> want = pr.y;
     Kernel(pr.p, pr.a.data(), packed.data(), c, want.data(), e, residual.data());
     for (index_t tasks = 2; tasks <= 4; ++tasks)
