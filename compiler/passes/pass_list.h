@@ -14,6 +14,7 @@
   X(make_fold_batchnorm_pass)  \
   X(make_fuse_swish_pass)      \
   X(make_fuse_epilogue_pass)   \
+  X(make_matmul_as_gemm_pass)  \
   X(make_dead_code_pass)       \
   X(make_select_kernels_pass)  \
   X(make_pack_weights_pass)    \

@@ -1,4 +1,5 @@
-// fuse-matmul-add on IR text (FileCheck-style) and numerically against the unfused graph.
+// fuse-matmul-add on IR text (FileCheck-style; with matmul-as-gemm off, which would turn the
+// MatMuls it leaves into Gemms) and numerically against the unfused graph.
 #include <catch2/catch.hpp>
 
 #include "passes/fusion_harness.h"
@@ -21,7 +22,7 @@ TEST_CASE("fuse-matmul-add turns 2-D MatMul + Add(bias row) into Gemm", "[passes
     mb.node("MatMul", {"x", "w"}, {"m"}, "matmul");
     mb.node("Add", {"c", "m"}, {"y"}, "add");
     mb.output("y", onnx::TensorProto::FLOAT, {3, 6});
-    auto l = onnxc::testing::lower(mb, true);
+    auto l = onnxc::testing::lower(mb, true, {"matmul-as-gemm"});
     INFO(l.ir);
     const std::string bias = bias_shape.size() == 1 ? "%c" : "%matmul_bias";
     CHECK(filecheck(l.ir,
@@ -40,7 +41,7 @@ TEST_CASE("fuse-matmul-add gives a batched MatMul a bias input", "[passes][fusio
   mb.node("MatMul", {"x", "w"}, {"m"}, "matmul");
   mb.node("Add", {"m", "c"}, {"y"}, "add");
   mb.output("y", onnx::TensorProto::FLOAT, {2, 3, 6});
-  auto l = onnxc::testing::lower(mb, true);
+  auto l = onnxc::testing::lower(mb, true, {"matmul-as-gemm"});
   INFO(l.ir);
   CHECK(filecheck(l.ir, {"CHECK: %y: float[2x3x6] = MatMul@13(%x, %w, %c)", "CHECK-NEXT: }"}) ==
         "");
@@ -57,7 +58,7 @@ TEST_CASE("fuse-matmul-add folds Transposes of the last two axes into transA / t
     mb.node("MatMul", {"at", "b"}, {"m"}, "matmul");
     mb.node("Add", {"m", "c"}, {"y"}, "add");
     mb.output("y", onnx::TensorProto::FLOAT, {3, 4});
-    auto l = onnxc::testing::lower(mb, true);
+    auto l = onnxc::testing::lower(mb, true, {"matmul-as-gemm"});
     INFO(l.ir);
     CHECK(filecheck(l.ir, {"CHECK-NOT: Transpose@",
                            "CHECK: %y: float[3x4] = Gemm@13(%a, %b, %c) {transA=1}"}) == "");
@@ -71,7 +72,7 @@ TEST_CASE("fuse-matmul-add folds Transposes of the last two axes into transA / t
     ModelBuilder::ints_attr(t, "perm", {0, 2, 1});
     mb.node("MatMul", {"q", "kt"}, {"y"}, "matmul");
     mb.output("y", onnx::TensorProto::FLOAT, {2, 3, 7});
-    auto l = onnxc::testing::lower(mb, true);
+    auto l = onnxc::testing::lower(mb, true, {"matmul-as-gemm"});
     INFO(l.ir);
     CHECK(filecheck(l.ir, {"CHECK-NOT: Transpose@",
                            "CHECK: %y: float[2x3x7] = MatMul@13(%q, %k) {transB=1}"}) == "");
@@ -84,7 +85,7 @@ TEST_CASE("fuse-matmul-add folds Transposes of the last two axes into transA / t
     auto& g = mb.node("Gemm", {"a", "bt"}, {"y"}, "gemm");
     ModelBuilder::int_attr(g, "transB", 1);
     mb.output("y", onnx::TensorProto::FLOAT, {3, 4});
-    auto l = onnxc::testing::lower(mb, true);
+    auto l = onnxc::testing::lower(mb, true, {"matmul-as-gemm"});
     INFO(l.ir);
     CHECK(filecheck(l.ir, {"CHECK-NOT: Transpose@",
                            "CHECK: %y: float[3x4] = Gemm@13(%a, %b) {transB=0}"}) == "");
@@ -101,7 +102,7 @@ TEST_CASE("fuse-matmul-add leaves what it must not fuse", "[passes][fusion]") {
     mb.node("MatMul", {"x", "w"}, {"m"}, "matmul");
     mb.node("Add", {"m", "c"}, {"y"}, "add");
     mb.output("y", onnx::TensorProto::FLOAT, {3, 6});
-    auto l = onnxc::testing::lower(mb, true);
+    auto l = onnxc::testing::lower(mb, true, {"matmul-as-gemm"});
     CHECK(filecheck(l.ir, {"CHECK: %m: float[3x6] = MatMul@13(%x, %w)",
                            "CHECK-NEXT: %y: float[3x6] = Add@13(%m, %c)"}) == "");
   }
@@ -113,7 +114,7 @@ TEST_CASE("fuse-matmul-add leaves what it must not fuse", "[passes][fusion]") {
     mb.node("MatMul", {"x", "w"}, {"m"}, "matmul");
     mb.node("Add", {"m", "c"}, {"y"}, "add");
     mb.output("y", onnx::TensorProto::FLOAT, {3, 6}).output("m", onnx::TensorProto::FLOAT, {3, 6});
-    auto l = onnxc::testing::lower(mb, true);
+    auto l = onnxc::testing::lower(mb, true, {"matmul-as-gemm"});
     CHECK(filecheck(l.ir, {"CHECK: %m: float[3x6] = MatMul@13(%x, %w)",
                            "CHECK-NEXT: %y: float[3x6] = Add@13(%m, %c)"}) == "");
   }
@@ -125,7 +126,7 @@ TEST_CASE("fuse-matmul-add leaves what it must not fuse", "[passes][fusion]") {
     ModelBuilder::ints_attr(t, "perm", {1, 0, 2});
     mb.node("MatMul", {"qt", "k"}, {"y"}, "matmul");
     mb.output("y", onnx::TensorProto::FLOAT, {2, 3, 7});
-    auto l = onnxc::testing::lower(mb, true);
+    auto l = onnxc::testing::lower(mb, true, {"matmul-as-gemm"});
     CHECK(filecheck(l.ir, {"CHECK: %qt: float[2x3x8] = Transpose@13(%q)",
                            "CHECK: = MatMul@13(%qt, %k)"}) == "");
   }

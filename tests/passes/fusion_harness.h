@@ -24,10 +24,11 @@ struct FusionLowered {
 };
 
 const char* const kFusionPasses[] = {"fuse-matmul-add", "fold-batchnorm", "fuse-swish",
-                                     "fuse-epilogue"};
+                                     "fuse-epilogue", "matmul-as-gemm"};
 
-// The pipeline up to dead-code, with or without the fusion passes.
-inline FusionLowered lower(ModelBuilder& mb, bool fuse) {
+// The pipeline up to dead-code, with or without the fusion passes (and without `also_off`).
+inline FusionLowered lower(ModelBuilder& mb, bool fuse,
+                           std::initializer_list<const char*> also_off = {}) {
   FusionLowered l;
   Diagnostics diag;
   l.module = import_model(mb.proto(), ImportOptions{}, diag);
@@ -35,6 +36,7 @@ inline FusionLowered lower(ModelBuilder& mb, bool fuse) {
   PassOptions options;
   options.stop_after = "dead-code";
   if (!fuse) options.disabled.insert(std::begin(kFusionPasses), std::end(kFusionPasses));
+  options.disabled.insert(also_off.begin(), also_off.end());
   PassManager pm(options);
   const bool ok = pm.run(*l.module, diag);
   INFO(diag.str());
