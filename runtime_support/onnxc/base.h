@@ -40,6 +40,16 @@ constexpr int kErrorRunTimeExtent = 5;  // a run-time Slice start selects anothe
 constexpr int kErrorImageFormat = 6;    // ImageDecoder: not a well-formed image of a known format
 constexpr int kErrorImageSize = 7;      // ImageDecoder: the image's size is not the output's
 
+// The steps i in [0, n) whose position i * step + offset lies in [0, size): the range [*lo, *hi),
+// empty when none does (a convolution's outputs whose tap is inside a row, a window's taps).
+inline void steps_in_range(index_t n, index_t step, index_t offset, index_t size, index_t* lo,
+                           index_t* hi) {
+  *lo = offset >= 0 ? 0 : (-offset + step - 1) / step;
+  *hi = size - offset <= 0 ? 0 : (size - offset - 1) / step + 1;
+  if (*hi > n) *hi = n;
+  if (*lo > *hi) *lo = *hi;
+}
+
 inline void copy_bytes(void* dst, const void* src, std::size_t n) {
   if (n && dst != src) std::memcpy(dst, src, n);
 }

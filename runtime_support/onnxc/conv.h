@@ -88,16 +88,6 @@ inline index_t volume(const index_t* d) {
   return d[0] * d[1] * d[2];
 }
 
-// Output positions o in [0, n) whose input position o * stride + offset lies in [0, size):
-// the range [*lo, *hi), empty when no position is valid.
-inline void valid_outputs(index_t n, index_t stride, index_t offset, index_t size, index_t* lo,
-                          index_t* hi) {
-  *lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
-  *hi = size - offset <= 0 ? 0 : (size - offset - 1) / stride + 1;
-  if (*hi > n) *hi = n;
-  if (*lo > *hi) *lo = *hi;
-}
-
 // A tap of the kernel: input channel (within the group) and offsets along the three dims.
 struct Tap {
   index_t ic, kd, kh, kw;
@@ -147,7 +137,7 @@ inline void im2col_row(const ConvParams& p, const float* xg, const Tap& t, index
     w_lo = off < 0 ? -off : 0, w_hi = p.in[2] - off;
     if (w_hi > p.out[2]) w_hi = p.out[2];
   } else {
-    valid_outputs(p.out[2], p.stride[2], off, p.in[2], &w_lo, &w_hi);
+    steps_in_range(p.out[2], p.stride[2], off, p.in[2], &w_lo, &w_hi);
   }
   for (index_t j = 0; j < nc;) {
     const index_t run = nc - j < p.out[2] - ow ? nc - j : p.out[2] - ow, end = ow + run;
@@ -542,7 +532,7 @@ inline void dw_split_phases(const ConvParams& p, const float* xc, float* xp) {
     for (index_t b = 0; b < p.stride[1]; ++b)
       for (index_t c = 0; c < p.stride[2]; ++c) {
         index_t q_lo, q_hi;  // phase columns inside the input
-        valid_outputs(wq, p.stride[2], c - p.pad[2], p.in[2], &q_lo, &q_hi);
+        steps_in_range(wq, p.stride[2], c - p.pad[2], p.in[2], &q_lo, &q_hi);
         for (index_t qd = 0; qd < dq; ++qd)
           for (index_t qh = 0; qh < hq; ++qh, xp += wq) {
             const index_t id = qd * p.stride[0] + a - p.pad[0];
@@ -729,7 +719,7 @@ inline void f32_conv_transpose__gemm(const ConvParams& p, const float* x, const 
               float* yrow = yc + (od * p.out[1] + oh) * p.out[2];
               const index_t off = kw * p.dilation[2] - p.pad[2];
               index_t lo, hi;  // input positions in the run landing inside the output row
-              conv_detail::valid_outputs(p.in[2], p.stride[2], off, p.out[2], &lo, &hi);
+              steps_in_range(p.in[2], p.stride[2], off, p.out[2], &lo, &hi);
               if (lo < iw) lo = iw;
               if (hi > iw + run) hi = iw + run;
               const float* s = src + j - iw;

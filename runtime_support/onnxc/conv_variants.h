@@ -113,10 +113,8 @@ constexpr index_t padded_rows(const ConvParams& p) {
 
 // dst[q] = src[2q - off] for q < n, 0 where that is outside [0, in_w).
 inline void split_phases(const float* src, index_t in_w, index_t off, index_t n, float* dst) {
-  index_t lo = off > 0 ? (off + 1) / 2 : 0;  // first q with 2q - off >= 0
-  index_t hi = (in_w + off + 1) / 2;         // first q with 2q - off >= in_w
-  if (hi > n) hi = n;
-  if (lo > hi) lo = hi;
+  index_t lo, hi;
+  steps_in_range(n, 2, -off, in_w, &lo, &hi);
   for (index_t q = 0; q < lo; ++q) dst[q] = 0.0f;
   for (index_t q = lo; q < hi; ++q) dst[q] = src[2 * q - off];
   for (index_t q = hi; q < n; ++q) dst[q] = 0.0f;

@@ -67,11 +67,7 @@ inline T store(V v) {
 // o * stride - pad + k * dilation lies in [lo, hi).
 inline void tap_range(const PoolParams& p, int d, index_t o, index_t lo, index_t hi, index_t* k0,
                       index_t* k1) {
-  const index_t start = o * p.stride[d] - p.pad[d], dil = p.dilation[d];
-  *k0 = start >= lo ? 0 : (lo - start + dil - 1) / dil;
-  *k1 = hi - start <= 0 ? 0 : (hi - start - 1) / dil + 1;
-  if (*k1 > p.kernel[d]) *k1 = p.kernel[d];
-  if (*k0 > *k1) *k0 = *k1;
+  steps_in_range(p.kernel[d], p.dilation[d], o * p.stride[d] - p.pad[d] - lo, hi - lo, k0, k1);
 }
 
 // The input taps of one window: [k0[d], k1[d]) per dim, and how many declared-padding taps
@@ -194,11 +190,8 @@ template <index_t kStride, index_t kKernel>
 inline void max_row(const PoolParams& p, const float* __restrict xrow, float* __restrict yrow) {
   const index_t sw = kStride ? kStride : p.stride[2], kw_n = kKernel ? kKernel : p.kernel[2];
   const index_t dw = p.dilation[2], pad = p.pad[2], in = p.in[2], out = p.out[2];
-  const index_t last = (kw_n - 1) * dw - pad;  // offset of the last tap
-  index_t lo = pad <= 0 ? 0 : (pad + sw - 1) / sw;
-  index_t hi = in - last <= 0 ? 0 : (in - last - 1) / sw + 1;
-  if (hi > out) hi = out;
-  if (lo > hi) lo = hi;
+  index_t lo, hi;  // windows whose first tap, at ow * sw - pad, leaves room for the others
+  steps_in_range(out, sw, -pad, in - (kw_n - 1) * dw, &lo, &hi);
   auto border = [&](index_t ow) {
     for (index_t kw = 0; kw < kw_n; ++kw) {
       const index_t iw = ow * sw + kw * dw - pad;
