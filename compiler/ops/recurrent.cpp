@@ -13,6 +13,7 @@
 #include <cctype>
 
 #include "ops/half_compute.h"
+#include "ops/kernel_variants.h"
 #include "ops/registry.h"
 
 namespace onnxc {
@@ -22,7 +23,24 @@ struct RecurrentState : OpState {
   RecurrentParams p{};
   HalfPlan half;
   size_t kernel_offset = 0;  // scratch byte offset of the kernel's working memory
+  int tasks = 1;             // --threads: the parts of each step's product (split_tasks)
 };
+
+// How fast one step's product by R^T runs on one core as the vector product it is for a batch
+// under 4 (it streams R, 4 x hidden^2 floats for LSTM, from L2: bench/run's lstm, hidden 256,
+// runs its steps at 30-35 GFLOP/s), and the least time a step must take to pay for handing parts
+// to the pool (a dispatch costs about 1 us on a spinning onnxc::ThreadPool).
+constexpr double kStepGflopPerSecond = 35;
+constexpr double kMinStepSeconds = 5e-6;
+
+// The parts (onnxc/kernels_parallel.h's SplitProduct) each step's product runs in: `threads`
+// when it is a float vector product worth a dispatch, else 1 (no thread code).
+int split_tasks(const RecurrentParams& p, DataType t, int threads) {
+  if (threads < 2 || t == DataType::kDouble || p.batch >= 4) return 1;
+  const double step_flops = 2.0 * static_cast<double>(p.batch * recurrent_gates(p.cell)) *
+                            static_cast<double>(p.hidden * p.hidden);
+  return step_flops / (kStepGflopPerSecond * 1e9) >= kMinStepSeconds ? threads : 1;
+}
 
 struct ActivationInfo {
   const char* name;  // lowercase
@@ -144,6 +162,7 @@ class RecurrentOp final : public OpHandler {
     s.kernel_offset = (s.half.bytes + 63) / 64 * 64;
     const size_t elem = t == DataType::kDouble ? sizeof(double) : sizeof(float);
     ctx.request_scratch(s.kernel_offset + static_cast<size_t>(recurrent_scratch_elems(p)) * elem);
+    s.tasks = split_tasks(p, t, ctx.target().threads);
     return true;
   }
 
@@ -191,10 +210,11 @@ class RecurrentOp final : public OpHandler {
     ctx.line("{0}* const rec_scratch = static_cast<{0}*>(static_cast<void*>({1} + {2}));", t,
              ctx.scratch(), s.kernel_offset);
     const std::string seq_lens = ctx.input(4) ? ctx.in(4) : "nullptr";
+    if (s.tasks > 1) ctx.include("onnxc/kernels_parallel.h");
     ctx.line(
-        "onnxc::recurrent_ref<{}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, rec_scratch);", t,
-        n.in(0), n.in(1), n.in(2), n.in(3), seq_lens, n.in(5), n.in(6), n.in(7), n.out(0), n.out(1),
-        n.out(2));
+        "onnxc::recurrent_ref<{}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, rec_scratch{});",
+        t, n.in(0), n.in(1), n.in(2), n.in(3), seq_lens, n.in(5), n.in(6), n.in(7), n.out(0),
+        n.out(1), n.out(2), s.tasks > 1 ? parallel_args(s.tasks) : "");
     emit_narrow(ctx, s.half, n);
   }
 

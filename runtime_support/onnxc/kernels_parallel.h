@@ -8,6 +8,7 @@
 //   depthwise         input channels (and their outputs), one image
 //   GEMM, packed B    column panels when there are at least `tasks` of them (each part streams
 //                     only its weights), else rows; no scratch
+//   recurrent cells   each step's product by R^T by columns, when it is a vector product
 // The microcontroller variants (4x8, 4x4) have none: no thread code is generated for them.
 #ifndef ONNXC_KERNELS_PARALLEL_H
 #define ONNXC_KERNELS_PARALLEL_H
@@ -17,6 +18,7 @@
 #include "onnxc/conv_variants.h"
 #include "onnxc/gemm.h"
 #include "onnxc/parallel.h"
+#include "onnxc/recurrent.h"
 
 namespace onnxc {
 
@@ -231,6 +233,54 @@ inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, co
                                          index_t tasks) {
   gemm_detail::gemm_packed_parallel<16>(f32_gemm_packed_4x16__scalar, p, a, packed_b, c, y, e,
                                         residual, par, tasks);
+}
+
+// ---- recurrent cells
+// -----------------------------------------------------------------------------
+
+namespace recurrent_detail {
+
+// Each step's product by R^T in `tasks` parts by columns (gates), when it is the vector product
+// the serial code runs (float, fewer than 4 rows: f32_gemm_blocked streams each row of R once);
+// each part streams only its rows of R, which then fit the core's cache. Every column is the same
+// dot product as in the whole product, so the states are bit for bit the serial ones. Other
+// products (double, 4 rows or more) stay whole.
+struct SplitProduct {
+  const Parallel& par;
+  index_t tasks;
+
+  template <typename T>
+  void operator()(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
+                  const Workspace& ws) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (tasks > 1 && gemm_prefers_blocked(p.m, p.n, p.k) && !gemm_detail::packs_panels(p)) {
+        auto part = [&](index_t i) {
+          index_t j0, j1;
+          split_range(p.n, i, tasks, &j0, &j1);
+          if (j0 == j1) return;
+          GemmParams q = p;
+          q.n = j1 - j0;
+          f32_gemm_blocked_best(q, a, b + j0 * (p.trans_b ? p.ldb : 1),
+                                c ? c + j0 * p.c_col_stride : c, y + j0, Workspace{nullptr, 0});
+        };
+        parallel_run(par, tasks, part);
+        return;
+      }
+    }
+    gemm(p, a, b, c, y, ws);
+  }
+};
+
+}  // namespace recurrent_detail
+
+// recurrent_ref with each step's product in `tasks` parts on `par` (SplitProduct).
+template <typename T>
+inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, const T* r,
+                          const T* bias, const std::int32_t* seq_lens, const T* init_h,
+                          const T* init_c, const T* peep, T* y, T* y_h, T* y_c, T* scratch,
+                          const Parallel& par, index_t tasks) {
+  recurrent_ref<T>(p, x, w, r, bias, seq_lens, init_h, init_c, peep, y, y_h, y_c, scratch,
+                   recurrent_detail::SplitProduct{par, tasks});
 }
 
 }  // namespace onnxc

@@ -139,17 +139,28 @@ inline index_t length(const std::int32_t* seq_lens, index_t b, index_t seq_lengt
   return len < 0 ? 0 : (len > seq_length ? seq_length : len);
 }
 
+// Computes the per-step products (states times R^T) whole; with --threads,
+// onnxc/kernels_parallel.h's SplitProduct computes them in parts.
+struct WholeProduct {
+  template <typename T>
+  void operator()(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
+                  const Workspace& ws) const {
+    gemm(p, a, b, c, y, ws);
+  }
+};
+
 }  // namespace recurrent_detail
 
 // All three cells. Shapes (layout 0; layout 1 swaps the seq/dir axis with batch as the spec
 // says): x [seq, batch, input], w [dirs, G*hidden, input], r [dirs, G*hidden, hidden],
 // b [dirs, 2*G*hidden] or null, seq_lens [batch] or null, init_h / init_c [dirs, batch, hidden]
 // or null, peep [dirs, 3*hidden] or null; outputs y [seq, dirs, batch, hidden], y_h / y_c
-// [dirs, batch, hidden], each may be null.
-template <typename T>
+// [dirs, batch, hidden], each may be null. `product` computes each step's product by R^T.
+template <typename T, class Product = recurrent_detail::WholeProduct>
 inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, const T* r,
                           const T* bias, const std::int32_t* seq_lens, const T* init_h,
-                          const T* init_c, const T* peep, T* y, T* y_h, T* y_c, T* scratch) {
+                          const T* init_c, const T* peep, T* y, T* y_h, T* y_c, T* scratch,
+                          const Product& product = Product{}) {
   using recurrent_detail::clip;
   const index_t H = p.hidden, B = p.batch, S = p.seq_length;
   const index_t G = recurrent_gates(p.cell), GH = G * H;
@@ -187,7 +198,7 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
     const bool gru_split = p.cell == kCellGru && !p.linear_before_reset;
     const GemmParams rp = {B, gru_split ? 2 * H : GH, H, 0, 1, H, H, GH, 1.0f, 1.0f, 0, 1};
     for (index_t s = 0; s < S; ++s) {
-      gemm(rp, h, rd, rb, hr, ws);
+      product(rp, h, rd, rb, hr, ws);
       for (index_t b = 0; b < B; ++b) {
         const index_t len = recurrent_detail::length(seq_lens, b, S);
         if (s >= len) continue;
@@ -231,7 +242,7 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
       if (p.cell != kCellGru) continue;
       if (gru_split) {  // hr[:, 2H:3H] = (r * Ht-1) Rh^T + Rbh
         const GemmParams cp = {B, H, H, 0, 1, H, H, GH, 1.0f, 1.0f, 0, 1};
-        gemm(cp, rh, rd + 2 * H * H, rb ? rb + 2 * H : nullptr, hr + 2 * H, ws);
+        product(cp, rh, rd + 2 * H * H, rb ? rb + 2 * H : nullptr, hr + 2 * H, ws);
       }
       for (index_t b = 0; b < B; ++b) {
         const index_t len = recurrent_detail::length(seq_lens, b, S);

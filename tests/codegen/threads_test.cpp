@@ -2,8 +2,8 @@
 // A model with a convolution GEMM, a depthwise convolution and a GEMM with packed weights, all
 // above the split threshold, is compiled with --threads 1 and --threads 2; the program runs the
 // first, then the second on an onnxc::ThreadPool of 2 and on onnxc::kSerial, and the outputs
-// must agree bit for bit. Below the threshold nothing is split, and --threads 1 emits no thread
-// code at all.
+// must agree bit for bit; likewise an LSTM, whose steps' products by R^T are split. Below the
+// threshold nothing is split, and --threads 1 emits no thread code at all.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -28,7 +28,7 @@ std::vector<float> ramp(size_t n, float scale) {
 
 // x [1,16,32,32] -> Conv 3x3 (32 channels, 9.4 MFLOP) -> Relu -> depthwise 3x3 (0.6 MFLOP)
 // -> Flatten(axis 2) [32,1024] -> Gemm with constant B [1024,64] (4.2 MFLOP) -> y [32,64].
-GeneratedCode generate(const std::string& name, int threads) {
+testing::ModelBuilder conv_gemm_model() {
   testing::ModelBuilder mb;
   mb.input("x", onnx::TensorProto::FLOAT, {1, 16, 32, 32});
   mb.output("y", onnx::TensorProto::FLOAT, {32, 64});
@@ -45,6 +45,24 @@ GeneratedCode generate(const std::string& name, int threads) {
   auto& flat = mb.node("Flatten", {"c2"}, {"f"}, "flatten");
   testing::ModelBuilder::int_attr(flat, "axis", 2);
   mb.node("Gemm", {"f", "wg"}, {"y"}, "gemm");
+  return mb;
+}
+
+// x [seq 6, batch 1, 16] -> LSTM (hidden 192: each step's product by R^T is 0.29 MFLOP, a vector
+// product worth splitting) -> y [6, 1, 1, 192].
+testing::ModelBuilder lstm_model() {
+  testing::ModelBuilder mb(14);
+  mb.input("x", onnx::TensorProto::FLOAT, {6, 1, 16});
+  mb.output("y", onnx::TensorProto::FLOAT, {6, 1, 1, 192});
+  mb.initializer("w", {1, 768, 16}, ramp(768 * 16, 0.02f));
+  mb.initializer("r", {1, 768, 192}, ramp(768 * 192, 0.01f));
+  mb.initializer("b", {1, 1536}, ramp(1536, 0.05f));
+  auto& lstm = mb.node("LSTM", {"x", "w", "r", "b"}, {"y"}, "lstm");
+  testing::ModelBuilder::int_attr(lstm, "hidden_size", 192);
+  return mb;
+}
+
+GeneratedCode generate(testing::ModelBuilder mb, const std::string& name, int threads) {
   Diagnostics diag;
   ImportOptions options;
   options.target = with_threads(*find_target("generic"), threads);
@@ -58,7 +76,10 @@ GeneratedCode generate(const std::string& name, int threads) {
   return code;
 }
 
-const char* kDriver = R"(#include <cstdio>
+// The program: x of `nx` floats in, y of `ny` out, through one (serial) and two (on a pool of 2,
+// and on a null pool, which runs the parts one after another).
+std::string driver(const std::string& nx, const std::string& ny) {
+  return R"(#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -66,7 +87,8 @@ const char* kDriver = R"(#include <cstdio>
 #include "two.h"
 #include "onnxc/thread_pool.h"
 int main() {
-  std::vector<float> x(16 * 32 * 32), y1(32 * 64), y2(32 * 64), y3(32 * 64);
+  std::vector<float> x()" +
+         nx + "), y1(" + ny + "), y2(" + ny + "), y3(" + ny + R"();
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 23) * 0.1f - 1.0f;
   void* w1 = std::aligned_alloc(64, (one::kWorkspaceSize + 63) / 64 * 64);
   void* w2 = std::aligned_alloc(64, (two::kWorkspaceSize + 63) / 64 * 64);
@@ -83,6 +105,7 @@ int main() {
   std::free(w2);
 }
 )";
+}
 
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -90,15 +113,9 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-}  // namespace
-
-TEST_CASE("code for --threads 2 splits the heavy kernels and matches --threads 1 bit for bit",
-          "[codegen][threads]") {
-  const GeneratedCode one = generate("one", 1), two = generate("two", 2);
-  CHECK(count(one.source, "parallel,") == 0);
-  CHECK(count(one.header, "Parallel") == 0);
-  CHECK(count(two.source, "parallel, /*tasks=*/2") == 3);  // conv, depthwise conv, gemm
-  CHECK(count(two.header, "const onnxc::Parallel& parallel") == 1);
+// Builds one, two and the driver; the program's report.
+std::string run_both(const GeneratedCode& one, const GeneratedCode& two, const std::string& nx,
+                     const std::string& ny) {
   const fs::path dir = fs::temp_directory_path() / ("onnxc-threads-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   for (const auto* c : {&one, &two}) {
@@ -106,7 +123,7 @@ TEST_CASE("code for --threads 2 splits the heavy kernels and matches --threads 1
     std::ofstream(dir / (name + ".h")) << c->header;
     std::ofstream(dir / (name + ".cpp")) << c->source;
   }
-  std::ofstream(dir / "main.cpp") << kDriver;
+  std::ofstream(dir / "main.cpp") << driver(nx, ny);
   const std::string build = "g++ -std=c++17 -O2 -Wall -Wextra -Werror -pthread -I" + dir.string() +
                             " -I" + ONNXC_SOURCE_DIR + "/runtime_support -o " +
                             (dir / "m").string() + " " + (dir / "main.cpp").string() + " " +
@@ -117,5 +134,28 @@ TEST_CASE("code for --threads 2 splits the heavy kernels and matches --threads 1
   std::ifstream in(dir / "out.txt");
   const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   fs::remove_all(dir);
-  CHECK(out == "rc 0 pool same serial same nonzero 1");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("code for --threads 2 splits the heavy kernels and matches --threads 1 bit for bit",
+          "[codegen][threads]") {
+  const GeneratedCode one = generate(conv_gemm_model(), "one", 1),
+                      two = generate(conv_gemm_model(), "two", 2);
+  CHECK(count(one.source, "parallel,") == 0);
+  CHECK(count(one.header, "Parallel") == 0);
+  CHECK(count(two.source, "parallel, /*tasks=*/2") == 3);  // conv, depthwise conv, gemm
+  CHECK(count(two.header, "const onnxc::Parallel& parallel") == 1);
+  CHECK(run_both(one, two, "16 * 32 * 32", "32 * 64") == "rc 0 pool same serial same nonzero 1");
+}
+
+TEST_CASE("an LSTM's steps split over --threads 2 give the --threads 1 states bit for bit",
+          "[codegen][threads]") {
+  const GeneratedCode one = generate(lstm_model(), "one", 1),
+                      two = generate(lstm_model(), "two", 2);
+  CHECK(count(one.source, "parallel,") == 0);
+  CHECK(count(one.source, "struct SplitProduct") == 0);
+  CHECK(count(two.source, "rec_scratch, parallel, /*tasks=*/2);") == 1);
+  CHECK(run_both(one, two, "6 * 16", "6 * 192") == "rc 0 pool same serial same nonzero 1");
 }
