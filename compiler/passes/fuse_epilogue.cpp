@@ -27,11 +27,6 @@ namespace {
 
 constexpr const char* kPass = "fuse-epilogue";
 
-float attr_or(const Node& n, const char* name, float def) {
-  const Attribute* a = n.attr(name);
-  return a && a->kind == Attribute::Kind::kFloat ? a->f : def;
-}
-
 // The fused activation name and parameters of node a (reading `y` as its input 0), if fusible.
 bool activation_of(const Node& a, const Value* y, std::string& name, float& alpha, float& beta) {
   if (!a.domain.empty() || a.input(0) != y || a.outputs.size() != 1 || !a.output(0) ||
@@ -41,10 +36,11 @@ bool activation_of(const Node& a, const Value* y, std::string& name, float& alph
   name = a.op_type;
   if (name == "Relu" || name == "Sigmoid" || name == "HardSwish" || name == "Tanh")
     return a.inputs.size() == 1;
-  if (name == "LeakyRelu") return alpha = attr_or(a, "alpha", 0.01f), true;
-  if (name == "Swish") return alpha = attr_or(a, "alpha", 1.0f), true;
+  if (name == "LeakyRelu") return alpha = fusion::float_attr(a, "alpha", 0.01f), true;
+  if (name == "Swish") return alpha = fusion::float_attr(a, "alpha", 1.0f), true;
   if (name == "HardSigmoid")
-    return alpha = attr_or(a, "alpha", 0.2f), beta = attr_or(a, "beta", 0.5f), true;
+    return alpha = fusion::float_attr(a, "alpha", 0.2f), beta = fusion::float_attr(a, "beta", 0.5f),
+           true;
   if (name == "Gelu") {
     const Attribute* approx = a.attr("approximate");
     if (!approx || approx->s == "none") return true;
@@ -56,8 +52,8 @@ bool activation_of(const Node& a, const Value* y, std::string& name, float& alph
     if (a.opset < 11) {  // bounds are attributes; from opset 6 they default to -+FLT_MAX
       constexpr float kMax = std::numeric_limits<float>::max();
       const bool defaults = a.opset >= 6;
-      alpha = attr_or(a, "min", defaults ? -kMax : -kInf);
-      beta = attr_or(a, "max", defaults ? kMax : kInf);
+      alpha = fusion::float_attr(a, "min", defaults ? -kMax : -kInf);
+      beta = fusion::float_attr(a, "max", defaults ? kMax : kInf);
       return true;
     }
     alpha = -kInf, beta = kInf;

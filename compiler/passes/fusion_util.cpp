@@ -58,10 +58,14 @@ bool reinfer(Node& n, const Target& target, Diagnostics& diag, const char* pass)
   return false;
 }
 
-Value* add_constant(Graph& g, const std::string& base, Tensor t) {
+Value* add_value(Graph& g, const std::string& base) {
   std::string name = base;
   for (int i = 1; g.find_value(name); ++i) name = base + "_" + std::to_string(i);
-  Value* v = g.add_value(name);
+  return g.add_value(name);
+}
+
+Value* add_constant(Graph& g, const std::string& base, Tensor t) {
+  Value* v = add_value(g, base);
   v->dtype = t.dtype;
   v->shape = t.shape;
   v->has_shape = true;
@@ -124,6 +128,16 @@ Value* other_operand(const Node& n, const Value* v) {
 
 bool is_op(const Node* n, const char* op) {
   return n && n->op_type == op && n->domain.empty();
+}
+
+int64_t int_attr(const Node& n, const char* name, int64_t def) {
+  const Attribute* a = n.attr(name);
+  return a && a->kind == Attribute::Kind::kInt ? a->i : def;
+}
+
+float float_attr(const Node& n, const char* name, float def) {
+  const Attribute* a = n.attr(name);
+  return a && a->kind == Attribute::Kind::kFloat ? a->f : def;
 }
 
 bool retarget(Node& n, const char* op, int opset) {

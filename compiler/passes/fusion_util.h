@@ -24,6 +24,9 @@ size_t position(const Graph& g, const Node* n);
 // the handler rejects the rewritten node.
 bool reinfer(Node& n, const Target& target, Diagnostics& diag, const char* pass);
 
+// A new value named after `base` (made unique in g), without type or producer yet.
+Value* add_value(Graph& g, const std::string& base);
+
 // A new constant value named after `base` (made unique in g).
 Value* add_constant(Graph& g, const std::string& base, Tensor t);
 
@@ -33,6 +36,10 @@ void take_output(Node& producer, Value* from, Value* to);
 
 // Removes the given nodes from g (their outputs must be unused by then; they lose their producer).
 void erase_nodes(Graph& g, const std::vector<const Node*>& dead);
+
+// An int / float attribute of n, or `def` when n has none of that kind.
+int64_t int_attr(const Node& n, const char* name, int64_t def);
+float float_attr(const Node& n, const char* name, float def);
 
 // Float data of a float constant (null if v is not a float constant).
 const float* float_data(const Value* v);

@@ -43,15 +43,8 @@ bool is_single(const Value* v) {
   return v && v->numel() == 1 && v->shape.size() <= 1;
 }
 
-int64_t int_attr(const Node& n, const char* name, int64_t def) {
-  const Attribute* a = n.attr(name);
-  return a && a->kind == Attribute::Kind::kInt ? a->i : def;
-}
-
-float float_attr(const Node& n, const char* name, float def) {
-  const Attribute* a = n.attr(name);
-  return a && a->kind == Attribute::Kind::kFloat ? a->f : def;
-}
+using fusion::float_attr;
+using fusion::int_attr;
 
 // v = DequantizeLinear(q, scale, zero_point) of an int8/uint8 q with constant parameters, per
 // tensor or, when `channels` > 0, one value per index of q's axis `axis` (channels of them).

@@ -26,18 +26,6 @@ constexpr const char* kPass = "matmul-as-gemm";
 constexpr int kGemmOpset = 13;
 constexpr int kReshapeOpset = 13;
 
-int64_t int_attr(const Node& n, const char* name) {
-  const Attribute* a = n.attr(name);
-  return a && a->kind == Attribute::Kind::kInt ? a->i : 0;
-}
-
-// A new value named after `base` (made unique in g).
-Value* add_value(Graph& g, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; g.find_value(name); ++i) name = base + "_" + std::to_string(i);
-  return g.add_value(name);
-}
-
 // A Reshape node `x` -> `shape` (a new value), inferred; null (reported) if its op rejects it.
 std::unique_ptr<Node> reshape(Graph& g, const std::string& name, Value* x, Value* y,
                               const Shape& shape, const Target& target, Diagnostics& diag) {
@@ -65,7 +53,7 @@ bool applies(const Node& n) {
   if (a->shape.size() == 2) return true;
   // Batched: A's rows must be contiguous, and Y not a graph output (assign-storage makes a
   // Reshape a view of its input, not the other way round, so Y's Reshape would be a copy).
-  return !int_attr(n, "transA") && !y->is_graph_output;
+  return !fusion::int_attr(n, "transA", 0) && !y->is_graph_output;
 }
 
 bool rewrite(Graph& g, Node& n, const Target& target, PassContext& stats) {
@@ -75,16 +63,16 @@ bool rewrite(Graph& g, Node& n, const Target& target, PassContext& stats) {
   std::vector<std::unique_ptr<Node>> before, after;
   if (!flat) {  // A's rows, and the residual's, as matrices; Gemm writes Y's rows
     const int64_t k = a->shape.back(), cols = y->shape.back(), rows = y->numel() / cols;
-    Value* a2 = add_value(g, a->name + "_rows");
+    Value* a2 = fusion::add_value(g, a->name + "_rows");
     before.push_back(reshape(g, n.name + "/rows", a, a2, {rows, k}, target, diag));
     n.inputs[0] = a2;
     if (residual) {
-      Value* r2 = add_value(g, residual->name + "_rows");
+      Value* r2 = fusion::add_value(g, residual->name + "_rows");
       before.push_back(
           reshape(g, n.name + "/residual_rows", residual, r2, {rows, cols}, target, diag));
       n.inputs[3] = r2;
     }
-    fusion::take_output(n, y, add_value(g, y->name + "_rows"));
+    fusion::take_output(n, y, fusion::add_value(g, y->name + "_rows"));
   }
   for (const auto& r : before)
     if (!r) return false;
