@@ -16,8 +16,10 @@ async function main() {
     const feeds = {};
     specs.forEach((s, k) => {
       const buf = fs.readFileSync(path.join(data, `input_${k}.bin`));
-      const arr = new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
-      feeds[s.name] = new ort.Tensor('float32', Float32Array.from(arr), s.shape);
+      const copy = Uint8Array.from(buf).buffer;  // aligned for the typed array
+      feeds[s.name] = s.type === 'int64'
+          ? new ort.Tensor('int64', new BigInt64Array(copy), s.shape)
+          : new ort.Tensor('float32', new Float32Array(copy), s.shape);
     });
     const results = await session.run(feeds);
     const outputs = session.outputNames.map((n, k) => {

@@ -128,11 +128,11 @@ def write_case(out_dir, name, m, feeds):
         f.write(m.SerializeToString())
     specs = []
     for k, (n, x) in enumerate(feeds):
-        x = np.asarray(x, np.float32)
+        x = np.asarray(x, np.int64 if np.asarray(x).dtype == np.int64 else np.float32)
         with open(os.path.join(data, f"input_{k}.pb"), "wb") as f:
             f.write(tensor(n, x).SerializeToString())
         x.tofile(os.path.join(data, f"input_{k}.bin"))
-        specs.append({"name": n, "shape": list(x.shape)})
+        specs.append({"name": n, "shape": list(x.shape), "type": x.dtype.name})
     with open(os.path.join(data, "inputs.json"), "w") as f:
         json.dump(specs, f)
 
@@ -234,6 +234,40 @@ def functions_case(out_dir):
     ]
     m = model(hand, [("X", [2, 3])], outs, opsets(ai_onnx=18, ai_onnx_ml=3), initializers=[b])
     write_case(out_dir, "functions_inlined", m, [("X", x)])
+
+
+# ---- control flow ---------------------------------------------------------------------------
+
+def scalar_info(name, elem):
+    v = value_info(name, [], elem)
+    v.type.tensor_type.shape.SetInParent()  # rank 0, not an unknown shape
+    return v
+
+
+def control_flow_case(out_dir):
+    """A Loop whose trip count M is a graph input, with an If in its body reading an outer value:
+    acc = X; for i < M: acc = acc + X if i is even, else acc * 0.5."""
+    then_g = P.GraphProto(name="then", node=[node("Add", ["acc_in", "X"], ["t"], "add")],
+                          output=[value_info("t", [3])])
+    else_g = P.GraphProto(name="else", node=[
+        node("Constant", [], ["half"], "half", value_float=0.5),
+        node("Mul", ["acc_in", "half"], ["e"], "halve")], output=[value_info("e", [3])])
+    body = P.GraphProto(name="body", node=[
+        node("Constant", [], ["two"], "two", value=tensor("two", np.array(2, np.int64))),
+        node("Mod", ["i", "two"], ["r"], "mod"),
+        node("Constant", [], ["zero"], "zero", value=tensor("zero", np.array(0, np.int64))),
+        node("Equal", ["r", "zero"], ["even"], "even"),
+        node("If", ["even"], ["acc_out"], "branch", then_branch=then_g, else_branch=else_g),
+        node("Identity", ["cond_in"], ["cond_out"], "keep_going"),
+    ])
+    body.input.extend([scalar_info("i", P.TensorProto.INT64),
+                       scalar_info("cond_in", P.TensorProto.BOOL), value_info("acc_in", [3])])
+    body.output.extend([scalar_info("cond_out", P.TensorProto.BOOL), value_info("acc_out", [3])])
+    m = model([node("Loop", ["M", "", "X"], ["Y"], "loop", body=body)], [("X", [3])], [("Y", [3])],
+              opsets(ai_onnx=18))
+    m.graph.input.append(scalar_info("M", P.TensorProto.INT64))
+    write_case(out_dir, "loop_if", m,
+               [("X", np.array([1.0, -2.0, 0.5], np.float32)), ("M", np.array(5, np.int64))])
 
 
 # ---- ai.onnx.ml -----------------------------------------------------------------------------
@@ -471,4 +505,5 @@ if __name__ == "__main__":
         encode_cases(sys.argv[1])
         svm_cases(sys.argv[1])
         functions_case(sys.argv[1])
+        control_flow_case(sys.argv[1])
         ml_cases(sys.argv[1])

@@ -250,3 +250,56 @@ TEST_CASE("memory report: subgraph values appear with their region, the plan has
   CHECK(memory_report(*r.module, true).find("\"subgraph\": \"loop/loop_body\"") !=
         std::string::npos);
 }
+
+namespace {
+
+// Loop (trip count M a graph input) whose body holds an If on the iteration's parity:
+// c = c + x (then) or c * half (else), x and half read from the main graph.
+ModelBuilder loop_if_model() {
+  ModelBuilder mb(13);
+  mb.input("x", kF, {2}).input("c0", kF, {2}).input("M", kI, {});
+  mb.initializer("half", {1}, {0.5f});
+  scalar_init(mb, "two", kI, 2);
+  scalar_init(mb, "zero", kI, 0);
+  mb.output("c", kF, {2});
+  onnx::GraphProto then_g, else_g, body;
+  then_g.set_name("then_body");
+  add_node(then_g, "Add", {"c_in", "x"}, {"t"}, "then_add");
+  value_info(then_g.add_output(), "t", kF, {2});
+  else_g.set_name("else_body");
+  add_node(else_g, "Mul", {"c_in", "half"}, {"e"}, "else_mul");
+  value_info(else_g.add_output(), "e", kF, {2});
+  body.set_name("loop_body");
+  value_info(body.add_input(), "i", kI, {});
+  value_info(body.add_input(), "cond_in", kB, {});
+  value_info(body.add_input(), "c_in", kF, {2});
+  add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  add_node(body, "Mod", {"i", "two"}, {"r"}, "parity");
+  add_node(body, "Equal", {"r", "zero"}, {"even"}, "even");
+  auto* branch = add_node(body, "If", {"even"}, {"c_out"}, "branch");
+  graph_attr(*branch, "then_branch", then_g);
+  graph_attr(*branch, "else_branch", else_g);
+  value_info(body.add_output(), "cond_out", kB, {});
+  value_info(body.add_output(), "c_out", kF, {2});
+  auto& n = mb.node("Loop", {"M", "", "c0"}, {"c"}, "loop");
+  graph_attr(n, "body", body);
+  return mb;
+}
+
+}  // namespace
+
+TEST_CASE("memory report: a Loop with an If inside plans every nested value without overlap",
+          "[passes]") {
+  ModelBuilder mb = loop_if_model();
+  auto r = run_passes(mb);
+  INFO(r.diag.str());
+  REQUIRE(r.ok);
+  CHECK(check_storage(*r.module).empty());
+  const std::string report = memory_report(*r.module, false);
+  INFO(report);
+  CHECK(filecheck(report, {"CHECK: arena_bytes",
+                           "CHECK: tensors:", "CHECK: c_in float[2]  in subgraph loop/loop_body",
+                           "CHECK: even bool[scalar]  in subgraph loop/loop_body",
+                           "CHECK: e float[2]  in subgraph loop/loop_body",
+                           "CHECK: t float[2]  in subgraph loop/loop_body"}) == "");
+}
