@@ -43,13 +43,14 @@ void conv_gemm_fused(const ConvParams& p, const float* x, const float* w, const 
 }
 void dwconv_fused(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
                   void* scratch, const EpilogueSpec& e, const float* residual) {
-  with_epilogue(
-      e, [&](const auto& typed) { f32_dwconv__generic(p, x, w, b, y, scratch, typed, residual); });
+  with_epilogue(e, [&](const auto& typed) {
+    f32_dwconv_any__scalar(p, x, w, b, y, scratch, typed, residual);
+  });
 }
 
 const ConvKernel kConvRef = {"conv_ref", nullptr, nullptr};
 const ConvKernel kConvGemm = {"f32_conv_gemm_best", f32_conv_gemm_best, conv_gemm_fused};
-const ConvKernel kConvDepthwise = {"f32_dwconv__generic", f32_dwconv__generic, dwconv_fused};
+const ConvKernel kConvDepthwise = {"f32_dwconv_any__scalar", f32_dwconv_any__scalar, dwconv_fused};
 const ConvKernel kConvTransposeRef = {"conv_transpose_ref", nullptr, nullptr};
 const ConvKernel kConvTransposeGemm = {"f32_conv_transpose__gemm", f32_conv_transpose__gemm,
                                        nullptr};

@@ -243,9 +243,10 @@ class GlobalPoolOp final : public OpHandler {
     if (kind_ == PoolKind::kLp)
       ctx.line("onnxc::global_lppool_ref<{}>({}, {}, /*channels=*/{}, /*spatial=*/{}, /*p=*/{}{});",
                type, ctx.in(0), ctx.out(0), channels, spatial, cpp_float(s.p), accum);
-    else if (kind_ == PoolKind::kAverage && ctx.input(0)->dtype == DataType::kFloat)
-      ctx.line("onnxc::f32_global_avgpool__generic({}, {}, /*channels=*/{}, /*spatial=*/{}{});",
-               ctx.in(0), ctx.out(0), channels, spatial, accum);
+    else if (kind_ == PoolKind::kAverage && ctx.input(0)->dtype == DataType::kFloat &&
+             !s.float_accum)
+      ctx.line("onnxc::f32_global_avgpool__generic({}, {}, /*channels=*/{}, /*spatial=*/{});",
+               ctx.in(0), ctx.out(0), channels, spatial);
     else
       ctx.line("onnxc::{}<{}>({}, {}, /*channels=*/{}, /*spatial=*/{}{});",
                kind_ == PoolKind::kMax ? "global_maxpool_ref" : "global_avgpool_ref", type,

@@ -11,17 +11,18 @@
 // where b may be null and scratch is the node's workspace, of the variant's *_scratch_bytes(p)
 // (variants that need none ignore it). The compiler picks a variant per node from the shape:
 //   conv_ref<T>                  any float type (float16 and bfloat16 are computed in float)
-//   f32_dwconv__generic          one input channel per group (depthwise, any multiplier): direct,
+//   f32_dwconv_any__scalar       one input channel per group (depthwise, any multiplier): direct,
 //                                on the padded plane in register blocks   [conv_dw_scratch_bytes]
-//   f32_conv_8x32__gemm, f32_conv_6x16__gemm, f32_conv_gemm_best (the one for the target)
-//                                anything: a GEMM over the input (pointwise) or its patch matrix,
-//                                packed block by block                  [conv_gemm_scratch_bytes]
+//   f32_conv_8x32__avx512f, f32_conv_6x16__scalar, f32_conv_4x8__scalar, f32_conv_gemm_best
+//                                (the tile for the target): anything, as a GEMM over the input
+//                                (pointwise) or its patch matrix, packed block by block; 8x32 is
+//                                plain C++ tuned for AVX-512's registers [conv_gemm_scratch_bytes]
 //   conv_transpose_ref<T>        ConvTranspose, any float type
 //   f32_conv_transpose__gemm     ConvTranspose: a GEMM per tile of input positions, then col2im
 //                                                                  [conv_transpose_scratch_bytes]
 // No heap; every buffer of a variant is in its scratch (the stack holds register tiles only).
 //
-// The float Conv variants (f32_conv_*__gemm, f32_conv_gemm_best, f32_dwconv__generic) also have
+// The float Conv variants (f32_conv_*, f32_conv_gemm_best, f32_dwconv_any__scalar) also have
 // an overload (..., scratch, const Epilogue<Act>& e, const float* residual) that finishes each
 // output element as activation(conv + bias [+ residual]) (see onnxc/gemm.h) while its tile is in
 // cache; residual has Y's layout.
@@ -430,26 +431,26 @@ inline void conv_ref(const ConvParams& p, const T* x, const T* w, const T* b, T*
 // place. 8 x 32: 16 accumulators of AVX-512's 32 registers, and 8 divides the usual channel
 // counts; 6 x 16: 12 of AVX2's 16.
 template <class Act>
-inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch, const Epilogue<Act>& e,
-                                const float* residual) {
+inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
+                                   const float* residual) {
   conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch, e,
                                                                    residual);
 }
-inline void f32_conv_8x32__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch) {
+inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch) {
   conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch,
                                                                    Epilogue<>{}, nullptr);
 }
 template <class Act>
-inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch, const Epilogue<Act>& e,
-                                const float* residual) {
+inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
+                                  const float* b, float* y, void* scratch, const Epilogue<Act>& e,
+                                  const float* residual) {
   conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch, e,
                                                                    residual);
 }
-inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch) {
+inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
+                                  const float* b, float* y, void* scratch) {
   conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch,
                                                                    Epilogue<>{}, nullptr);
 }
@@ -458,14 +459,14 @@ inline void f32_conv_6x16__gemm(const ConvParams& p, const float* x, const float
 // on the Cortex-M4F and 2% fewer on the M0+; 6 x 4 and the 6 x 16 vector tile are slower or
 // overflow the stack limit).
 template <class Act>
-inline void f32_conv_4x8__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
-                               float* y, void* scratch, const Epilogue<Act>& e,
-                               const float* residual) {
+inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const float* w,
+                                 const float* b, float* y, void* scratch, const Epilogue<Act>& e,
+                                 const float* residual) {
   conv_detail::conv_gemm_all<4, 8, conv_detail::scalar_gemm_tile<4, 8>>(p, x, w, b, y, scratch, e,
                                                                         residual);
 }
-inline void f32_conv_4x8__gemm(const ConvParams& p, const float* x, const float* w, const float* b,
-                               float* y, void* scratch) {
+inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const float* w,
+                                 const float* b, float* y, void* scratch) {
   conv_detail::conv_gemm_all<4, 8, conv_detail::scalar_gemm_tile<4, 8>>(p, x, w, b, y, scratch,
                                                                         Epilogue<>{}, nullptr);
 }
@@ -476,11 +477,11 @@ inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float*
                                float* y, void* scratch, const Epilogue<Act>& e,
                                const float* residual) {
 #if defined(__AVX512F__)
-  f32_conv_8x32__gemm(p, x, w, b, y, scratch, e, residual);
+  f32_conv_8x32__avx512f(p, x, w, b, y, scratch, e, residual);
 #elif defined(ONNXC_SMALL_TILES)
-  f32_conv_4x8__gemm(p, x, w, b, y, scratch, e, residual);
+  f32_conv_4x8__scalar(p, x, w, b, y, scratch, e, residual);
 #else
-  f32_conv_6x16__gemm(p, x, w, b, y, scratch, e, residual);
+  f32_conv_6x16__scalar(p, x, w, b, y, scratch, e, residual);
 #endif
 }
 inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w, const float* b,
@@ -597,9 +598,9 @@ constexpr index_t conv_dw_scratch_bytes(const ConvParams& p) {
 }
 
 template <class Act>
-inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch, const Epilogue<Act>& e,
-                                const float* residual) {
+inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
+                                   const float* residual) {
   using conv_detail::kDwBlock;
   const index_t multiplier = p.c_out / p.group;  // output channels per input channel
   const index_t in_size = conv_detail::volume(p.in), out_size = conv_detail::volume(p.out);
@@ -632,9 +633,9 @@ inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float
         }
     }
 }
-inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch) {
-  f32_dwconv__generic(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
+inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch) {
+  f32_dwconv_any__scalar(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 
 // ---- ConvTranspose -----------------------------------------------------------------------------

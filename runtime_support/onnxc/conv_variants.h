@@ -13,13 +13,11 @@
 //       x one vector accumulate in registers, each loaded input row feeding every output row
 //       that uses it, and the epilogue (residual, Relu, Clip) is applied before the one store.
 //       Scratch: f32_dwconv_kxk_scratch_bytes(p). Defined only when the compiler may use the ISA.
-//   f32_dwconv_any__scalar   f32_dwconv__generic (onnxc/conv.h): any depthwise shape, portable.
-//   f32_conv_8x32__avx512f   the convolution GEMM with 8 x 32 tiles (16 of AVX-512's 32 vector
-//                            registers); portable code, fastest where AVX-512 is available.
-//   f32_conv_6x16__scalar    the convolution GEMM with 6 x 16 tiles, portable.
-//   f32_conv_4x8__scalar     the convolution GEMM with 4 x 8 tiles of scalar accumulators, for
-//                            microcontrollers (no vector unit, a small kernel stack).
-// The GEMM variants take conv_gemm_scratch_bytes(p), the depthwise one conv_dw_scratch_bytes(p).
+// The portable variants of the table are defined in onnxc/conv.h: f32_dwconv_any__scalar (any
+// depthwise shape), and the convolution GEMM with its tiles, f32_conv_8x32__avx512f (plain C++,
+// fastest where AVX-512 is available), f32_conv_6x16__scalar and f32_conv_4x8__scalar
+// (microcontrollers).
+// The depthwise variants take f32_dwconv_kxk_scratch_bytes(p).
 // No heap; stack below 1 KiB.
 #ifndef ONNXC_CONV_VARIANTS_H
 #define ONNXC_CONV_VARIANTS_H
@@ -37,49 +35,6 @@
 #endif
 
 namespace onnxc {
-
-// ---- portable variants: names for the kernels of onnxc/conv.h --------------------------------
-
-template <class Act>
-inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                   const float* residual) {
-  f32_dwconv__generic(p, x, w, b, y, scratch, e, residual);
-}
-inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch) {
-  f32_dwconv__generic(p, x, w, b, y, scratch);
-}
-template <class Act>
-inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                   const float* residual) {
-  f32_conv_8x32__gemm(p, x, w, b, y, scratch, e, residual);
-}
-inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch) {
-  f32_conv_8x32__gemm(p, x, w, b, y, scratch);
-}
-template <class Act>
-inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
-                                  const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                  const float* residual) {
-  f32_conv_6x16__gemm(p, x, w, b, y, scratch, e, residual);
-}
-inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
-                                  const float* b, float* y, void* scratch) {
-  f32_conv_6x16__gemm(p, x, w, b, y, scratch);
-}
-template <class Act>
-inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const float* w,
-                                 const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                 const float* residual) {
-  f32_conv_4x8__gemm(p, x, w, b, y, scratch, e, residual);
-}
-inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const float* w,
-                                 const float* b, float* y, void* scratch) {
-  f32_conv_4x8__gemm(p, x, w, b, y, scratch);
-}
 
 // ---- depthwise 3x3 and 5x5 ---------------------------------------------------------------------
 

@@ -24,7 +24,7 @@
 //   select-kernels pass picks one per Gemm node for the target, and the generated code calls it
 //   by name. Each has the signature (p, a, b, c, y, ws) and (p, a, b, c, y, e, residual, ws):
 //     gemm_ref<T>                 any arithmetic T; integers accumulate with wraparound
-//     f32_gemm_1x1__scalar        float; gemm_ref: products too small to pay for packing
+//     f32_gemm_1x1__scalar        float; a dot product per element: products too small to pack
 //     f32_gemm_4x16__scalar       float; cache-blocked, 4x16 register tile (AVX2, NEON)
 //     f32_gemm_8x32__avx512f      float; cache-blocked, 8x32 register tile (AVX-512's pick;
 //                                 portable code, compiled everywhere)
@@ -370,16 +370,29 @@ inline void f32_gemm_4x4__scalar(const GemmParams& p, const float* a, const floa
   gemm_detail::f32_gemm_blocked<4, 4>(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
-// The reference under the variant table's name, for products below gemm_prefers_blocked().
+// One float dot product per output element, for products below gemm_prefers_blocked(): gemm_ref's
+// float arithmetic (same order of sums), without its integer paths.
 template <class Act>
 inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const float* b,
                                  const float* c, float* y, const Epilogue<Act>& e,
                                  const float* residual, const Workspace& /*ws*/) {
-  gemm_ref(p, a, b, c, y, e, residual);
+  const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
+  const index_t b_ks = p.trans_b ? 1 : p.ldb, b_js = p.trans_b ? p.ldb : 1;
+  for (index_t i = 0; i < p.m; ++i) {
+    float* const yi = y + i * p.ldy;
+    for (index_t j = 0; j < p.n; ++j) {
+      float acc = 0.0f;
+      for (index_t kk = 0; kk < p.k; ++kk) acc += a[i * a_is + kk * a_ks] * b[kk * b_ks + j * b_js];
+      if (p.alpha != 1.0f) acc *= p.alpha;
+      yi[j] = c ? acc + p.beta * c[i * p.c_row_stride + j * p.c_col_stride] : acc;
+    }
+    if (has_epilogue(e))  // the row is final
+      apply_epilogue(e, yi, residual ? residual + i * p.ldy : residual, p.n);
+  }
 }
 inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const float* b,
-                                 const float* c, float* y, const Workspace& /*ws*/) {
-  gemm_ref(p, a, b, c, y);
+                                 const float* c, float* y, const Workspace& ws) {
+  f32_gemm_1x1__scalar(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
 // ---- GEMM with B packed at compile time -------------------------------------------------------

@@ -90,17 +90,6 @@ inline void dwconv_parallel(ConvEpilogueKernel<Act> kernel, const ConvParams& p,
 
 }  // namespace conv_detail
 
-// f32_dwconv__generic in `tasks` parts on `par` (batch 1), part i in scratch slice i of
-// task_scratch_bytes(conv_dw_scratch_bytes(p)) bytes.
-template <class Act>
-inline void f32_dwconv__generic(const ConvParams& p, const float* x, const float* w, const float* b,
-                                float* y, void* scratch, const Epilogue<Act>& e,
-                                const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel(f32_dwconv__generic, p, x, w, b, y, scratch,
-                               task_scratch_bytes(conv_dw_scratch_bytes(p)), e, residual, par,
-                               tasks);
-}
-
 template <class Act>
 inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,

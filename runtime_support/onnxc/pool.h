@@ -277,25 +277,21 @@ inline void global_maxpool_ref(const T* x, T* y, index_t channels, index_t spati
 }
 
 // Float average with 16 float partial sums per channel (vectorizes; the reference's sum is
-// sequential), combined in double. With Accum<float>{} (no double FPU, and no float SIMD to
-// vectorize for either) it is the reference's compensated float sum, element by element.
-template <typename A = double>
-inline void f32_global_avgpool__generic(const float* x, float* y, index_t channels, index_t spatial,
-                                        Accum<A> = {}) {
-  constexpr index_t kParts = std::is_same_v<A, float> ? 0 : 16;
+// sequential), combined in double. Targets without a double FPU (and no float SIMD to vectorize
+// for either) use global_avgpool_ref<float> with Accum<float>{}, a compensated float sum.
+inline void f32_global_avgpool__generic(const float* x, float* y, index_t channels,
+                                        index_t spatial) {
+  constexpr index_t kParts = 16;
+  const index_t whole = spatial / kParts;
   for (index_t c = 0; c < channels; ++c, x += spatial) {
-    Sum<A> sum;
-    if constexpr (kParts == 0) {
-      for (index_t i = 0; i < spatial; ++i) sum.add(x[i]);
-    } else {
-      float part[kParts] = {};
-      const index_t whole = spatial / kParts;
-      for (index_t i = 0; i < whole; ++i)
-        for (index_t l = 0; l < kParts; ++l) part[l] += x[i * kParts + l];
-      for (index_t l = 0; l < spatial % kParts; ++l) sum.add(static_cast<A>(x[whole * kParts + l]));
-      for (index_t l = 0; l < kParts; ++l) sum.add(static_cast<A>(part[l]));
-    }
-    y[c] = static_cast<float>(sum.value() / static_cast<A>(spatial));
+    float part[kParts] = {};
+    for (index_t i = 0; i < whole; ++i)
+      for (index_t l = 0; l < kParts; ++l) part[l] += x[i * kParts + l];
+    double sum = 0.0;
+    for (index_t l = 0; l < spatial % kParts; ++l)
+      sum += static_cast<double>(x[whole * kParts + l]);
+    for (index_t l = 0; l < kParts; ++l) sum += static_cast<double>(part[l]);
+    y[c] = static_cast<float>(sum / static_cast<double>(spatial));
   }
 }
 

@@ -26,11 +26,11 @@
   X(f32, dwconv, 5x5, avx512f, "conv_variants.h")           \
   X(f32, dwconv, 5x5, avx2_fma, "conv_variants.h")          \
   X(f32, dwconv, 5x5, neonfma, "conv_variants.h")           \
-  X(f32, dwconv, any, scalar, "conv_variants.h")            \
+  X(f32, dwconv, any, scalar, "conv.h")                     \
   /* any other float convolution, as a GEMM */              \
-  X(f32, conv, 8x32, avx512f, "conv_variants.h")            \
-  X(f32, conv, 6x16, scalar, "conv_variants.h")             \
-  X(f32, conv, 4x8, scalar, "conv_variants.h")              \
+  X(f32, conv, 8x32, avx512f, "conv.h")                     \
+  X(f32, conv, 6x16, scalar, "conv.h")                      \
+  X(f32, conv, 4x8, scalar, "conv.h")                       \
   /* float GEMM with B (weights) packed at compile time */  \
   X(f32, gemm_packed, 8x32, avx512f, "gemm.h")              \
   X(f32, gemm_packed, 4x16, scalar, "gemm.h")               \

@@ -70,7 +70,7 @@ TEST_CASE("the inline runtime of a convolution compiles", "[codegen][inliner]") 
       "  onnxc::f32_conv_gemm_best(p, x, w, nullptr, y, s);\n"
       "  onnxc::conv_ref<onnxc::float16>(p, nullptr, nullptr, nullptr, nullptr, nullptr);\n}\n";
   const std::string rt = inline_runtime({"onnxc/conv.h"}, code, {"onnxc/types.h"});
-  CHECK(rt.find("inline void f32_dwconv__generic(") == std::string::npos);
+  CHECK(rt.find("inline void f32_dwconv_any__scalar(") == std::string::npos);
   CHECK(rt.find("inline void conv_transpose_ref(") == std::string::npos);
   // float16 is used: its conversions come along in full; bfloat16's are only declared.
   CHECK(rt.find("inline float16 to_float16(double x) {") != std::string::npos);

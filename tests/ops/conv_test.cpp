@@ -89,7 +89,7 @@ TEST_CASE("Conv picks its kernel from the shape", "[conv]") {
     h.attr_int("group", 8);
     h.attr_ints("pads", {1, 1, 1, 1});
     REQUIRE(h.infer());
-    CHECK(emits(h, "onnxc::f32_dwconv__generic(p, x0, x1, nullptr, y0, nullptr);"));
+    CHECK(emits(h, "onnxc::f32_dwconv_any__scalar(p, x0, x1, nullptr, y0, nullptr);"));
     CHECK(h.node().scratch_bytes > 16u * 16u * 4u);  // at least the padded plane
   }
   SECTION("anything else: the convolution GEMM, positions in equal blocks of at most 512") {

@@ -99,16 +99,13 @@ TEST_CASE("float-accumulating BatchNorm training, GroupNorm and MVN agree with d
 TEST_CASE("float-accumulating average pools agree with double", "[accum]") {
   const index_t channels = 3, spatial = 50000;
   const std::vector<float> x = values_around(channels * spatial, 100.0f, 3);
-  float yf[3], yd[3], yg[3];
+  float yf[3], yd[3];
   global_avgpool_ref(x.data(), yf, channels, spatial, Accum<float>{});
   global_avgpool_ref(x.data(), yd, channels, spatial);
-  f32_global_avgpool__generic(x.data(), yg, channels, spatial, Accum<float>{});
   for (int k = 0; k < 3; ++k) {
     long double m, v;
     exact_stats(std::vector<float>(x.begin() + k * spatial, x.begin() + (k + 1) * spatial), m, v);
     CHECK(std::fabs(yf[k] - m) < 1e-5L);  // half an ulp at 100 is 3.8e-6
-    CHECK(std::fabs(yg[k] - m) < 1e-5L);
     CHECK(std::fabs(yd[k] - m) < 1e-5L);
-    CHECK(yg[k] == yf[k]);  // the same compensated sum, element by element
   }
 }

@@ -26,8 +26,8 @@ struct GemmVariant {
   ConvFn fn;
 };
 const GemmVariant kGemmVariants[] = {
-    {"f32_conv_8x32__gemm", f32_conv_8x32__gemm},
-    {"f32_conv_6x16__gemm", f32_conv_6x16__gemm},
+    {"f32_conv_8x32__avx512f", f32_conv_8x32__avx512f},
+    {"f32_conv_6x16__scalar", f32_conv_6x16__scalar},
     {"f32_conv_gemm_best", f32_conv_gemm_best},
 };
 
@@ -209,8 +209,9 @@ TEST_CASE("every float Conv variant matches the reference", "[conv-kernels]") {
             check_close(run(v.fn, p, o, bias, conv_gemm_scratch_bytes(p)), want, terms);
           }
         if (c.c_in == c.group) {
-          INFO("f32_dwconv__generic");
-          check_close(run(f32_dwconv__generic, p, o, bias, conv_dw_scratch_bytes(p)), want, terms);
+          INFO("f32_dwconv_any__scalar");
+          check_close(run(f32_dwconv_any__scalar, p, o, bias, conv_dw_scratch_bytes(p)), want,
+                      terms);
         }
       }
 }
@@ -237,7 +238,7 @@ TEST_CASE("the GEMM Conv variants cover large blocked products", "[conv-kernels]
         check_close(run(v.fn, p, o, true, conv_gemm_scratch_bytes(p)), want, terms);
       }
     if (p.c_in == p.group)
-      check_close(run(f32_dwconv__generic, p, o, true, conv_dw_scratch_bytes(p)), want, terms);
+      check_close(run(f32_dwconv_any__scalar, p, o, true, conv_dw_scratch_bytes(p)), want, terms);
   }
 }
 
@@ -362,15 +363,15 @@ TEST_CASE("fused Conv epilogues match the convolution followed by the unfused op
       INFO("activation " << e.activation << " residual " << e.residual);
       for (index_t tile : {index_t{33}, std::min(vol(p.out), kMaxConvTile)}) {
         p.tile = tile;
-        check_fused(ONNXC_CONV_FUSED(f32_conv_8x32__gemm), f32_conv_8x32__gemm, p, o,
+        check_fused(ONNXC_CONV_FUSED(f32_conv_8x32__avx512f), f32_conv_8x32__avx512f, p, o,
                     conv_gemm_scratch_bytes(p), e, residual);
-        check_fused(ONNXC_CONV_FUSED(f32_conv_6x16__gemm), f32_conv_6x16__gemm, p, o,
+        check_fused(ONNXC_CONV_FUSED(f32_conv_6x16__scalar), f32_conv_6x16__scalar, p, o,
                     conv_gemm_scratch_bytes(p), e, residual);
         check_fused(ONNXC_CONV_FUSED(f32_conv_gemm_best), f32_conv_gemm_best, p, o,
                     conv_gemm_scratch_bytes(p), e, residual);
       }
       if (p.c_in == p.group)
-        check_fused(ONNXC_CONV_FUSED(f32_dwconv__generic), f32_dwconv__generic, p, o,
+        check_fused(ONNXC_CONV_FUSED(f32_dwconv_any__scalar), f32_dwconv_any__scalar, p, o,
                     conv_dw_scratch_bytes(p), e, residual);
     }
   }
