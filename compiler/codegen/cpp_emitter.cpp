@@ -87,6 +87,9 @@ const RuntimeNote kRuntimeNotes[] = {
      "// need no library. WebP and JPEG 2000 decode only when the .cpp is built with\n"
      "// -DONNXC_IMAGE_LIBS and linked with libwebp and libopenjp2 (pkg-config libwebp\n"
      "// libopenjp2; onnxc_add_model's IMAGE_LIBS option); those two allocate on the heap.\n"},
+    {"onnxc/ml_map.h",
+     "// Maps: run() returns onnxc::kErrorMapKey (8) when a CastMap input repeats a key or, with\n"
+     "// map_form SPARSE, has a key outside [0, max_map).\n"},
 };
 
 constexpr const char* kProfileHooks =

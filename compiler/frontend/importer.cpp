@@ -251,13 +251,14 @@ class Importer {
   }
 
   static bool is_container_type(const onnx::TypeProto& t) {
-    return t.has_sequence_type() || t.has_optional_type();
+    return t.has_sequence_type() || t.has_optional_type() || t.has_map_type();
   }
   // The element type of a tensor, sequence-of-tensor or optional type (undefined for others).
   static DataType elem_dtype(const onnx::TypeProto& t) {
     if (t.has_tensor_type()) return static_cast<DataType>(t.tensor_type().elem_type());
     if (t.has_sequence_type()) return elem_dtype(t.sequence_type().elem_type());
     if (t.has_optional_type()) return elem_dtype(t.optional_type().elem_type());
+    if (t.has_map_type()) return elem_dtype(t.map_type().value_type());
     return DataType::kUndefined;
   }
 
@@ -265,6 +266,7 @@ class Importer {
   // tensors are graph inputs, one per element, named NAME.0, NAME.1, ... (a sequence) or NAME (a
   // present optional tensor), shaped by the layout the options give; none for an empty optional.
   Value* import_container_input(const onnx::ValueInfoProto& vi, Graph& graph, size_t position) {
+    if (vi.type().has_map_type()) return import_map_input(vi, graph, position);
     Value* c = graph.add_value(vi.name());
     const onnx::TypeProto& t = vi.type();
     c->kind = t.has_sequence_type() ? ValueKind::kSequence : ValueKind::kOptional;
@@ -321,6 +323,38 @@ class Importer {
     }
     if (seq != c) c->elements.push_back(seq);
     return c;
+  }
+
+  // A map input of the main graph: a map value (not a graph input) whose keys and values are graph
+  // inputs NAME.keys and NAME.values, 1-D, of the entry count `--shape NAME=N` gives (a map's
+  // size known only at run time is not supported, as for sequences).
+  Value* import_map_input(const onnx::ValueInfoProto& vi, Graph& graph, size_t position) {
+    Value* m = graph.add_value(vi.name());
+    m->kind = ValueKind::kMap;
+    m->dtype = elem_dtype(vi.type());
+    m->has_shape = true;
+    auto shape = options_.input_shapes.find(vi.name());
+    if (shape == options_.input_shapes.end() || shape->second.size() != 1) {
+      diag_.error(
+          "graph input '{}' is a map: its entry count must be known at compile time; pin it with "
+          "--shape {}=N",
+          vi.name(), vi.name());
+      return m;
+    }
+    const DataType key = static_cast<DataType>(vi.type().map_type().key_type());
+    for (const auto& [suffix, dtype] : {std::pair<const char*, DataType>{"keys", key},
+                                        std::pair<const char*, DataType>{"values", m->dtype}}) {
+      Value* e = graph.add_value(fmt::format("{}.{}", vi.name(), suffix));
+      e->dtype = dtype;
+      e->shape = shape->second;
+      e->has_shape = true;
+      e->is_graph_input = true;
+      if (dtype == DataType::kString) e->string_capacity = max_string_length(e->name, position);
+      check_input_size(*e);
+      graph.inputs.push_back(e);
+      m->elements.push_back(e);
+    }
+    return m;
   }
 
   // A graph input's dims come from the model or the command line: refuse a size that overflows

@@ -106,7 +106,7 @@ const char* storage_kind_name(Storage::Kind k) {
 }
 
 const char* value_kind_name(ValueKind k) {
-  static const char* const kNames[] = {"tensor", "sequence", "optional"};
+  static const char* const kNames[] = {"tensor", "sequence", "optional", "map"};
   return kNames[static_cast<int>(k)];
 }
 

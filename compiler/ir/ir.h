@@ -77,8 +77,10 @@ const char* storage_kind_name(Storage::Kind k);
 // are compile-time facts: the sequence and optional ops (ops/sequence.cpp, ops/optional.cpp)
 // resolve them during infer-shapes into the tensor values they hold, and replace their nodes by
 // tensor nodes, so no node reads or writes a container after inference and codegen sees only
-// tensors (sequence and optional graph inputs and outputs are flattened into tensors).
-enum class ValueKind { kTensor, kSequence, kOptional };
+// tensors (sequence and optional graph inputs and outputs are flattened into tensors). A map
+// (ai.onnx.ml's map(K, V)) is two 1-D tensors of one length, its keys and its values, with
+// `dtype` the values' type; graph inputs and outputs show them as NAME.keys and NAME.values.
+enum class ValueKind { kTensor, kSequence, kOptional, kMap };
 const char* value_kind_name(ValueKind k);
 
 struct Value {
@@ -94,8 +96,8 @@ struct Value {
   bool is_graph_output = false;
   Storage storage;  // set by assign-storage and plan-memory
   // Containers (kind != kTensor; `dtype` is then the element type, `shape` unused): a sequence's
-  // tensor values in order; an optional's value (none when empty), a tensor or a sequence, and
-  // for an empty one the kind it would hold.
+  // values in order (tensors, or maps); an optional's value (none when empty), a tensor or a
+  // sequence, and for an empty one the kind it would hold; a map's keys and values tensors.
   ValueKind kind = ValueKind::kTensor;
   std::vector<Value*> elements;
   ValueKind contained = ValueKind::kTensor;

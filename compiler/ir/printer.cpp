@@ -64,11 +64,17 @@ std::string storage_str(const Value& v) {
 }  // namespace
 
 // Tensors "float[2x3]"; containers spell out what they hold: "seq<float>[2x3, 4x3]",
-// "optional<float[5]>", "optional<none: seq<float>>".
+// "optional<float[5]>", "optional<none: seq<float>>", "map<int64, float>[3]".
 std::string value_type_str(const Value& v) {
+  if (v.kind == ValueKind::kMap && v.elements.size() == 2)
+    return fmt::format("map<{}, {}>[{}]", dtype_name(v.elements[0]->dtype), dtype_name(v.dtype),
+                       v.elements[0]->has_shape ? shape_str(v.elements[0]->shape) : "?");
   if (v.kind == ValueKind::kSequence) {
     std::vector<std::string> shapes;
-    for (const Value* e : v.elements) shapes.push_back(e->has_shape ? shape_str(e->shape) : "?");
+    for (const Value* e : v.elements)
+      shapes.push_back(e->kind == ValueKind::kMap ? value_type_str(*e)
+                       : e->has_shape             ? shape_str(e->shape)
+                                                  : "?");
     return fmt::format("seq<{}>[{}]", dtype_name(v.dtype), fmt::join(shapes, ", "));
   }
   if (v.kind == ValueKind::kOptional) {

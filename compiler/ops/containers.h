@@ -25,9 +25,10 @@ namespace onnxc {
 // compile-time constant). Null for every other node.
 const OpHandler* container_handler(const Node& node);
 
-// Main graph, after inference: each sequence/optional output is replaced by the tensors it
+// Main graph, after inference: each sequence/optional/map output is replaced by the tensors it
 // holds, as graph outputs NAME.0, NAME.1, ... (a sequence; none when empty), NAME (a present
-// optional tensor) or nothing (an empty optional). Each is an Identity of the element.
+// optional tensor), nothing (an empty optional), NAME.keys and NAME.values (a map), nested as
+// the types are (a sequence of maps: NAME.0.keys, ...). Each is an Identity of the element.
 bool expose_container_outputs(Graph& graph, Diagnostics& diag, const Target& target);
 // Drops `graph`'s container values (no node reads them once inference is done).
 void drop_container_values(Graph& graph);
@@ -45,6 +46,8 @@ Value* add_int64s(Graph& graph, const std::string& name, const std::vector<int64
                   bool scalar = false);
 // Sets `v` to a sequence of `elements` with element type `dtype`.
 void set_sequence(Value* v, DataType dtype, std::vector<Value*> elements);
+// Sets `v` to a map whose keys and values are the 1-D tensors `keys` and `values`.
+void set_map(Value* v, Value* keys, Value* values);
 // Gives `to` the kind, type and elements of container `from`.
 void copy_container(Value* to, const Value* from);
 

@@ -39,6 +39,7 @@
   X(ml_linear)               \
   X(ml_svm)                  \
   X(ml_encode)               \
+  X(ml_map)                  \
   X(strings)                 \
   X(sequence)                \
   X(optional)

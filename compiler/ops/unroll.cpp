@@ -297,6 +297,14 @@ void set_sequence(Value* v, DataType dtype, std::vector<Value*> elements) {
   v->shape.clear();
 }
 
+void set_map(Value* v, Value* keys, Value* values) {
+  v->kind = ValueKind::kMap;
+  v->dtype = values->dtype;
+  v->elements = {keys, values};
+  v->has_shape = true;
+  v->shape.clear();
+}
+
 void copy_container(Value* to, const Value* from) {
   to->kind = from->kind;
   to->dtype = from->dtype;
@@ -306,6 +314,27 @@ void copy_container(Value* to, const Value* from) {
   to->shape.clear();
 }
 
+namespace {
+
+// The tensors container `v` holds, depth first, with their output names: NAME.i for a sequence's
+// elements, NAME for a present optional's value, NAME.keys and NAME.values for a map's.
+void flatten_container(Value* v, const std::string& name,
+                       std::vector<std::pair<std::string, Value*>>& out) {
+  if (!v->is_container()) {
+    out.emplace_back(name, v);
+    return;
+  }
+  for (size_t i = 0; i < v->elements.size(); ++i)
+    flatten_container(v->elements[i],
+                      v->kind == ValueKind::kOptional ? name
+                      : v->kind == ValueKind::kMap
+                          ? fmt::format("{}.{}", name, i ? "values" : "keys")
+                          : fmt::format("{}.{}", name, i),
+                      out);
+}
+
+}  // namespace
+
 bool expose_container_outputs(Graph& graph, Diagnostics& diag, const Target& target) {
   std::vector<Value*> outputs;
   for (Value* out : graph.outputs) {
@@ -313,18 +342,14 @@ bool expose_container_outputs(Graph& graph, Diagnostics& diag, const Target& tar
       outputs.push_back(out);
       continue;
     }
-    std::vector<Value*> tensors = out->elements;
-    bool seq = out->kind == ValueKind::kSequence;
-    if (out->kind == ValueKind::kOptional && !tensors.empty() && tensors[0]->is_container()) {
-      seq = true;
-      tensors = std::vector<Value*>(tensors[0]->elements);
-    }
+    std::vector<std::pair<std::string, Value*>> tensors;
+    flatten_container(out, out->name, tensors);
     for (size_t i = 0; i < tensors.size(); ++i) {
-      Value* v = graph.add_value(seq ? fmt::format("{}.{}", out->name, i) : out->name);
+      Value* v = graph.add_value(tensors[i].first);
       v->is_graph_output = true;
       Node from;
       from.name = out->name;
-      auto id = make_node(from, "Identity", 16, fmt::format("{}", i), {tensors[i]}, {v});
+      auto id = make_node(from, "Identity", 16, fmt::format("{}", i), {tensors[i].second}, {v});
       id->handler = OpRegistry::instance().find("", "Identity", 16);
       InferContext ctx(*id, diag, target);
       if (!id->handler || !id->handler->infer(ctx)) return false;

@@ -39,6 +39,7 @@ constexpr int kErrorBoundsCheck = 4;    // --check-bounds found a corrupted aren
 constexpr int kErrorRunTimeExtent = 5;  // a run-time Slice start selects another extent
 constexpr int kErrorImageFormat = 6;    // ImageDecoder: not a well-formed image of a known format
 constexpr int kErrorImageSize = 7;      // ImageDecoder: the image's size is not the output's
+constexpr int kErrorMapKey = 8;         // CastMap: repeated keys, or a key outside [0, max_map)
 
 // The steps i in [0, n) whose position i * step + offset lies in [0, size): the range [*lo, *hi),
 // empty when none does (a convolution's outputs whose tap is inside a row, a window's taps).
