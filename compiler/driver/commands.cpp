@@ -45,19 +45,21 @@ struct LowerLimits {
   int threads = 1;
   bool check_bounds = false;
   std::vector<std::string> max_string_lengths;  // --max-string-length NAME=N
+  std::vector<std::string> max_trip_counts;     // --max-trip-count NODE=N
 };
 
-// --max-string-length INPUT=N: the most bytes one element of a string input holds.
-bool parse_string_lengths(const std::vector<std::string>& flags, ImportOptions& options,
-                          std::string* error) {
+// Flags NAME=N with 0 <= N <= 2^30 into `out`: --max-string-length INPUT=N (the most bytes one
+// element of a string input holds), --max-trip-count NODE=N (the most iterations a Loop runs).
+bool parse_name_counts(const std::vector<std::string>& flags, const char* flag, const char* what,
+                       std::map<std::string, int64_t>& out, std::string* error) {
   for (const auto& f : flags) {
     auto eq = f.rfind('=');
     int64_t v;
     if (eq == std::string::npos || eq == 0 || !parse_int(f.substr(eq + 1), v) || v > (1 << 30)) {
-      *error = fmt::format("bad --max-string-length '{}': expected INPUT=N with 0 <= N <= 2^30", f);
+      *error = fmt::format("bad {} '{}': expected {}=N with 0 <= N <= 2^30", flag, f, what);
       return false;
     }
-    options.max_string_lengths[f.substr(0, eq)] = v;
+    out[f.substr(0, eq)] = v;
   }
   return true;
 }
@@ -77,7 +79,10 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
   pass_options.print_after = flags.print_after;
   pass_options.stats = flags.stats;
   if (!parse_dim_flags(dims, shapes, options, &error) ||
-      !parse_string_lengths(limits.max_string_lengths, options, &error) ||
+      !parse_name_counts(limits.max_string_lengths, "--max-string-length", "INPUT",
+                         options.max_string_lengths, &error) ||
+      !parse_name_counts(limits.max_trip_counts, "--max-trip-count", "NODE",
+                         options.max_trip_counts, &error) ||
       !parse_target_flag(target, options, &error) ||
       !parse_threads_flag(limits.threads, options, &error) ||
       !(error = check_pass_options(pass_options)).empty()) {
@@ -111,6 +116,9 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   std::vector<std::string> lengths = args.max_string_lengths;
   std::sort(lengths.begin(), lengths.end());
   for (const auto& l : lengths) flags += " --max-string-length " + l;
+  std::vector<std::string> trips = args.max_trip_counts;
+  std::sort(trips.begin(), trips.end());
+  for (const auto& t : trips) flags += " --max-trip-count " + t;
   flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
   if (args.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", args.max_bytes);
   if (args.max_scratch) flags += " --max-scratch " + std::to_string(args.max_scratch);
@@ -255,10 +263,10 @@ int run_compile(const CompileArgs& args) {
     return kExitUsage;
   }
   int rc = kExitOk;
-  auto module =
-      lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-                       {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch,
-                        args.threads, args.check_bounds, args.max_string_lengths});
+  auto module = lower_with_flags(
+      args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+      {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, args.threads,
+       args.check_bounds, args.max_string_lengths, args.max_trip_counts});
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -296,6 +304,7 @@ int run_inspect(const InspectArgs& args) {
                                   args.max_scratch,
                                   args.threads,
                                   false,
+                                  {},
                                   {}});
   if (!module) return rc;
   const Graph& g = *module->graph;

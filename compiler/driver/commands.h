@@ -36,6 +36,7 @@ struct CompileArgs {
   int threads = 1;         // --threads: parts the heavy kernels split into (run() takes a pool)
   std::vector<std::string> dims, shapes;
   std::vector<std::string> max_string_lengths;  // --max-string-length INPUT=N (default 64)
+  std::vector<std::string> max_trip_counts;     // --max-trip-count NODE=N
   int64_t max_bytes = kMaxTensorBytes;          // --max-bytes
   bool print_plan = false;
   bool check_bounds = false;    // --check-bounds: arena guard zones and checks in the output

@@ -27,6 +27,9 @@ int run_main(int argc, char** argv) {
   app.add_option("--shape", compile.shapes, "Pin an input's shape: INPUT=1x3x224x224");
   app.add_option("--max-string-length", compile.max_string_lengths,
                  "Most bytes one element of a string input holds: INPUT=N (default 64)");
+  app.add_option("--max-trip-count", compile.max_trip_counts,
+                 "Most iterations Loop node NODE runs, sizing its scan outputs when its trip "
+                 "count is known only at run time: NODE=N");
   app.add_option("--weights", compile.weights, "embedded (in the .cpp) or external (a .bin)")
       ->check(CLI::IsMember({"embedded", "external"}));
   app.add_option("--runtime", compile.runtime,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <set>
 
 #include "support/checked_math.h"
 
@@ -119,6 +120,14 @@ class Importer {
   Importer(const ImportOptions& options, Diagnostics& diag,
            const std::map<std::string, int>& opsets)
       : options_(options), diag_(diag), opsets_(opsets) {}
+
+  // --max-trip-count must name a Loop node (at any depth).
+  void check_trip_count_flags() {
+    for (const auto& [name, bound] : options_.max_trip_counts)
+      if (!bounded_loops_.count(name))
+        diag_.error("--max-trip-count {}={}: the model has no Loop node named '{}'", name, bound,
+                    name);
+  }
 
   // `outer` is the chain of enclosing graphs' scopes, innermost last (empty for the main graph).
   std::unique_ptr<Graph> import_graph(const onnx::GraphProto& g, bool is_main,
@@ -469,6 +478,13 @@ class Importer {
       n->inputs.push_back(v);
     }
     for (const auto& a : p.attribute()) import_attribute(a, *n, outer);
+    auto bound = options_.max_trip_counts.find(n->name);
+    if (bound != options_.max_trip_counts.end() && n->op_type == "Loop" && n->domain.empty()) {
+      Attribute& a = n->attributes[kMaxTripCountAttribute];
+      a.kind = Attribute::Kind::kInt;
+      a.i = bound->second;
+      bounded_loops_.insert(n->name);
+    }
     Node* node = graph.add_node(std::move(n));
     for (const auto& name : p.output()) {
       if (name.empty()) {
@@ -555,6 +571,7 @@ class Importer {
   }
 
   const ImportOptions& options_;
+  std::set<std::string> bounded_loops_;  // the Loop nodes --max-trip-count named
   Diagnostics& diag_;
   const std::map<std::string, int>& opsets_;
 };
@@ -573,6 +590,7 @@ std::unique_ptr<Module> import_model(const onnx::ModelProto& model, const Import
   if (m->opsets.empty()) m->opsets[""] = 1;
   Importer importer(options, diag, m->opsets);
   m->graph = importer.import_graph(model.graph(), true, {});
+  importer.check_trip_count_flags();
   return m;
 }
 

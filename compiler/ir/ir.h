@@ -117,6 +117,14 @@ struct Value {
   }
 };
 
+// Attributes onnxc itself puts on nodes. No model can carry them: the validator refuses
+// attributes an op's schema does not declare.
+//   kMaxTripCountAttribute  a Loop's --max-trip-count bound (int)
+//   kMapEntriesAttribute    a DictVectorizer/CastMap that reads a map's keys and values tensors
+//                           (ops/ml_map.cpp)
+inline constexpr const char* kMaxTripCountAttribute = "onnxc.max_trip_count";
+inline constexpr const char* kMapEntriesAttribute = "onnxc.map_entries";
+
 struct Attribute {
   enum class Kind {
     kUndefined,

@@ -11,8 +11,12 @@
 //     scan inputs' shape. opset 8's sequence_lens must be absent or a constant equal to it.
 //   - Loop: any trip count and run-time condition when there are no scan outputs. Scan outputs
 //     need a static size: a constant trip count and a condition that provably never ends the
-//     loop early; otherwise a compile error names the node (a --max-trip-count bound is not
-//     implemented yet).
+//     loop early, or a bound, --max-trip-count NODE=B (kMaxTripCountAttribute). Bounded, each
+//     scan output holds B rows, those past the iterations run are zeros, and the node gets one
+//     more output, the graph output NODE.trip_count (int64[1]), the number of rows that count;
+//     run() returns onnxc::kErrorTripCount before an iteration past B. Its scan outputs must be
+//     graph outputs read by no other node (their length is a run-time fact no op could take).
+//     Otherwise a compile error names the node and the flag.
 #include "ops/containers.h"
 #include "ops/registry.h"
 
@@ -305,10 +309,44 @@ class ScanOp final : public OpHandler {
 
 struct LoopState : OpState {
   size_t num_carried = 0;
-  int64_t trips = -1;  // static trip count when there are scan outputs
+  int64_t trips = -1;    // static trip count (or the bound) when there are scan outputs
+  bool bounded = false;  // trips is the --max-trip-count bound; the last output counts the rows
 };
 
 class LoopOp final : public OpHandler {
+ private:
+  static std::string trip_count_name(const Node& n) { return n.name + ".trip_count"; }
+  static bool has_trip_count_output(const Node& n) {
+    return !n.outputs.empty() && n.outputs.back() && n.attr(kMaxTripCountAttribute) &&
+           n.outputs.back()->name == trip_count_name(n);
+  }
+  // Bounded scan outputs are graph outputs of the main graph that no node reads.
+  static bool bounded_scan_outputs(InferContext& ctx, size_t N, size_t K) {
+    if (!ctx.graph()) return ctx.fail("a bounded Loop can only be inferred in its graph");
+    for (size_t k = 0; k < K; ++k) {
+      const Value* out = ctx.node().output(N + k);
+      if (!out) continue;
+      bool read = !out->is_graph_output;
+      for (const auto& n : ctx.graph()->nodes)
+        for (const Value* in : n->inputs) read |= in == out;
+      if (read)
+        return ctx.fail(
+            "scan output '{}' is bounded by --max-trip-count, so its length is known only at run "
+            "time: it must be a graph output that no node reads",
+            out->name);
+    }
+    return true;
+  }
+  // The graph output NODE.trip_count: how many rows of the bounded scan outputs hold values.
+  static void add_trip_count_output(InferContext& ctx) {
+    Graph& g = *ctx.graph();
+    Value* v = g.add_value(trip_count_name(ctx.node()));
+    v->producer = &ctx.node();
+    v->is_graph_output = true;
+    ctx.node().outputs.push_back(v);
+    g.outputs.push_back(v);
+  }
+
  public:
   bool infer(InferContext& ctx) const override {
     Graph* body = body_attr(ctx, "body");
@@ -322,7 +360,9 @@ class LoopOp final : public OpHandler {
           "the body has {} inputs; iteration number, condition and {} loop-carried "
           "values need {}",
           body->inputs.size(), N, N + 2);
-    if (body->outputs.size() < N + 1 || ctx.num_outputs() != body->outputs.size() - 1)
+    const bool counted = has_trip_count_output(ctx.node());  // added by an earlier inference
+    if (body->outputs.size() < N + 1 ||
+        ctx.num_outputs() != body->outputs.size() - 1 + (counted ? 1 : 0))
       return ctx.fail("the node has {} outputs, the body {} (condition first)", ctx.num_outputs(),
                       body->outputs.size());
     const size_t K = body->outputs.size() - 1 - N;
@@ -354,13 +394,20 @@ class LoopOp final : public OpHandler {
       const Tensor* c = ctx.has_input(1) ? ctx.constant_input(1) : nullptr;
       bool starts = !ctx.has_input(1) || (c && c->int_at(0) != 0);
       bool stopped = c && c->int_at(0) == 0;
-      if (!m || !(stopped || (starts && loop_condition_stays(*body))))
+      const Attribute* bound = ctx.node().attr(kMaxTripCountAttribute);
+      if (m && (stopped || (starts && loop_condition_stays(*body)))) {
+        st.trips = stopped ? 0 : std::max<int64_t>(m->int_at(0), 0);
+      } else if (bound) {
+        if (!bounded_scan_outputs(ctx, N, K)) return false;
+        st.trips = bound->i;
+        st.bounded = true;
+      } else {
         return ctx.fail(
             "the trip count M must be a constant, and the condition must never end the "
-            "loop early, for its {} scan output(s) to have a static size; a "
-            "--max-trip-count {}=N bound is not implemented yet",
+            "loop early, for its {} scan output(s) to have a static size; otherwise bound it with "
+            "--max-trip-count {}=N",
             K, ctx.node().name);
-      st.trips = stopped ? 0 : std::max<int64_t>(m->int_at(0), 0);
+      }
       for (size_t k = 0; k < K; ++k) {
         const Value* out = body->outputs[1 + N + k];
         if (!whole_bytes(ctx, out)) return false;
@@ -368,6 +415,8 @@ class LoopOp final : public OpHandler {
         s.insert(s.begin(), st.trips);
         if (ctx.has_output(N + k)) ctx.set_output(N + k, out->dtype, s);
       }
+      if (st.bounded && !counted) add_trip_count_output(ctx);
+      if (st.bounded) ctx.set_output(N + K, DataType::kInt64, {1});
     }
     return true;
   }
@@ -383,10 +432,17 @@ class LoopOp final : public OpHandler {
                body.inputs[2 + i]->bytes());
     ctx.line("{}[0] = {};", cond, ctx.input(1) ? fmt::format("{}[0]", ctx.in(1)) : "true");
     std::string bound = ctx.input(0) ? fmt::format("it < {}[0] && ", ctx.in(0)) : "";
-    ctx.line("for (std::int64_t it = 0; {}{}[0]; ++it) {{", bound, cond);
+    if (st.bounded) {
+      ctx.line("std::int64_t it = 0;");
+      ctx.line("for (; {}{}[0]; ++it) {{", bound, cond);
+      ctx.line("if (it == {}) return onnxc::kErrorTripCount;  // --max-trip-count {}={}", st.trips,
+               ctx.node().name, st.trips);
+    } else {
+      ctx.line("for (std::int64_t it = 0; {}{}[0]; ++it) {{", bound, cond);
+    }
     ctx.line("{}[0] = it;", iter);
     ctx.emit_subgraph(body);
-    for (size_t k = 0; N + k < ctx.node().outputs.size(); ++k)
+    for (size_t k = 0; 1 + N + k < body.outputs.size(); ++k)
       if (ctx.output(N + k)) {
         size_t bytes = body.outputs[1 + N + k]->bytes();
         ctx.line("onnxc::copy_bytes({} + it * {}, {}, {});", bytes_of(ctx.out(N + k)), bytes,
@@ -397,6 +453,16 @@ class LoopOp final : public OpHandler {
                ctx.ref(body.outputs[1 + i]), body.inputs[2 + i]->bytes());
     ctx.line("{}[0] = {}[0];", cond, ctx.ref(body.outputs[0]));
     ctx.line("}}");
+    if (st.bounded) {
+      const size_t K = body.outputs.size() - 1 - N;
+      for (size_t k = 0; k < K; ++k)
+        if (ctx.output(N + k)) {
+          size_t bytes = body.outputs[1 + N + k]->bytes();
+          ctx.line("onnxc::zero_bytes({} + it * {}, static_cast<std::size_t>({} - it) * {});",
+                   bytes_of(ctx.out(N + k)), bytes, st.trips, bytes);
+        }
+      ctx.line("{}[0] = it;", ctx.out(N + K));
+    }
     for (size_t i = 0; i < N; ++i)
       if (ctx.output(i))
         ctx.line("onnxc::copy_bytes({}, {}, {});", ctx.out(i), ctx.ref(body.inputs[2 + i]),

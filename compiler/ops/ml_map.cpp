@@ -6,10 +6,10 @@
 //                      own: the maps' tensors are what later nodes and the outputs read.
 //   DictVectorizer  -> the same node reading the map's keys and values tensors; [1, vocabulary].
 //   CastMap         -> the same, over int64 keys; [1, n] (DENSE) or [1, max_map] (SPARSE).
-// The rewritten DictVectorizer/CastMap nodes carry the attribute kMapEntries, which no model can
-// (the validator refuses attributes an op does not declare), so the handler knows its node reads
-// a map's two tensors. Refused with a message: CastMap between strings and numbers (parsing and
-// printing floats needs the C library's heap-using conversions on embedded targets).
+// The rewritten DictVectorizer/CastMap nodes carry the attribute kMapEntriesAttribute, which no
+// model can (the validator refuses attributes an op does not declare), so the handler knows its
+// node reads a map's two tensors. Refused with a message: CastMap between strings and numbers
+// (parsing and printing floats needs the C library's heap-using conversions on embedded targets).
 #include "onnxc/ml_map.h"
 
 #include "ops/containers.h"
@@ -18,8 +18,6 @@
 
 namespace onnxc {
 namespace {
-
-constexpr const char* kMapEntries = "onnxc.map_entries";
 
 // The map that input 0 is, or null (and the error) when it is none.
 const Value* map_input(InferContext& ctx) {
@@ -31,15 +29,16 @@ const Value* map_input(InferContext& ctx) {
   return m;
 }
 
-// Replaces the node by a copy that reads the keys and values of map input 0 (kMapEntries set).
+// Replaces the node by a copy that reads the keys and values of map input 0 (kMapEntriesAttribute
+// set).
 bool read_map_entries(InferContext& ctx, const Value* m) {
   const Node& node = ctx.node();
   auto n = make_node(node, node.op_type, node.opset, "entries", {m->elements[0], m->elements[1]},
                      {node.outputs[0]});
   n->domain = node.domain;
   n->attributes = node.attributes;
-  n->attributes[kMapEntries].kind = Attribute::Kind::kInt;
-  n->attributes[kMapEntries].i = 1;
+  n->attributes[kMapEntriesAttribute].kind = Attribute::Kind::kInt;
+  n->attributes[kMapEntriesAttribute].i = 1;
   std::vector<std::unique_ptr<Node>> nodes;
   nodes.push_back(std::move(n));
   ctx.replace_node(std::move(nodes));
@@ -115,7 +114,7 @@ struct DictVectorizerState : OpState {
 class DictVectorizerOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.has_attr(kMapEntries)) {
+    if (!ctx.has_attr(kMapEntriesAttribute)) {
       if (!ctx.check_arity(1, 1, 1, 1)) return false;
       const Value* m = map_input(ctx);
       return m && check_types(ctx, m->elements[0]->dtype, m->dtype) && read_map_entries(ctx, m);
@@ -183,7 +182,7 @@ struct CastMapState : OpState {
 class CastMapOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
-    if (!ctx.has_attr(kMapEntries)) {
+    if (!ctx.has_attr(kMapEntriesAttribute)) {
       if (!ctx.check_arity(1, 1, 1, 1)) return false;
       const Value* m = map_input(ctx);
       if (!m) return false;

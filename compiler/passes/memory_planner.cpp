@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <unordered_map>
@@ -144,8 +145,9 @@ const Value* storage_root(const Value* v) {
 }
 
 size_t layout_subgraphs(const Node& node, size_t base, bool assign) {
-  // Each subgraph's buffers end to end (no reuse inside a body). If: the branches start at the
-  // same offset, since only one runs; the region is the larger branch.
+  // Each subgraph's buffers end to end (no reuse inside a body): its values, its nodes' scratch,
+  // then the region of each of its control-flow nodes, laid out the same way. If (at any depth):
+  // the branches start at the same offset, since only one runs; the region is the larger branch.
   const bool exclusive = node.op_type == "If" && node.domain.empty();
   size_t region = 0, at = 0;
   for (const Graph* sub : subgraphs_of(node)) {
@@ -156,19 +158,18 @@ size_t layout_subgraphs(const Node& node, size_t base, bool assign) {
       region = std::max(region, at);
       return base + offset;
     };
-    for (Value* v : all_values(*sub)) {
+    for (const auto& v : sub->values) {
       if (v->is_constant()) continue;
       size_t offset = place(v->bytes());
       if (assign) v->storage = Storage{Storage::Kind::kArena, nullptr, offset};
     }
-    std::vector<Node*> inner;
-    for (const auto& m : sub->nodes) inner.push_back(m.get());
-    for (Node* m : nested_nodes(*sub)) inner.push_back(m);
-    for (Node* m : inner)
+    for (const auto& m : sub->nodes)
       if (m->scratch_bytes) {
         size_t offset = place(m->scratch_bytes);
         if (assign) m->scratch_offset = offset;
       }
+    for (const auto& m : sub->nodes)
+      if (size_t inner = layout_subgraphs(*m, base + at, assign)) place(inner);
   }
   return region;
 }
@@ -311,7 +312,15 @@ std::vector<std::string> check_storage(const Module& module) {
     const Value* value;
     size_t begin, end;
     Span span;
-    const Graph* branch = nullptr;  // control flow: the If branch the value belongs to
+    // Control flow: the If branches (If node, branch graph) the value is in, outermost first.
+    std::vector<std::pair<const Node*, const Graph*>> branches;
+  };
+  // Whether a and b are in different branches of one If: never both live.
+  auto exclusive_branches = [](const Block& a, const Block& b) {
+    for (const auto& [if_a, branch_a] : a.branches)
+      for (const auto& [if_b, branch_b] : b.branches)
+        if (if_a == if_b && branch_a != branch_b) return true;
+    return false;
   };
   std::vector<Block> blocks;
   for (const auto& [v, span] : spans) {
@@ -362,30 +371,37 @@ std::vector<std::string> check_storage(const Module& module) {
     }
     if (root->storage.kind != K::kArena) continue;
     size_t begin = root->storage.offset + chains.offset(v);
-    blocks.push_back({v->name, v, begin, begin + std::max<size_t>(v->bytes(), 1), span});
+    blocks.push_back({v->name, v, begin, begin + std::max<size_t>(v->bytes(), 1), span, {}});
   }
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = *g.nodes[n];
     if (!node.scratch_bytes) continue;
     int at = static_cast<int>(n);
     blocks.push_back({"scratch:" + node.name, nullptr, node.scratch_offset,
-                      node.scratch_offset + node.scratch_bytes, Span{at, at}});
+                      node.scratch_offset + node.scratch_bytes, Span{at, at}, {}});
   }
-  // Control flow: every non-constant value of a node's subgraphs lives over that node.
-  for (size_t n = 0; n < g.nodes.size(); ++n)
-    for (const Graph* sub : subgraphs_of(*g.nodes[n]))
-      for (const Value* v : all_values(*sub)) {
-        const bool exclusive = g.nodes[n]->op_type == "If" && g.nodes[n]->domain.empty();
+  // Control flow: every non-constant value of a node's subgraphs (at any depth) lives over that
+  // node, except that the branches of an If exclude each other.
+  std::function<void(const Node&, int, std::vector<std::pair<const Node*, const Graph*>>)> add;
+  add = [&](const Node& node, int at, std::vector<std::pair<const Node*, const Graph*>> path) {
+    const bool exclusive = node.op_type == "If" && node.domain.empty();
+    for (const Graph* sub : subgraphs_of(node)) {
+      auto inner = path;
+      if (exclusive) inner.emplace_back(&node, sub);
+      for (const auto& v : sub->values) {
         if (v->is_constant()) continue;
-        int at = static_cast<int>(n);
         if (v->storage.kind != K::kArena) {
           errors.push_back(fmt::format("subgraph value '{}' has no arena buffer", v->name));
           continue;
         }
-        blocks.push_back({v->name, v, v->storage.offset,
+        blocks.push_back({v->name, v.get(), v->storage.offset,
                           v->storage.offset + std::max<size_t>(v->bytes(), 1), Span{at, at},
-                          exclusive ? sub : nullptr});
+                          inner});
       }
+      for (const auto& m : sub->nodes) add(*m, at, inner);
+    }
+  };
+  for (size_t n = 0; n < g.nodes.size(); ++n) add(*g.nodes[n], static_cast<int>(n), {});
   for (const auto& b : blocks) {
     if (b.end > module.memory.arena_bytes)
       errors.push_back(fmt::format("'{}' [{}, {}) ends past the arena ({} bytes)", b.name, b.begin,
@@ -400,7 +416,7 @@ std::vector<std::string> check_storage(const Module& module) {
   for (const auto& [i, j] : pairs) {
     const Block &a = blocks[i], &b = blocks[j];
     if (a.begin >= b.end || b.begin >= a.end) continue;
-    if (a.branch && b.branch && a.branch != b.branch && a.span.def == b.span.def)
+    if (a.span.def == b.span.def && exclusive_branches(a, b))
       continue;  // two branches of one If: only one runs
     if (a.value && b.value) {
       if (chains.is_view_of(a.value, b.value) || chains.is_view_of(b.value, a.value)) continue;

@@ -40,6 +40,7 @@ constexpr int kErrorRunTimeExtent = 5;  // a run-time Slice start selects anothe
 constexpr int kErrorImageFormat = 6;    // ImageDecoder: not a well-formed image of a known format
 constexpr int kErrorImageSize = 7;      // ImageDecoder: the image's size is not the output's
 constexpr int kErrorMapKey = 8;         // CastMap: repeated keys, or a key outside [0, max_map)
+constexpr int kErrorTripCount = 9;      // a Loop would run more iterations than --max-trip-count
 
 // The steps i in [0, n) whose position i * step + offset lies in [0, size): the range [*lo, *hi),
 // empty when none does (a convolution's outputs whose tap is inside a row, a window's taps).
@@ -53,6 +54,9 @@ inline void steps_in_range(index_t n, index_t step, index_t offset, index_t size
 
 inline void copy_bytes(void* dst, const void* src, std::size_t n) {
   if (n && dst != src) std::memcpy(dst, src, n);
+}
+inline void zero_bytes(void* dst, std::size_t n) {
+  if (n) std::memset(dst, 0, n);
 }
 
 // A shape and, for an operand broadcast to it, the operand's strides (0 on broadcast axes).

@@ -3,20 +3,15 @@
 // temporarily not supported"), so the expected values are worked by hand from the operator
 // spec (DictVectorizer's is the spec's own example), with onnxruntime's choices where the spec
 // is silent (keys outside the vocabulary are skipped, CastMap SPARSE pads strings with "0.f").
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 
 #include "codegen/cpp_emitter.h"
 #include "driver/pipeline.h"
 #include "ir/printer.h"
+#include "support/generated_program.h"
 #include "support/model_builder.h"
 
 using namespace onnxc;
-namespace fs = std::filesystem;
 using onnx::TensorProto;
 
 namespace {
@@ -92,35 +87,14 @@ std::string build_and_run(MapModel& model, const Shape& m_shape, const std::stri
   auto module = lower_model(model.mb.write(), options, diag);
   INFO(fmt::format("{}", fmt::join(diag.errors(), "\n")));
   REQUIRE(module);
-  CodegenOptions cg;
-  cg.name = "net";
-  cg.header_file = "net.h";
-  GeneratedCode code;
-  REQUIRE(generate_cpp(*module, cg, code, diag));
-  static int counter = 0;
-  const fs::path dir =
-      fs::temp_directory_path() / fmt::format("onnxc-map-{}-{}", ::getpid(), counter++);
-  fs::create_directories(dir);
+  const GeneratedCode code = testing::generate_net(*module);
   // The string slots of the inputs and outputs (the header documents them in comments).
   std::string slots;
   for (size_t i = 0; i < module->graph->inputs.size(); ++i)
     slots += fmt::format("#define IN_SLOT_{} {}\n", i, module->graph->inputs[i]->string_slot());
   for (size_t i = 0; i < module->graph->outputs.size(); ++i)
     slots += fmt::format("#define OUT_SLOT_{} {}\n", i, module->graph->outputs[i]->string_slot());
-  std::ofstream(dir / "net.cpp") << code.source;
-  std::ofstream(dir / "net.h") << code.header;
-  std::ofstream(dir / "main.cpp") << "#include \"net.h\"\n#include <cstdio>\n#include <cstdint>\n"
-                                  << slots << driver;
-  const std::string build = "g++ -std=c++17 -O1 -Wall -Wextra -Werror -o " + (dir / "m").string() +
-                            " " + (dir / "main.cpp").string() + " " + (dir / "net.cpp").string() +
-                            " -I" + dir.string() + " 2>&1";
-  REQUIRE(std::system(build.c_str()) == 0);
-  const std::string run = (dir / "m").string() + " > " + (dir / "out.txt").string();
-  REQUIRE(std::system(run.c_str()) == 0);
-  std::ifstream in(dir / "out.txt");
-  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  fs::remove_all(dir);
-  return out;
+  return testing::build_and_run(code, slots + driver);
 }
 
 std::string compile_error(MapModel& model, const Shape& m_shape) {

@@ -303,3 +303,30 @@ TEST_CASE("memory report: a Loop with an If inside plans every nested value with
                            "CHECK: e float[2]  in subgraph loop/loop_body",
                            "CHECK: t float[2]  in subgraph loop/loop_body"}) == "");
 }
+
+TEST_CASE("plan-memory: the branches of an If inside a Loop body share one region", "[passes]") {
+  ModelBuilder mb = loop_if_model();
+  auto r = run_passes(mb);
+  INFO(r.diag.str());
+  REQUIRE(r.ok);
+  const Node* loop = nullptr;
+  for (const auto& n : r.module->graph->nodes)
+    if (n->op_type == "Loop") loop = n.get();
+  REQUIRE(loop);
+  const Graph& body = *loop->attr("body")->g;
+  const Node* branch = nullptr;
+  for (const auto& n : body.nodes)
+    if (n->op_type == "If") branch = n.get();
+  REQUIRE(branch);
+  // then: t = c_in + x; else: e = c_in * half. Only one runs, so both start the If's region.
+  const Value* t = branch->attr("then_branch")->g->outputs[0];
+  const Value* e = branch->attr("else_branch")->g->outputs[0];
+  REQUIRE(t->storage.kind == Storage::Kind::kArena);
+  REQUIRE(e->storage.kind == Storage::Kind::kArena);
+  CHECK(t->storage.offset == e->storage.offset);
+  // The body's own values are not in the If's region.
+  for (const auto& v : body.values)
+    if (!v->is_constant() && v->storage.kind == Storage::Kind::kArena)
+      CHECK(v->storage.offset != t->storage.offset);
+  CHECK(check_storage(*r.module).empty());
+}
