@@ -377,8 +377,12 @@ std::vector<std::string> check_storage(const Module& module) {
     const Node& node = *g.nodes[n];
     if (!node.scratch_bytes) continue;
     int at = static_cast<int>(n);
-    blocks.push_back({"scratch:" + node.name, nullptr, node.scratch_offset,
-                      node.scratch_offset + node.scratch_bytes, Span{at, at}, {}});
+    blocks.push_back({"scratch:" + node.name,
+                      nullptr,
+                      node.scratch_offset,
+                      node.scratch_offset + node.scratch_bytes,
+                      Span{at, at},
+                      {}});
   }
   // Control flow: every non-constant value of a node's subgraphs (at any depth) lives over that
   // node, except that the branches of an If exclude each other.
