@@ -69,20 +69,28 @@ int64_t equal_blocks(int64_t positions, int64_t widest) {
 }
 
 // The Conv GEMM's blocks, fitted to the target's scratch budget (onnxc/conv.h sizes the
-// workspace from them): positions in blocks of up to kConvPositionBlock (the desktop optimum),
-// narrowed to 32 positions and then made shallower down to 8 patch-matrix rows until the
-// workspace fits (or nothing smaller is left).
+// workspace from them): positions in blocks of up to kConvPositionBlock (the desktop optimum) and
+// the full depth up to kConvDepthBlock; while the workspace does not fit, blocks narrow to 128
+// positions, then slices get shallower down to 256 rows, then blocks narrow to 32 positions and
+// slices to 8 rows (narrow blocks waste the register tiles' width, shallow slices rewrite Y more
+// often; nothing smaller is tried).
 void fit_gemm_blocks(ConvParams& p, int64_t positions, size_t budget) {
   const auto fits = [&] { return static_cast<size_t>(conv_gemm_scratch_bytes(p)) <= budget; };
-  p.depth_block = 0;
-  for (int64_t widest = kConvPositionBlock;; widest /= 2) {
-    p.tile = equal_blocks(positions, widest);
-    if (fits() || widest <= 32) break;
-  }
   const int64_t depth = p.c_in / p.group * p.kernel[0] * p.kernel[1] * p.kernel[2];
-  for (int64_t block = std::min<int64_t>(depth, kConvDepthBlock) / 2; !fits() && block >= 8;
-       block /= 2)
-    p.depth_block = block;
+  p.depth_block = 0;
+  int64_t widest = kConvPositionBlock;
+  p.tile = equal_blocks(positions, widest);
+  const auto narrow_to = [&](int64_t narrowest) {
+    while (!fits() && widest / 2 >= narrowest) p.tile = equal_blocks(positions, widest /= 2);
+  };
+  const auto shallow_to = [&](int64_t shallowest) {
+    int64_t block = p.depth_block ? p.depth_block : std::min<int64_t>(depth, kConvDepthBlock);
+    while (!fits() && block / 2 >= shallowest) p.depth_block = block /= 2;
+  };
+  narrow_to(128);
+  shallow_to(256);
+  narrow_to(32);
+  shallow_to(8);
 }
 
 struct ConvState : OpState {

@@ -174,8 +174,10 @@ inline void im2col_row(const ConvParams& p, const float* xg, const Tap& t, index
 // from the input: the patch matrix is never stored whole), then MR x NR register tiles of Y
 // accumulate W rows (read in place) times a panel. The first slice starts from the bias, so Y is
 // written once when the depth fits one slice.
-constexpr index_t kKc = 256;  // default depth per slice: a kKc x 32 panel is 32 KiB, for L1
-constexpr index_t kMc = 192;  // W rows per block: 192 x kKc floats (192 KiB) stay in L2
+// Default depth per slice: Y tiles are read and rewritten once per slice, so deep slices pay
+// (measured best of 256 to 4608 on ResNet-18/50 and SqueezeNet, AVX-512: 7-8% faster than 256).
+constexpr index_t kKc = 1152;
+constexpr index_t kMc = 192;  // W rows per block
 constexpr index_t kMaxNr = 32;
 constexpr index_t kMaxTile = 2048;  // positions per block at most (ConvParams::tile)
 
