@@ -113,6 +113,50 @@ bool tensor_from_proto(const onnx::TensorProto& p, Tensor& t, std::string* error
   return true;
 }
 
+bool dense_from_sparse(const onnx::SparseTensorProto& p, int64_t max_bytes, Tensor& t,
+                       std::string* error) {
+  Tensor values, indices;
+  if (!tensor_from_proto(p.values(), values, error) ||
+      !tensor_from_proto(p.indices(), indices, error))
+    return false;
+  const std::string& name = p.values().name();
+  const int bits = dtype_info(values.dtype).bits;
+  if (values.dtype != DataType::kString && bits % 8) {
+    *error = fmt::format("sparse tensor '{}' of {}: sub-byte element types are not supported", name,
+                         dtype_name(values.dtype));
+    return false;
+  }
+  t.dtype = values.dtype;
+  t.shape.assign(p.dims().begin(), p.dims().end());
+  std::optional<int64_t> numel = checked_numel(t.shape);
+  std::optional<int64_t> bytes = numel ? checked_bytes(*numel, bits ? bits : 8) : numel;
+  if (!numel || !bytes || *bytes > max_bytes) {
+    *error = fmt::format("sparse tensor '{}' of shape {} is more than {} bytes dense", name,
+                         shape_str(t.shape), max_bytes);
+    return false;
+  }
+  const int64_t nnz = values.numel(), rank = static_cast<int64_t>(t.shape.size());
+  const bool coords = indices.shape.size() == 2;
+  if (t.dtype == DataType::kString)
+    t.strings.assign(static_cast<size_t>(*numel), "");
+  else
+    t.data.assign(static_cast<size_t>(*bytes), 0);
+  const size_t elem = static_cast<size_t>(bits / 8);
+  for (int64_t k = 0; k < nnz; ++k) {
+    int64_t at = 0;  // the linear index of value k
+    if (coords)
+      for (int64_t d = 0; d < rank; ++d) at = at * t.shape[d] + indices.int_at(k * rank + d);
+    else
+      at = indices.int_at(k);
+    if (t.dtype == DataType::kString)
+      t.strings[static_cast<size_t>(at)] = values.strings[static_cast<size_t>(k)];
+    else
+      std::memcpy(t.data.data() + static_cast<size_t>(at) * elem,
+                  values.data.data() + static_cast<size_t>(k) * elem, elem);
+  }
+  return true;
+}
+
 namespace {
 
 class Importer {
@@ -140,6 +184,18 @@ class Importer {
       auto t = std::make_shared<Tensor>();
       std::string err;
       if (!tensor_from_proto(init, *t, &err)) diag_.error("initializer: {}", err);
+      v->dtype = t->dtype;
+      v->shape = t->shape;
+      v->has_shape = true;
+      v->constant = std::move(t);
+      scope[v->name] = v;
+    }
+    for (const auto& sparse : g.sparse_initializer()) {  // densified (issue 14)
+      Value* v = graph->add_value(sparse.values().name());
+      auto t = std::make_shared<Tensor>();
+      std::string err;
+      if (!dense_from_sparse(sparse, options_.max_bytes, *t, &err))
+        diag_.error("sparse initializer: {}", err);
       v->dtype = t->dtype;
       v->shape = t->shape;
       v->has_shape = true;
@@ -550,9 +606,14 @@ class Importer {
         attr.kind = K::kGraphs;
         for (const auto& g : a.graphs()) attr.graphs.push_back(import_graph(g, false, outer));
         break;
-      case onnx::AttributeProto::SPARSE_TENSOR:
+      case onnx::AttributeProto::SPARSE_TENSOR: {
         attr.kind = K::kSparseTensor;
+        auto t = std::make_shared<Tensor>();
+        if (!dense_from_sparse(a.sparse_tensor(), options_.max_bytes, *t, &err))
+          diag_.node_error(n.name, n.op_type, "attribute '{}': {}", a.name(), err);
+        attr.t = std::move(t);  // densified
         break;
+      }
       case onnx::AttributeProto::SPARSE_TENSORS:
         attr.kind = K::kSparseTensors;
         break;

@@ -57,5 +57,10 @@ std::unique_ptr<Module> import_model(const onnx::ModelProto& model, const Import
 // Decodes a TensorProto (raw_data or typed fields; external data must already be resolved).
 // Returns false and sets `error` when the data does not match the declared type and shape.
 bool tensor_from_proto(const onnx::TensorProto& proto, Tensor& out, std::string* error);
+// A SparseTensorProto (COO: values, and indices either linear [NNZ] or [NNZ, rank]) as the dense
+// tensor it stands for, zeros (empty strings) elsewhere. The validator has checked the indices
+// (in range, ascending). Refuses sub-byte element types and a dense size over `max_bytes`.
+bool dense_from_sparse(const onnx::SparseTensorProto& proto, int64_t max_bytes, Tensor& out,
+                       std::string* error);
 
 }  // namespace onnxc

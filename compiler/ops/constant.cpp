@@ -1,6 +1,6 @@
 // Constant (1, 9, 11, 12, 13, 19, 21, 23, 24, 25) and ConstantOfShape (9, 20, 21, 23, 24, 25).
 // Constant always becomes a compile-time value: `value` (every version), `sparse_value` (11+,
-// rejected: sparse tensors are not supported) and value_float(s) / value_int(s) / value_string(s)
+// densified by the importer) and value_float(s) / value_int(s) / value_string(s)
 // (12+). ConstantOfShape needs a constant shape; its result is folded, or filled at run time when
 // larger than the fold limit. Its element type is that of the one-element `value` attribute (float
 // 0 by default), any numeric type of the version: small floats and packed integers included.
@@ -27,14 +27,19 @@ class ConstantOp final : public OpHandler {
           "attributes",
           n.attributes.size());
     const auto& [name, a] = *n.attributes.begin();
-    if (name == "sparse_value")
-      return ctx.fail("sparse_value is not supported (sparse tensors are not)");
-    if (name != "value" && ctx.opset() < 12)
+    if (name == "sparse_value" && ctx.opset() < 11)
+      return ctx.fail("attribute 'sparse_value' exists from opset 11 (model imports opset {})",
+                      ctx.opset());
+    if (name != "value" && name != "sparse_value" && ctx.opset() < 12)
       return ctx.fail(
           "attribute '{}' exists from opset 12 (model imports opset {}); only 'value' before", name,
           ctx.opset());
     Tensor t;
-    if (name == "value") {
+    if (name == "sparse_value") {  // densified by the importer
+      if (a.kind != Attribute::Kind::kSparseTensor || !a.t)
+        return ctx.fail("attribute 'sparse_value' must be a sparse tensor");
+      t = *a.t;
+    } else if (name == "value") {
       const Tensor* v = ctx.attr_tensor(name);
       if (!v) return false;  // attr_tensor reported the kind mismatch
       if (v->dtype == DataType::kComplex64 || v->dtype == DataType::kComplex128)

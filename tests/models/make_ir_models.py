@@ -18,6 +18,8 @@ Cases:
                      that the model does not import
   functions_inlined  the same computation with every call inlined by hand; make_ir_models.py
                      --check compares ORT's outputs of the two
+  loop_if            a Loop whose trip count is a graph input, with an If in its body
+  sparse_initializer a sparse initializer and a Constant's sparse_value (densified by onnxc)
   ml_*               ai.onnx.ml ops the conformance suite lacks (Scaler, Normalizer, Imputer,
                      TreeEnsembleRegressor, TreeEnsembleClassifier (multiclass and each of
                      onnxruntime's two-class rules), TreeEnsemble post transforms, LinearRegressor,
@@ -59,6 +61,9 @@ def attr(name, value=None, ref=None, kind=None):
     elif isinstance(value, P.TensorProto):
         a.type = A.TENSOR
         a.t.CopyFrom(value)
+    elif isinstance(value, P.SparseTensorProto):
+        a.type = A.SPARSE_TENSOR
+        a.sparse_tensor.CopyFrom(value)
     elif isinstance(value, float):
         a.type, a.f = A.FLOAT, value
     elif isinstance(value, int):
@@ -268,6 +273,29 @@ def control_flow_case(out_dir):
     m.graph.input.append(scalar_info("M", P.TensorProto.INT64))
     write_case(out_dir, "loop_if", m,
                [("X", np.array([1.0, -2.0, 0.5], np.float32)), ("M", np.array(5, np.int64))])
+
+
+def sparse_tensor(name, dims, values, indices):
+    """A SparseTensorProto: float values at COO indices ([NNZ] linear or [NNZ, rank])."""
+    indices = np.asarray(indices, np.int64)
+    sp = P.SparseTensorProto(dims=dims)
+    sp.values.CopyFrom(tensor(name, np.asarray(values, np.float32)))
+    sp.indices.CopyFrom(tensor(name + "_indices", indices))
+    return sp
+
+
+def sparse_case(out_dir):
+    """Y = X @ W + C: W a sparse initializer [3, 4] (coordinates), C a Constant's sparse_value [4]
+    (linear indices); onnxc densifies both at import."""
+    m = model([node("MatMul", ["X", "W"], ["XW"], "matmul"),
+               node("Constant", [], ["C"], "bias",
+                    sparse_value=sparse_tensor("C", [4], [0.5, -1.5], [1, 3])),
+               node("Add", ["XW", "C"], ["Y"], "add")],
+              [("X", [2, 3])], [("Y", [2, 4])], opsets(ai_onnx=13), ir_version=8)
+    m.graph.sparse_initializer.append(
+        sparse_tensor("W", [3, 4], [2.0, -1.0, 3.0, 0.25], [[0, 0], [0, 3], [1, 2], [2, 1]]))
+    write_case(out_dir, "sparse_initializer", m,
+               [("X", np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]], np.float32))])
 
 
 # ---- ai.onnx.ml -----------------------------------------------------------------------------
@@ -506,4 +534,5 @@ if __name__ == "__main__":
         svm_cases(sys.argv[1])
         functions_case(sys.argv[1])
         control_flow_case(sys.argv[1])
+        sparse_case(sys.argv[1])
         ml_cases(sys.argv[1])
