@@ -8,7 +8,7 @@ namespace {
 struct ActivationName {
   const char* name;     // the fused_activation attribute's value
   const char* functor;  // onnxc/activation.h
-  int kind;
+  EpilogueActivation kind;
 };
 constexpr ActivationName kActivations[] = {
 #define ONNXC_ACTIVATION_NAME(kind, name, functor) {name, #functor, kind},
@@ -18,16 +18,13 @@ constexpr ActivationName kActivations[] = {
 
 }  // namespace
 
-int epilogue_activation_kind(const std::string& name) {
+bool epilogue_activation_kind(const std::string& name, EpilogueActivation* kind) {
   for (const auto& a : kActivations)
-    if (name == a.name) return a.kind;
-  return -1;
-}
-
-const char* epilogue_activation_name(int kind) {
-  for (const auto& a : kActivations)
-    if (kind == a.kind) return a.name;
-  return "?";
+    if (name == a.name) {
+      *kind = a.kind;
+      return true;
+    }
+  return false;
 }
 
 bool infer_epilogue(InferContext& ctx, const Shape& out_shape, EpilogueSpec& e) {
@@ -35,8 +32,8 @@ bool infer_epilogue(InferContext& ctx, const Shape& out_shape, EpilogueSpec& e) 
   const Value* x = ctx.input(0);
   if (ctx.has_attr(kFusedActivation)) {
     const std::string name = ctx.attr_string(kFusedActivation, "");
-    e.activation = epilogue_activation_kind(name);
-    if (e.activation < 0) return ctx.fail("fused activation '{}' is not one onnxc fuses", name);
+    if (!epilogue_activation_kind(name, &e.activation))
+      return ctx.fail("fused activation '{}' is not one onnxc fuses", name);
     e.alpha = ctx.attr_float(kFusedAlpha, 0.0f);
     e.beta = ctx.attr_float(kFusedBeta, 0.0f);
   }

@@ -25,9 +25,8 @@ inline constexpr const char* kFusedAlpha = "fused_alpha";
 inline constexpr const char* kFusedBeta = "fused_beta";
 inline constexpr size_t kResidualInput = 3;
 
-// The EpilogueActivation for an activation name ("Relu", ...), or -1.
-int epilogue_activation_kind(const std::string& name);
-const char* epilogue_activation_name(int kind);
+// The EpilogueActivation of an activation name ("Relu", ...); false for a name not in the table.
+bool epilogue_activation_kind(const std::string& name, EpilogueActivation* kind);
 
 // Parses the fused_* attributes and checks the residual input (kResidualInput) against the
 // output `out_shape` and type. Reports and returns false on a malformed epilogue.

@@ -335,7 +335,7 @@ void check_same(const std::vector<float>& got, const std::vector<float>& want) {
 }  // namespace
 
 TEST_CASE("epilogue activations follow the ONNX definitions", "[gemm-kernels]") {
-  auto act = [](int kind, float x, float alpha = 0, float beta = 0) {
+  auto act = [](EpilogueActivation kind, float x, float alpha = 0, float beta = 0) {
     return apply_activation(EpilogueSpec{kind, alpha, beta, 0}, x);
   };
   CHECK(act(kActRelu, -2.0f) == 0.0f);
