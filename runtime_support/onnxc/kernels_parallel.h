@@ -113,61 +113,29 @@ inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const fl
                                tasks);
 }
 
+// The parallel overload of a depthwise 3x3 / 5x5 variant of onnxc/conv_variants.h: its
+// arguments, then the pool and the part count.
+#define ONNXC_DWCONV_KXK_PARALLEL(variant)                                                         \
+  template <class Act>                                                                             \
+  inline void variant(const ConvParams& p, const float* x, const float* w, const float* b,         \
+                      float* y, void* scratch, const Epilogue<Act>& e, const float* residual,      \
+                      const Parallel& par, index_t tasks) {                                        \
+    conv_detail::dwconv_parallel(variant, p, x, w, b, y, scratch,                                  \
+                                 task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual, \
+                                 par, tasks);                                                      \
+  }
+
 #if defined(__AVX512F__)
-template <class Act>
-inline void f32_dwconv_3x3__avx512f(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                    const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel(f32_dwconv_3x3__avx512f, p, x, w, b, y, scratch,
-                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
-                               par, tasks);
-}
-template <class Act>
-inline void f32_dwconv_5x5__avx512f(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                    const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel(f32_dwconv_5x5__avx512f, p, x, w, b, y, scratch,
-                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
-                               par, tasks);
-}
+ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_3x3__avx512f)
+ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_5x5__avx512f)
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-template <class Act>
-inline void f32_dwconv_3x3__avx2_fma(const ConvParams& p, const float* x, const float* w,
-                                     const float* b, float* y, void* scratch,
-                                     const Epilogue<Act>& e, const float* residual,
-                                     const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel(f32_dwconv_3x3__avx2_fma, p, x, w, b, y, scratch,
-                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
-                               par, tasks);
-}
-template <class Act>
-inline void f32_dwconv_5x5__avx2_fma(const ConvParams& p, const float* x, const float* w,
-                                     const float* b, float* y, void* scratch,
-                                     const Epilogue<Act>& e, const float* residual,
-                                     const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel(f32_dwconv_5x5__avx2_fma, p, x, w, b, y, scratch,
-                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
-                               par, tasks);
-}
+ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_3x3__avx2_fma)
+ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_5x5__avx2_fma)
 #endif
 #if defined(__ARM_NEON) && defined(__aarch64__)
-template <class Act>
-inline void f32_dwconv_3x3__neonfma(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                    const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel(f32_dwconv_3x3__neonfma, p, x, w, b, y, scratch,
-                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
-                               par, tasks);
-}
-template <class Act>
-inline void f32_dwconv_5x5__neonfma(const ConvParams& p, const float* x, const float* w,
-                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                    const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::dwconv_parallel(f32_dwconv_5x5__neonfma, p, x, w, b, y, scratch,
-                               task_scratch_bytes(f32_dwconv_kxk_scratch_bytes(p)), e, residual,
-                               par, tasks);
-}
+ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_3x3__neonfma)
+ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_5x5__neonfma)
 #endif
 
 // ---- GEMM with packed B -------------------------------------------------------------------------
