@@ -25,8 +25,7 @@ std::string literal(const Tensor& t, int64_t i) {
   if (t.dtype == DataType::kFloat || t.dtype == DataType::kDouble)
     return cpp_scalar(t.dtype, t.double_at(i));
   const int64_t v = t.int_at(i);
-  if (t.dtype == DataType::kInt64)
-    return v == INT64_MIN ? "(-9223372036854775807 - 1)" : std::to_string(v);
+  if (t.dtype == DataType::kInt64) return cpp_int64(v);
   return fmt::format("static_cast<{}>({})", dtype_cpp(t.dtype), v);
 }
 
@@ -133,9 +132,7 @@ class OneHotEncoderOp final : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<OneHotState>();
     ctx.include("onnxc/ml_encode.h");
-    ml::emit_array(ctx, "int64_t", "ohe_cats", s.cats, [](int64_t v) {
-      return v == INT64_MIN ? std::string("(-9223372036854775807 - 1)") : std::to_string(v);
-    });
+    ml::emit_array(ctx, "int64_t", "ohe_cats", s.cats, cpp_int64);
     ctx.line("onnxc::one_hot_encoder_ref<{}>({}, {}, ohe_cats, {}, {});",
              dtype_cpp(ctx.input(0)->dtype), s.count, ctx.in(0), s.cats.size(), ctx.out(0));
   }

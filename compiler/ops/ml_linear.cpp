@@ -126,7 +126,7 @@ class LinearClassifierOp final : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<LinearState>();
     emit_tables(ctx, s);
-    ml::emit_array(ctx, "int64_t", "lin_labels", s.labels, ml::int_literal);
+    ml::emit_array(ctx, "int64_t", "lin_labels", s.labels, cpp_int64);
     ctx.line("onnxc::linear_classifier_ref<{}>(p, lin_labels, {}, {}, {});",
              dtype_cpp(ctx.input(0)->dtype), ctx.in(0), ctx.out(0), ctx.out(1));
   }

@@ -135,9 +135,7 @@ class DictVectorizerOp final : public OpHandler {
     const bool string_keys = keys->dtype == DataType::kString;
     const size_t size = std::max<size_t>(1, s.ints.size() + s.strings.size());
     std::string vocab;
-    for (size_t i = 0; i < s.ints.size(); ++i)
-      vocab += (i ? ", " : "") + (s.ints[i] == INT64_MIN ? std::string("(-9223372036854775807 - 1)")
-                                                         : std::to_string(s.ints[i]));
+    for (size_t i = 0; i < s.ints.size(); ++i) vocab += (i ? ", " : "") + cpp_int64(s.ints[i]);
     for (size_t i = 0; i < s.strings.size(); ++i)
       vocab += (i ? ", " : "") + cpp_string_literal(s.strings[i]);
     ctx.line("static constexpr {} vocabulary[{}] = {{{}}};",

@@ -217,7 +217,7 @@ class SvmClassifierOp final : public OpHandler {
     emit_svm_params(ctx, s);
     auto f = [](float v) { return cpp_float(v); };
     auto idx = [](index_t v) { return std::to_string(v); };
-    ml::emit_array(ctx, "int64_t", "svm_labels", s.labels, ml::int_literal);
+    ml::emit_array(ctx, "int64_t", "svm_labels", s.labels, cpp_int64);
     if (!s.class_vectors.empty())
       ml::emit_array(ctx, "onnxc::index_t", "svm_class_vectors", s.class_vectors, idx);
     ml::emit_array(ctx, "float", "svm_rho", s.rho_all, f);

@@ -121,8 +121,8 @@ void emit_tree_params(EmitContext& ctx, const TreeState& s) {
   emit_array(ctx, "uint8_t", "te_modes", s.modes, [](uint8_t v) { return std::to_string(v); });
   emit_array(ctx, "onnxc::index_t", "te_feature", s.feature, idx);
   emit_array(ctx, t, "te_split", s.split, num);
-  emit_array(ctx, "int32_t", "te_true", s.true_next, ml::int_literal);
-  emit_array(ctx, "int32_t", "te_false", s.false_next, ml::int_literal);
+  emit_array(ctx, "int32_t", "te_true", s.true_next, cpp_int64);
+  emit_array(ctx, "int32_t", "te_false", s.false_next, cpp_int64);
   if (!s.missing_true.empty())
     emit_array(ctx, "uint8_t", "te_missing_true", s.missing_true,
                [](uint8_t v) { return std::to_string(v); });
@@ -498,7 +498,7 @@ class TreeEnsembleClassifierOp final : public OpHandler {
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<TreeClassifierState>();
     emit_tree_params(ctx, s);
-    ml::emit_array(ctx, "int64_t", "te_labels", s.labels, ml::int_literal);
+    ml::emit_array(ctx, "int64_t", "te_labels", s.labels, cpp_int64);
     ctx.line("static constexpr onnxc::TreeClassifierParams c = {};",
              labeled({{"labels", "te_labels"},
                       {"binary", std::to_string(s.binary)},

@@ -37,10 +37,6 @@ void emit_array(EmitContext& ctx, const std::string& type, const std::string& na
   ctx.line("static constexpr {} {}[{}] = {};", type, name, values.empty() ? 1 : values.size(),
            array_literal(values, f));
 }
-// Literal printers for emit_array.
-inline std::string int_literal(int64_t v) {
-  return std::to_string(v);
-}
 // Checks X (input 0) is of kInputTypes and [N, C] or [C]; sets rows (N, 1 for [C]) and features.
 bool numeric_rows(InferContext& ctx, int64_t& rows, int64_t& features);
 // The integer class labels of attribute `name` (classlabels_ints / classlabels_int64s), refusing

@@ -124,8 +124,14 @@ void InferContext::set_output_constant(size_t i, Tensor value) {
   v->constant = std::make_shared<const Tensor>(std::move(value));
 }
 
+std::string cpp_int64(int64_t v) {
+  return v == INT64_MIN ? "(-9223372036854775807 - 1)" : std::to_string(v);
+}
+
 std::string cpp_ints(const std::vector<int64_t>& v) {
-  return fmt::format("{{{}}}", fmt::join(v, ", "));
+  std::vector<std::string> literals;
+  for (int64_t x : v) literals.push_back(cpp_int64(x));
+  return fmt::format("{{{}}}", fmt::join(literals, ", "));
 }
 
 namespace {

@@ -164,6 +164,7 @@ class EmitContext {
 };
 
 // C++ literal helpers for emit(): "{1, 3, 224, 224}", "1.5f", etc.
+std::string cpp_int64(int64_t v);  // INT64_MIN, which has no literal, as (-9223372036854775807 - 1)
 std::string cpp_ints(const std::vector<int64_t>& v);
 std::string cpp_float(double v);   // exact, round-trippable float literal ("1.0f", "INFINITY")
 std::string cpp_double(double v);  // as above, for double

@@ -354,8 +354,7 @@ class StringLabelEncoderOp final : public OpHandler {
     if (t.dtype == DataType::kFloat || t.dtype == DataType::kDouble)
       return cpp_scalar(t.dtype, t.double_at(i));
     const int64_t v = t.int_at(i);
-    return v == INT64_MIN ? "(-9223372036854775807 - 1)"
-                          : fmt::format("static_cast<{}>({})", dtype_cpp(t.dtype), v);
+    return fmt::format("static_cast<{}>({})", dtype_cpp(t.dtype), cpp_int64(v));
   }
   static std::string literals(const Tensor& t) {
     if (t.dtype == DataType::kString) return string_array(t.strings);

@@ -38,12 +38,6 @@ struct TfIdfState : OpState {
   }
 };
 
-// An int64 literal; INT64_MIN has none of its own.
-std::string int64_literal(int64_t v) {
-  if (v == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807 - 1)";
-  return std::to_string(v);
-}
-
 template <typename V, typename F>
 std::string join_literals(const std::vector<V>& v, F f) {
   if (v.empty()) return "{0}";  // arrays may not be empty; the count says 0
@@ -171,7 +165,7 @@ class TfIdfOp final : public OpHandler {
     const size_t n_items = std::max<size_t>(1, s.items.size());
     const size_t n_grams = std::max<size_t>(1, s.len.size());
     ctx.line("static constexpr int64_t tfidf_items[{}] = {};", n_items,
-             join_literals(s.items, int64_literal));
+             join_literals(s.items, cpp_int64));
     ctx.line("static constexpr onnxc::index_t tfidf_len[{}] = {};", n_grams,
              join_literals(s.len, idx));
     ctx.line("static constexpr onnxc::index_t tfidf_off[{}] = {};", n_grams,
