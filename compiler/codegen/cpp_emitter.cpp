@@ -330,6 +330,7 @@ class Emitter {
   // node that uses it (see ref()).
   std::string declarations() const {
     std::string s = "  (void)inputs;  // unused when every output is a constant\n";
+    if (threaded()) s += "  (void)parallel;  // unused when no kernel is worth splitting\n";
     bool uses_arena = false, uses_weights = !used_constants_.empty();
     for (const Value* v : decls_) uses_arena |= arena_offset_.count(v) > 0;
     uses_arena |= !scratch_offset_.empty() || bounds_.enabled();

@@ -33,7 +33,7 @@ WeightBlob layout_weights(const Graph& graph, const std::vector<const Value*>& u
 }
 
 void append_string_literal(std::string& out, const std::vector<uint8_t>& bytes) {
-  constexpr size_t kLineBytes = 96;  // source bytes of escaped text per line, roughly
+  constexpr size_t kLineBytes = 8192;  // source bytes of escaped text per line, roughly
   out.reserve(out.size() + bytes.size() * 3);
   size_t col = 0;
   out += "    \"";

@@ -25,10 +25,13 @@ int64_t numel_from(const Shape& s, size_t from) {
 }
 
 // Conv: every output element is a dot product over C/group * kernel taps of the weight
-// [M, C/group, k...]: 2 * |Y| * |W| / M.
+// [M, C/group, k...]: 2 * |Y| * |W| / M. A W of another rank than X's is packed (pack-weights):
+// Winograd's transformed filters, of a 3x3 convolution with one group, counted as computed
+// directly (its "effective" flops).
 int64_t conv_flops(const Node& n) {
-  const Shape* w = shape_of(n.input(1));
-  if (!w || w->empty()) return 0;
+  const Shape *w = shape_of(n.input(1)), *x = shape_of(n.input(0));
+  if (!w || w->empty() || !x || x->size() < 2) return 0;
+  if (w->size() != x->size()) return 2 * numel_of(n.output(0)) * (*x)[1] * 9;
   return 2 * numel_of(n.output(0)) * numel_from(*w, 1);
 }
 

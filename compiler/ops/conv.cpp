@@ -4,9 +4,11 @@
 // computed in float). ConvTranspose adds output_padding and output_shape.
 //
 // Kernels (onnxc/conv.h) are picked per node from the shape: float depthwise convolutions run
-// directly, all others as a GEMM over the input or its patch matrix; other types run the
-// references. A float Conv may carry a fused epilogue (a residual as input 3 and an activation,
-// see ops/epilogue.h), which its kernel applies while each output tile is in cache.
+// directly, stride-1 3x3 ones with enough channels and tiles by Winograd F(4x4, 3x3)
+// (onnxc/conv_winograd.h, filters transformed by pack-weights), all others as a GEMM over the
+// input or its patch matrix; other types run the references. A float Conv may carry a fused
+// epilogue (a residual as input 3 and an activation, see ops/epilogue.h), which its kernel
+// applies while each output tile is in cache.
 #include "onnxc/conv.h"
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "onnxc/conv_variants.h"
+#include "onnxc/conv_winograd.h"
 #include "onnxc/parallel.h"
 #include "ops/dispatch.h"
 #include "ops/epilogue.h"
@@ -93,19 +96,47 @@ void fit_gemm_blocks(ConvParams& p, int64_t positions, size_t budget) {
   shallow_to(8);
 }
 
+// Winograd F(4x4, 3x3) replaces the GEMM where it pays (measured on one AVX-512 core against the
+// 8x32 GEMM: 2.9-3.4x on ResNet's 56x56 to 14x14 layers, 2.1x at 13x13, 1.7x with 16 input
+// channels; 1.24x at 7x7, where 4 tiles leave its register tiles half empty and its filters, 4x
+// the size of W, stream from memory): 3x3, stride 1, one group, at least 16 tiles per image and 16
+// channels in and out.
+constexpr int64_t kWinogradMinTiles = 16;
+constexpr int64_t kWinogradMinChannels = 16;
+// Bands (4 output rows) per Winograd block: the fewest holding 16 tiles (each block reads all
+// the transformed filters once), halved while the scratch exceeds the budget; 0 when one band
+// does not fit.
+int64_t winograd_bands(ConvParams p, size_t budget) {
+  const int64_t tiles_w = (p.out[2] + 3) / 4, bands = (p.out[1] + 3) / 4;
+  p.tile = std::min<int64_t>(bands, (kWinogradMinTiles + tiles_w - 1) / tiles_w);
+  while (p.tile > 1 && static_cast<size_t>(f32_conv_winograd_scratch_bytes(p)) > budget)
+    p.tile = (p.tile + 1) / 2;
+  return static_cast<size_t>(f32_conv_winograd_scratch_bytes(p)) <= budget ? p.tile : 0;
+}
+bool winograd_pays(const ConvParams& p) {
+  const int64_t tiles = ((p.out[1] + 3) / 4) * ((p.out[2] + 3) / 4);
+  return f32_conv_winograd_applies(p) && tiles >= kWinogradMinTiles &&
+         p.c_in >= kWinogradMinChannels && p.c_out >= kWinogradMinChannels;
+}
+bool is_winograd(const KernelVariant* v) {
+  return v && v->op == "conv" && v->tile == "wino4x4";
+}
+
 struct ConvState : OpState {
   ConvParams p{};
   const ConvKernel* kernel = &kConvRef;
   EpilogueSpec epilogue{};                 // fused by a pass (Conv only)
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; emitted instead of kernel
-  bool small_tiles = false;  // a microcontroller target: only the 4x8 scalar tiles fit its stack
-  int tasks = 1;             // parts the variant runs in (onnxc/parallel.h); set with the variant
+  bool small_tiles = false;    // a microcontroller target: only the 4x8 scalar tiles fit its stack
+  int tasks = 1;               // parts the variant runs in (onnxc/parallel.h); set with the variant
+  int64_t winograd_bands = 0;  // > 0: Winograd pays and fits, in blocks of this many bands
 };
 
 // About how fast the convolution kernels run on one core, for --threads' split threshold
 // (bench/run --layers on an AVX-512 core: GEMM convolutions 100-200 GFLOP/s, depthwise 7-27).
 constexpr double kGemmGflopPerSecond = 150;
 constexpr double kDepthwiseGflopPerSecond = 15;
+constexpr double kWinogradGflopPerSecond = 450;  // effective: direct-convolution flops / time
 
 // Multiply-adds x 2 of a convolution.
 double conv_flops(const ConvParams& p) {
@@ -184,6 +215,17 @@ class ConvLikeOp : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const auto& s = node.state_as<ConvState>();
     std::vector<unsigned char> scratch(node.scratch_bytes);
+    if (is_winograd(s.variant)) {  // W is the transformed filters (pack-weights)
+      const float* r = in.size() > kResidualInput && in[kResidualInput]
+                           ? in[kResidualInput]->as<float>()
+                           : nullptr;
+      with_epilogue(s.epilogue, [&](const auto& e) {
+        f32_conv_wino4x4__avx512f(s.p, in[0]->as<float>(), in[1]->as<float>(),
+                                  in.size() > 2 && in[2] ? in[2]->as<float>() : nullptr,
+                                  out[0].as<float>(), scratch.data(), e, r);
+      });
+      return true;
+    }
     return visit_dtype<kConvTypes>(in[0]->dtype, [&](auto tag) {
       using T = decltype(tag);
       const T* b = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
@@ -266,6 +308,8 @@ class ConvOp final : public ConvLikeOp {
         fit_gemm_blocks(p, shape_numel(g.out), ctx.target().scratch_budget());
         s.small_tiles = ctx.target().is_microcontroller();
         ctx.request_scratch(static_cast<size_t>(conv_gemm_scratch_bytes(p)));
+        if (winograd_pays(p) && !s.small_tiles)
+          s.winograd_bands = winograd_bands(p, ctx.target().scratch_budget());
       }
     }
     Shape out = {p.batch, p.c_out};
@@ -280,6 +324,7 @@ class ConvOp final : public ConvLikeOp {
   // accepts.
   // The "4x8" GEMM tiles (scalar accumulators) are for microcontrollers (no vector unit; a spilled
   // 6x16 tile alone would take 384 bytes of their 256-byte kernel stack), and only for them.
+  // Winograd ("wino4x4") only where infer() found it pays and fits, with constant filters.
   std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
     const auto& s = node.state_as<ConvState>();
     if (s.kernel != &kConvGemm && s.kernel != &kConvDepthwise) return {};
@@ -287,7 +332,8 @@ class ConvOp final : public ConvLikeOp {
     for (const KernelVariant* v :
          kernel_variants("f32", s.kernel == &kConvDepthwise ? "dwconv" : "conv"))
       if ((square_tile(*v) == 0 || f32_dwconv_kxk_applies(s.p, square_tile(*v))) &&
-          (v->op != "conv" || (v->tile == "4x8") == s.small_tiles))
+          (v->op != "conv" || (v->tile == "4x8") == s.small_tiles) &&
+          (!is_winograd(v) || (s.winograd_bands > 0 && node.inputs[1]->is_constant())))
         out.push_back(v);
     return out;
   }
@@ -295,6 +341,7 @@ class ConvOp final : public ConvLikeOp {
   size_t use_kernel(Node& node, const KernelVariant& v, int threads) const override {
     auto& s = static_cast<ConvState&>(*node.state);
     s.variant = &v;
+    if (is_winograd(&v)) return use_winograd(s, threads);
     // Parallel forms exist for every variant but the microcontroller tiles (which get no threads).
     // (A depthwise convolution splits one image's input channels: it needs one per part.)
     s.tasks = v.op != "conv" && (s.p.batch != 1 || s.p.c_in < threads)
@@ -306,6 +353,26 @@ class ConvOp final : public ConvLikeOp {
                                            : conv_dw_scratch_bytes(s.p);
     if (s.tasks == 1) return static_cast<size_t>(bytes);
     return static_cast<size_t>(s.tasks * task_scratch_bytes(bytes));  // a slice per part
+  }
+  bool packed_input(const Node& node, size_t* input, Tensor* packed) const override {
+    const auto& s = node.state_as<ConvState>();
+    if (!is_winograd(s.variant)) return false;
+    *input = 1;
+    *packed = Tensor::zeros(DataType::kFloat, {winograd_weight_floats(s.p)});
+    pack_winograd_weights(s.p, node.inputs[1]->constant->as<float>(), packed->as<float>());
+    return true;
+  }
+
+ private:
+  // Winograd's parts are blocks of bands: with threads, blocks get narrower until each part
+  // has one (or a band each).
+  static size_t use_winograd(ConvState& s, int threads) {
+    s.p.tile = s.winograd_bands;
+    s.tasks = parallel_tasks(threads, conv_flops(s.p), kWinogradGflopPerSecond);
+    while (s.tasks > 1 && winograd_blocks(s.p) < s.tasks && s.p.tile > 1) --s.p.tile;
+    s.tasks = static_cast<int>(std::min<index_t>(s.tasks, winograd_blocks(s.p)));
+    const index_t bytes = f32_conv_winograd_scratch_bytes(s.p);
+    return static_cast<size_t>(s.tasks == 1 ? bytes : s.tasks * task_scratch_bytes(bytes));
   }
 };
 

@@ -6,6 +6,7 @@
 //   convolution GEMM  position blocks when there are at least `tasks` of them (no part packs
 //                     another's panels), else output channels in whole register tiles
 //   depthwise         input channels (and their outputs), one image
+//   Winograd          blocks of bands (the compiler makes at least `tasks` of them)
 //   GEMM, packed B    column panels when there are at least `tasks` of them (each part streams
 //                     only its weights), else rows; no scratch
 //   recurrent cells   each step's product by R^T by columns, when it is a vector product
@@ -16,6 +17,7 @@
 #include "onnxc/base.h"
 #include "onnxc/conv.h"
 #include "onnxc/conv_variants.h"
+#include "onnxc/conv_winograd.h"
 #include "onnxc/gemm.h"
 #include "onnxc/parallel.h"
 #include "onnxc/recurrent.h"
@@ -111,6 +113,21 @@ inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const fl
   conv_detail::dwconv_parallel(f32_dwconv_any__scalar, p, x, w, b, y, scratch,
                                task_scratch_bytes(conv_dw_scratch_bytes(p)), e, residual, par,
                                tasks);
+}
+
+template <class Act>
+inline void f32_conv_wino4x4__avx512f(const ConvParams& p, const float* x, const float* u,
+                                      const float* b, float* y, void* scratch,
+                                      const Epilogue<Act>& e, const float* residual,
+                                      const Parallel& par, index_t tasks) {
+  const index_t slice = task_scratch_bytes(f32_conv_winograd_scratch_bytes(p));
+  auto run_part = [&](index_t i) {
+    index_t lo, hi;
+    split_range(winograd_blocks(p), i, tasks, &lo, &hi);
+    wino_detail::blocks(p, x, u, b, y, static_cast<unsigned char*>(scratch) + i * slice, e,
+                        e.residual ? residual : nullptr, lo, hi);
+  };
+  parallel_run(par, tasks, run_part);
 }
 
 // The parallel overload of a depthwise 3x3 / 5x5 variant of onnxc/conv_variants.h: its

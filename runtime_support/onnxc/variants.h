@@ -27,7 +27,8 @@
   X(f32, dwconv, 5x5, avx2_fma, "conv_variants.h")          \
   X(f32, dwconv, 5x5, neonfma, "conv_variants.h")           \
   X(f32, dwconv, any, scalar, "conv.h")                     \
-  /* any other float convolution, as a GEMM */              \
+  /* any other float convolution: Winograd, or a GEMM */    \
+  X(f32, conv, wino4x4, avx512f, "conv_winograd.h")         \
   X(f32, conv, 8x32, avx512f, "conv.h")                     \
   X(f32, conv, 6x16, scalar, "conv.h")                      \
   X(f32, conv, 4x8, scalar, "conv.h")                       \

@@ -62,10 +62,25 @@ testing::ModelBuilder lstm_model() {
   return mb;
 }
 
-GeneratedCode generate(testing::ModelBuilder mb, const std::string& name, int threads) {
+// x [1,32,40,40] -> Conv 3x3 (32 channels, 29 MFLOP: Winograd on AVX-512) -> Add x (the residual,
+// fused into the convolution) -> y.
+testing::ModelBuilder winograd_model() {
+  testing::ModelBuilder mb;
+  mb.input("x", onnx::TensorProto::FLOAT, {1, 32, 40, 40});
+  mb.output("y", onnx::TensorProto::FLOAT, {1, 32, 40, 40});
+  mb.initializer("w", {32, 32, 3, 3}, ramp(32 * 32 * 9, 0.01f));
+  mb.initializer("b", {32}, ramp(32, 0.1f));
+  auto& conv = mb.node("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  testing::ModelBuilder::ints_attr(conv, "pads", {1, 1, 1, 1});
+  mb.node("Add", {"c", "x"}, {"y"}, "residual");
+  return mb;
+}
+
+GeneratedCode generate(testing::ModelBuilder mb, const std::string& name, int threads,
+                       const char* target = "generic") {
   Diagnostics diag;
   ImportOptions options;
-  options.target = with_threads(*find_target("generic"), threads);
+  options.target = with_threads(*find_target(target), threads);
   auto module = lower_model(mb.write(), options, diag);
   REQUIRE(module);
   CodegenOptions cg;
@@ -115,7 +130,7 @@ size_t count(const std::string& text, const std::string& what) {
 
 // Builds one, two and the driver; the program's report.
 std::string run_both(const GeneratedCode& one, const GeneratedCode& two, const std::string& nx,
-                     const std::string& ny) {
+                     const std::string& ny, const std::string& cxx_flags = "") {
   const fs::path dir = fs::temp_directory_path() / ("onnxc-threads-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   for (const auto* c : {&one, &two}) {
@@ -124,10 +139,11 @@ std::string run_both(const GeneratedCode& one, const GeneratedCode& two, const s
     std::ofstream(dir / (name + ".cpp")) << c->source;
   }
   std::ofstream(dir / "main.cpp") << driver(nx, ny);
-  const std::string build = "g++ -std=c++17 -O2 -Wall -Wextra -Werror -pthread -I" + dir.string() +
-                            " -I" + ONNXC_SOURCE_DIR + "/runtime_support -o " +
-                            (dir / "m").string() + " " + (dir / "main.cpp").string() + " " +
-                            (dir / "one.cpp").string() + " " + (dir / "two.cpp").string();
+  const std::string build = "g++ -std=c++17 -O2 -Wall -Wextra -Werror -pthread " + cxx_flags +
+                            " -I" + dir.string() + " -I" + ONNXC_SOURCE_DIR +
+                            "/runtime_support -o " + (dir / "m").string() + " " +
+                            (dir / "main.cpp").string() + " " + (dir / "one.cpp").string() + " " +
+                            (dir / "two.cpp").string();
   INFO(build);
   REQUIRE(std::system(build.c_str()) == 0);
   REQUIRE(std::system(((dir / "m").string() + " > " + (dir / "out.txt").string()).c_str()) == 0);
@@ -158,4 +174,20 @@ TEST_CASE("an LSTM's steps split over --threads 2 give the --threads 1 states bi
   CHECK(count(one.source, "struct SplitProduct") == 0);
   CHECK(count(two.source, "rec_scratch, parallel, /*tasks=*/2);") == 1);
   CHECK(run_both(one, two, "6 * 16", "6 * 192") == "rc 0 pool same serial same nonzero 1");
+}
+
+TEST_CASE("Winograd convolutions split over --threads 2 match --threads 1 bit for bit",
+          "[codegen][threads][winograd]") {
+  const Target& avx512 = *find_target("x86-64-v4");
+  if (!host_can_run(avx512)) {
+    WARN("this host cannot run x86-64-v4 code: Winograd's parallel form not built");
+    return;
+  }
+  const GeneratedCode one = generate(winograd_model(), "one", 1, "x86-64-v4"),
+                      two = generate(winograd_model(), "two", 2, "x86-64-v4");
+  CHECK(count(one.source, "onnxc::f32_conv_wino4x4__avx512f(p, ") == 1);
+  CHECK(count(two.source, "onnxc::f32_conv_wino4x4__avx512f(p, ") == 1);
+  CHECK(count(two.source, "inputs.x, parallel, /*tasks=*/2);") == 1);  // the residual is x
+  CHECK(run_both(one, two, "32 * 40 * 40", "32 * 40 * 40", std::string(avx512.cxx_flags)) ==
+        "rc 0 pool same serial same nonzero 1");
 }

@@ -35,6 +35,16 @@ for c in "$cases"/*/; do
   [[ $(basename "$c") == qdq_* ]] || float_cases+=("${c%/}")
 done
 "$onnxc" test -j 2 --rtol 1e-3 --atol 1e-5 "${float_cases[@]}" || status=1
+# The same with the AVX-512 target, where the host has it, serial and on 2 threads: its kernel
+# variants (Winograd on the U-Net's 16-channel 16x16 convolutions, the 8x32 GEMM tiles) and their
+# parallel forms, as the generated code inlines them, against onnxruntime too.
+if grep -qw avx512f /proc/cpuinfo; then
+  for threads in 1 2; do
+    echo "== float models vs onnxruntime, --target x86-64-v4 --threads $threads (rtol 1e-3, atol 1e-5)"
+    "$onnxc" test -j 2 --target x86-64-v4 --threads $threads --rtol 1e-3 --atol 1e-5 \
+      "${float_cases[@]}" || status=1
+  done
+fi
 # The QDQ model's output is requantized (uint8, scale 2^-9 = QDQ_OUTPUT_SCALE in make_models.py):
 # onnxc and ORT may round one value to a neighbouring level, so the bound is one quantization step.
 echo "== QDQ model vs onnxruntime (one output quantization step: atol 2^-9, rtol 1e-3)"

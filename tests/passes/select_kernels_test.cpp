@@ -157,14 +157,16 @@ TEST_CASE("pack-weights stores a constant B as the chosen variant's panels", "[p
 
 TEST_CASE("select-kernels with --threads 2 splits the kernels of 20 us or more",
           "[passes][kernels][threads]") {
-  // conv 16 -> 32 channels 3x3 on 32x32 (9.4 MFLOP), then a pointwise conv 32 -> 2 (0.13 MFLOP).
+  // conv 16 -> 32 channels 3x3 on 32x32 (9.4 MFLOP; dilated, so a GEMM, not Winograd), then a
+  // pointwise conv 32 -> 2 (0.13 MFLOP).
   std::mt19937 rng(5);
   ModelBuilder mb(13);
   mb.input("x", onnx::TensorProto::FLOAT, {1, 16, 32, 32});
   mb.initializer("w1", {32, 16, 3, 3}, onnxc::testing::random_values(32 * 16 * 9, rng));
   mb.initializer("w2", {2, 32, 1, 1}, onnxc::testing::random_values(64, rng));
   auto& big = mb.node("Conv", {"x", "w1"}, {"c"}, "big");
-  ModelBuilder::ints_attr(big, "pads", {1, 1, 1, 1});
+  ModelBuilder::ints_attr(big, "pads", {2, 2, 2, 2});
+  ModelBuilder::ints_attr(big, "dilations", {2, 2});
   mb.node("Conv", {"c", "w2"}, {"y"}, "small");
   mb.output("y", onnx::TensorProto::FLOAT, {1, 2, 32, 32});
   for (int threads : {1, 2}) {
@@ -189,5 +191,40 @@ TEST_CASE("select-kernels with --threads 2 splits the kernels of 20 us or more",
                            "CHECK-NOT: parts", "CHECK: # small"}) == "");
       CHECK(filecheck(stats, {"CHECK: 1 kernels split into parts"}) == "");
     }
+  }
+}
+
+TEST_CASE("select-kernels picks Winograd for 3x3 stride-1 convolutions where it pays",
+          "[passes][kernels][winograd]") {
+  struct Case {
+    const char* target;
+    int64_t c_in, c_out, size, stride;
+    const char* kernel;
+  };
+  for (const Case& c :
+       {Case{"x86-64-v4", 16, 32, 16, 1, "f32_conv_wino4x4__avx512f"},  // 16 tiles: Winograd
+        Case{"x86-64-v4", 16, 32, 12, 1, "f32_conv_8x32__avx512f"},     // 9 tiles
+        Case{"x86-64-v4", 8, 32, 16, 1, "f32_conv_8x32__avx512f"},      // 8 input channels
+        Case{"x86-64-v4", 16, 8, 16, 1, "f32_conv_8x32__avx512f"},      // 8 output channels
+        Case{"x86-64-v4", 16, 32, 32, 2, "f32_conv_8x32__avx512f"},     // stride 2
+        Case{"generic", 16, 32, 16, 1, "f32_conv_6x16__scalar"},        // no AVX-512
+        Case{"cortex-m4", 16, 32, 16, 1, "f32_conv_4x8__scalar"}}) {
+    std::mt19937 rng(3);
+    ModelBuilder mb(13);
+    mb.input("x", onnx::TensorProto::FLOAT, {1, c.c_in, c.size, c.size});
+    mb.initializer("w", {c.c_out, c.c_in, 3, 3},
+                   onnxc::testing::random_values(static_cast<size_t>(c.c_out * c.c_in * 9), rng));
+    auto& conv = mb.node("Conv", {"x", "w"}, {"y"}, "conv");
+    ModelBuilder::ints_attr(conv, "pads", {1, 1, 1, 1});
+    ModelBuilder::ints_attr(conv, "strides", {c.stride, c.stride});
+    const int64_t out = (c.size - 1) / c.stride + 1;
+    mb.output("y", onnx::TensorProto::FLOAT, {1, c.c_out, out, out});
+    const Selected s = select(mb, c.target);
+    INFO(c.target << " " << c.c_in << " -> " << c.c_out << " at " << c.size << "\n" << s.ir);
+    const bool winograd = std::string(c.kernel).find("wino") != std::string::npos;
+    // Winograd reads the transformed filters: 36 points x 32 output x 16 input channels (padded).
+    CHECK(filecheck(s.ir,
+                    {winograd ? "CHECK: %w_packed: float[18432] = constant" : "CHECK-NOT: _packed",
+                     std::string("CHECK: kernel: ") + c.kernel}) == "");
   }
 }

@@ -12,6 +12,11 @@
 // magnitudes) (Higham, recursive summation), so |y - exact| <= 16 * 2^-24 * magnitude, with
 // magnitude = |b| + sum |w x| (+ |residual|), before the activation (Relu and Clip are
 // 1-Lipschitz; the others are checked with 1e-6 of slack on top).
+// Winograd (wino4x4) gets its filters transformed first (pack_winograd_weights), and the bound of
+// its own evaluation order: every output is at most about c_in + 24 roundings deep (the two
+// transforms 8 each, the filter transform, the product, the channel sum, the bias), so
+// |y - exact| <= (cin_padded + 24) * 2^-24 * the same algorithm run on |x|, |w| and the
+// transform matrices' absolute values (first-order error analysis, Higham ch. 3).
 // Guard words after Y and the scratch catch out-of-bounds writes. Prints one line per variant,
 // "ran <name> <cases>" or "skip <name> (not built for this ISA)"; exits 1 on a mismatch.
 #include <cmath>
@@ -23,6 +28,7 @@
 
 #include "epilogue_adapters.h"
 #include "onnxc/conv_variants.h"
+#include "onnxc/conv_winograd.h"
 #include "onnxc/kernels_parallel.h"
 #include "onnxc/thread_pool.h"
 #include "onnxc/variants.h"
@@ -50,6 +56,7 @@ struct Compiled {
   { #fn, fn, ONNXC_CONV_FUSED(fn), ONNXC_CONV_PARALLEL(fn) }
 const Compiled kCompiled[] = {
     ONNXC_COMPILED(f32_dwconv_any__scalar),
+    ONNXC_COMPILED(f32_conv_wino4x4__avx512f),
     ONNXC_COMPILED(f32_conv_8x32__avx512f),
     ONNXC_COMPILED(f32_conv_6x16__scalar),
     {"f32_conv_4x8__scalar", f32_conv_4x8__scalar, ONNXC_CONV_FUSED(f32_conv_4x8__scalar), nullptr},
@@ -96,16 +103,63 @@ index_t square(const std::string& tile) {
   return tile == "3x3" ? 3 : tile == "5x5" ? 5 : 0;
 }
 
+bool winograd(const std::string& tile) {
+  return tile == "wino4x4";
+}
+
 bool applies(const std::string& op, const std::string& tile, const ConvParams& p) {
   if (op == "dwconv")
     return square(tile) ? f32_dwconv_kxk_applies(p, square(tile)) : p.c_in == p.group;
-  return op == "conv";
+  return op == "conv" && (!winograd(tile) || f32_conv_winograd_applies(p));
 }
 
 index_t scratch_bytes(const std::string& op, const std::string& tile, const ConvParams& p) {
   if (op == "dwconv")
     return square(tile) ? f32_dwconv_kxk_scratch_bytes(p) : conv_dw_scratch_bytes(p);
-  return conv_gemm_scratch_bytes(p);
+  return winograd(tile) ? f32_conv_winograd_scratch_bytes(p) : conv_gemm_scratch_bytes(p);
+}
+
+// Winograd's error scale at output (n, oc, oh, ow) of a 3x3 stride-1 convolution: F(4x4, 3x3)
+// evaluated on |x| and |w| with the absolute values of its matrices A^T, B^T and G.
+double winograd_magnitude(const ConvParams& p, const std::vector<float>& x,
+                          const std::vector<float>& w, index_t n, index_t oc, index_t oh,
+                          index_t ow) {
+  static const double at[4][6] = {
+      {1, 1, 1, 1, 1, 0}, {0, 1, 1, 2, 2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, 1, 8, 8, 1}};
+  static const double bt[6][6] = {{4, 0, 5, 0, 1, 0}, {0, 4, 4, 1, 1, 0}, {0, 4, 4, 1, 1, 0},
+                                  {0, 2, 1, 2, 1, 0}, {0, 2, 1, 2, 1, 0}, {0, 4, 0, 5, 0, 1}};
+  static const double g[6][3] = {{0.25, 0, 0},
+                                 {1.0 / 6, 1.0 / 6, 1.0 / 6},
+                                 {1.0 / 6, 1.0 / 6, 1.0 / 6},
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                 {0, 0, 1}};
+  const index_t h0 = oh / 4 * 4 - p.pad[1], w0 = ow / 4 * 4 - p.pad[2];
+  const index_t a = oh % 4, bcol = ow % 4;
+  double total = 0;
+  for (index_t c = 0; c < p.c_in; ++c) {
+    double d[6][6], u[6][6];
+    for (index_t r = 0; r < 6; ++r)
+      for (index_t col = 0; col < 6; ++col) {
+        const index_t ih = h0 + r, iw = w0 + col;
+        d[r][col] = ih < 0 || ih >= p.in[1] || iw < 0 || iw >= p.in[2]
+                        ? 0.0
+                        : std::fabs(x[((n * p.c_in + c) * p.in[1] + ih) * p.in[2] + iw]);
+      }
+    for (index_t i = 0; i < 6; ++i)
+      for (index_t j = 0; j < 6; ++j) {
+        double v = 0, gu = 0;
+        for (index_t r = 0; r < 6; ++r)
+          for (index_t col = 0; col < 6; ++col) v += bt[i][r] * d[r][col] * bt[j][col];
+        for (index_t r = 0; r < 3; ++r)
+          for (index_t col = 0; col < 3; ++col)
+            gu += g[i][r] * std::fabs(w[((oc * p.c_in + c) * 3 + r) * 3 + col]) * g[j][col];
+        u[i][j] = v * gu;
+      }
+    for (index_t i = 0; i < 6; ++i)
+      for (index_t j = 0; j < 6; ++j) total += at[a][i] * u[i][j] * at[bcol][j];
+  }
+  return total;
 }
 
 float act(const EpilogueSpec& e, float v) {
@@ -154,14 +208,20 @@ bool check(const Compiled& c, const std::string& op, const std::string& tile, co
     for (float& f : *v) f = dist(rng);
   const size_t ns = static_cast<size_t>(scratch_bytes(op, tile, p)) / sizeof(float) + 1;
   std::vector<float> scratch(ns + 16, kGuard);
+  std::vector<float> packed;  // the kernel's W: the transformed filters for Winograd
+  if (winograd(tile)) {
+    packed.resize(static_cast<size_t>(winograd_weight_floats(p)));
+    pack_winograd_weights(p, w.data(), packed.data());
+  }
+  const std::vector<float>& wk = winograd(tile) ? packed : w;
   if (has_epilogue(e))
-    c.epilogue(p, x.data(), w.data(), b.data(), y.data(), scratch.data(), e, res.data());
+    c.epilogue(p, x.data(), wk.data(), b.data(), y.data(), scratch.data(), e, res.data());
   else
-    c.plain(p, x.data(), w.data(), b.data(), y.data(), scratch.data());
+    c.plain(p, x.data(), wk.data(), b.data(), y.data(), scratch.data());
   for (size_t i = ny; i < y.size(); ++i)
     if (y[i] != kGuard) return std::printf("FAIL %s: write past Y\n", c.name), false;
   static int n = 0;  // every 4th case: a pool on the 2-core CI machine costs microseconds a call
-  if (n++ % 4 == 0 && !check_parallel(c, op, tile, p, e, x, w, b, res, y)) return false;
+  if (n++ % 4 == 0 && !check_parallel(c, op, tile, p, e, x, wk, b, res, y)) return false;
   for (size_t i = ns; i < scratch.size(); ++i)
     if (scratch[i] != kGuard) return std::printf("FAIL %s: write past scratch\n", c.name), false;
   const index_t mult = p.c_out / p.group;
@@ -186,7 +246,11 @@ bool check(const Compiled& c, const std::string& op, const std::string& tile, co
           if (e.residual) sum += res[at], mag += std::fabs(res[at]);
           const double want = act(e, static_cast<float>(sum));
           const double terms = double(cin_g * taps + 2);
-          const double tol = (terms + 4) * std::ldexp(1.0, -24) * mag + 1e-6;
+          double tol = (terms + 4) * std::ldexp(1.0, -24) * mag + 1e-6;
+          if (winograd(tile))
+            tol = (double((p.c_in + 15) / 16 * 16) + 24) * std::ldexp(1.0, -24) *
+                      (winograd_magnitude(p, x, w, n, oc, oh, ow) + mag) +
+                  1e-6;
           if (!(std::fabs(y[at] - want) <= tol)) {
             std::printf(
                 "FAIL %s: c_in %td c_out %td in %tdx%td stride %td pad %td,%td act %d "
@@ -218,8 +282,13 @@ int run_variant(const Compiled& c, const std::string& op, const std::string& til
               tile == "5x5" || (op == "dwconv" && tile == "any" && i % 4 == 0) ? 5 : 3;
           if (h + pt + pb < k || w + pl + pr < k) continue;
           const bool dw = op == "dwconv";
-          const ConvParams p =
+          ConvParams p =
               params(dw ? 1 + i % 3 : 2 + i % 5, 1 + i % 2, h, w, k, s, pt, pl, pb, pr, dw);
+          if (winograd(tile)) {
+            p.tile = 1 + i % 3;                  // bands per block
+            if (h <= 9 && w <= 9 && i % 3 == 0)  // several channel vectors and c_out panels
+              p.c_in = 17 + i % 17, p.c_out = 33 + i % 7;
+          }
           if (!applies(op, tile, p)) continue;
           const EpilogueSpec& e = epilogues[i % 6];
           ++cases;
