@@ -1,8 +1,11 @@
 // Cast (1, 6, 9, 13, 19, 21, 23, 24, 25) and CastLike (15, 19, 21, 23, 24, 25): element type
 // conversion between every numeric type, bool, and the small float and packed integer formats.
 // Versions differ in how `to` is spelled (a type name string before opset 6), which types exist,
-// and the float8 attributes (`saturate` from 19, `round_mode` for float8e8m0 from 24). Strings are
-// not supported. Folding and generated code run the same kernels (onnxc/cast.h).
+// and the float8 attributes (`saturate` from 19, `round_mode` for float8e8m0 from 24). Strings
+// (from opset 9) cast to and from the plain numeric types, bool, float16 and bfloat16 as
+// onnxruntime does (onnxc/cast_string.h: printf "%.8g", strtod, strtoll, strtoull); a string that
+// spells no number makes run() return onnxc::kErrorCastString. Folding and generated code run the
+// same kernels (onnxc/cast.h, onnxc/cast_string.h).
 #include "onnxc/cast.h"
 
 #include <fmt/format.h>
@@ -10,14 +13,27 @@
 #include <cctype>
 #include <string>
 
+#include "onnxc/cast_string.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
+#include "ops/strings.h"
 
 namespace onnxc {
 namespace {
 
 bool is_cast_type(DataType t) {
   return in_type_set(t, kCastTypes);
+}
+
+// The types a string casts to and from.
+constexpr TypeSet kStringCastTypes = kAllPlain | kHalfTypes;
+
+// Bytes the string of any value of type t takes.
+int64_t string_capacity_of(DataType t) {
+  int64_t capacity = 0;
+  visit_dtype<kStringCastTypes>(
+      t, [&](auto tag) { capacity = cast_string_capacity<decltype(tag)>(); });
+  return capacity;
 }
 
 const char* rounding_cpp(E8M0Rounding r) {
@@ -49,8 +65,17 @@ struct CastState : OpState {
 // Checks the types, reads the attributes shared by Cast and CastLike and sets the output.
 bool infer_cast(InferContext& ctx, DataType to) {
   const Value* x = ctx.input(0);
+  const bool strings = x->dtype == DataType::kString || to == DataType::kString;
+  if (strings && ctx.opset() < 9)
+    return ctx.fail("casting from or to string needs opset 9 or later (model imports opset {})",
+                    ctx.opset());
   for (DataType t : {x->dtype, to}) {
-    if (t == DataType::kString) return ctx.fail("casting from or to string is not supported");
+    if (t == DataType::kString) continue;
+    if (strings && !in_type_set(t, kStringCastTypes))
+      return ctx.fail(
+          "casting between string and {} is not supported (numbers, bool, float16 and bfloat16 "
+          "are)",
+          dtype_name(t));
     if (!is_cast_type(t)) return ctx.fail("type {} is not supported by Cast", dtype_name(t));
     if (ctx.opset() < dtype_info(t).since)
       return ctx.fail("type {} needs opset {} or later (model imports opset {})", dtype_name(t),
@@ -82,8 +107,59 @@ bool infer_cast(InferContext& ctx, DataType to) {
     return ctx.fail("attribute 'round_mode' exists from opset 24 (model imports opset {})",
                     ctx.opset());
   }
+  if (strings) {
+    if (x->dtype == to) return set_string_output(ctx, 0, x->shape, string_capacity(x));
+    ctx.request_scratch(static_cast<size_t>(cast_string_scratch_bytes()));
+    if (to == DataType::kString)
+      return set_string_output(ctx, 0, x->shape, string_capacity_of(x->dtype));
+  }
   ctx.set_output(0, to, x->shape);
   return true;
+}
+
+// Cast from or to string, at compile time.
+bool evaluate_strings(const Node& n, const CastState& s, const Tensor& x, Tensor& y) {
+  if (s.from == s.to) {
+    y = x;
+    return true;
+  }
+  std::vector<unsigned char> scratch(static_cast<size_t>(cast_string_scratch_bytes()));
+  bool ok = false;
+  if (s.to == DataType::kString) {
+    const int64_t slot = n.output(0)->string_slot();
+    std::vector<char> ys(static_cast<size_t>(x.numel() * slot) + 1);
+    visit_dtype<kStringCastTypes>(s.from, [&](auto tag) {
+      using T = decltype(tag);
+      ok = cast_to_string_ref<T>(x.as<T>(), x.numel(), ys.data(), slot, scratch.data());
+    });
+    if (ok) from_slots(ys, slot, y);
+    return ok;
+  }
+  const int64_t slot = n.input(0)->string_slot();
+  const std::vector<char> xs = to_slots(x, slot);
+  visit_dtype<kStringCastTypes>(s.to, [&](auto tag) {
+    using T = decltype(tag);
+    ok = cast_from_string_ref<T>(xs.data(), slot, x.numel(), y.as<T>(), scratch.data());
+  });
+  return ok;  // a string that spells no number: left to run time, which reports it
+}
+
+// The statement casting from or to string.
+void emit_strings(EmitContext& ctx, const CastState& s) {
+  ctx.include("onnxc/cast_string.h");
+  const int64_t n = ctx.input(0)->numel();
+  if (s.from == s.to)
+    ctx.line("std::memcpy({}, {}, {});", ctx.out(0), ctx.in(0), n * ctx.input(0)->string_slot());
+  else if (s.to == DataType::kString)
+    ctx.line(
+        "if (!onnxc::cast_to_string_ref<{}>({}, /*n=*/{}, {}, /*y_slot=*/{}, {})) return "
+        "onnxc::kStringTooLong;",
+        dtype_cpp(s.from), ctx.in(0), n, ctx.out(0), ctx.output(0)->string_slot(), ctx.scratch());
+  else
+    ctx.line(
+        "if (!onnxc::cast_from_string_ref<{}>({}, /*x_slot=*/{}, /*n=*/{}, {}, {})) return "
+        "onnxc::kErrorCastString;",
+        dtype_cpp(s.to), ctx.in(0), ctx.input(0)->string_slot(), n, ctx.out(0), ctx.scratch());
 }
 
 // Cast-1 names the target type ("FLOAT", "INT64"): the TensorProto.DataType enum spelling, which
@@ -111,6 +187,8 @@ class CastKernelOp : public OpHandler {
     const auto& s = n.state_as<CastState>();
     const Tensor& x = *inputs[0];
     Tensor& y = outputs[0];
+    if (s.from == DataType::kString || s.to == DataType::kString)
+      return evaluate_strings(n, s, x, y);
     return visit_dtype<kCastTypes>(s.from, [&](auto from_tag) {
       using From = decltype(from_tag);
       visit_dtype<kCastTypes>(s.to, [&](auto to_tag) {
@@ -121,6 +199,7 @@ class CastKernelOp : public OpHandler {
   }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<CastState>();
+    if (s.from == DataType::kString || s.to == DataType::kString) return emit_strings(ctx, s);
     ctx.include("onnxc/cast.h");
     ctx.line("static constexpr onnxc::CastParams p = {};",
              labeled({{"saturate", s.params.saturate ? "true" : "false"},

@@ -41,6 +41,7 @@ constexpr int kErrorImageFormat = 6;    // ImageDecoder: not a well-formed image
 constexpr int kErrorImageSize = 7;      // ImageDecoder: the image's size is not the output's
 constexpr int kErrorMapKey = 8;         // CastMap: repeated keys, or a key outside [0, max_map)
 constexpr int kErrorTripCount = 9;      // a Loop would run more iterations than --max-trip-count
+constexpr int kErrorCastString = 10;    // Cast: a string spells no number (onnxc/cast_string.h)
 
 // The steps i in [0, n) whose position i * step + offset lies in [0, size): the range [*lo, *hi),
 // empty when none does (a convolution's outputs whose tap is inside a row, a window's taps).

@@ -298,6 +298,61 @@ def sparse_case(out_dir):
                [("X", np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]], np.float32))])
 
 
+def cast_strings_case(out_dir):
+    """Cast between strings and numbers. The harness feeds and reads numbers only, so the strings
+    are checked inside the model: X (float), X as double and I (int64) cast to strings are
+    compared (Equal) with the strings C's printf gives ("%.8g", "NaN", "INF"; the 9th digit
+    decides the rounding of most of them); I also goes back to int64 and, truncated, to int32;
+    string constants (folded at compile time by the same kernels) parse to float, int64 and bool."""
+    rng = np.random.default_rng(21)
+    x = np.concatenate([rng.uniform(1, 10, 11) * 10.0 ** np.arange(-30, 31, 6),
+                        [0.3, -0.0, 1e-5, 123456789, 2.5e-3, 5e-45, 3.4e38, 1 / 3, 99999999.5,
+                         float("nan"), float("inf"), -float("inf")]]).astype(np.float32)
+    ints = np.array([0, -1, 2**63 - 1, -2**63, 123456789012, 2**31], np.int64)
+    STRING, INT64, INT32, BOOL, DOUBLE = (P.TensorProto.STRING, P.TensorProto.INT64,
+                                          P.TensorProto.INT32, P.TensorProto.BOOL,
+                                          P.TensorProto.DOUBLE)
+
+    def strings(name, values):
+        t = P.TensorProto(name=name, data_type=STRING, dims=[len(values)])
+        t.string_data.extend(v.encode() for v in values)
+        return t
+
+    def printf(v):
+        return "NaN" if np.isnan(v) else ("-INF" if v < 0 else "INF") if np.isinf(v) else "%.8g" % v
+
+    floats = ["  12", "0x1p-3", "1e-40", "100.5", "3.14abc", "+.5e1", "-2.5E-3", "1e-46"]
+    integers = ["100.5", " -7", "+42", "1e3", "300", "0"]
+    m = model([node("Cast", ["X"], ["XS"], "x_to_string", to=STRING),
+               node("Equal", ["XS", "XWant"], ["XE"], "x_strings_equal"),
+               node("Cast", ["XE"], ["Y0"], "x_equal_to_int64", to=INT64),
+               node("Cast", ["X"], ["XD"], "x_to_double", to=DOUBLE),
+               node("Cast", ["XD"], ["DS"], "double_to_string", to=STRING),
+               node("Equal", ["DS", "XWant"], ["DE"], "double_strings_equal"),
+               node("Cast", ["DE"], ["Y1"], "double_equal_to_int64", to=INT64),
+               node("Cast", ["I"], ["IS"], "i_to_string", to=STRING),
+               node("Equal", ["IS", "IWant"], ["IE"], "i_strings_equal"),
+               node("Cast", ["IE"], ["Y2"], "i_equal_to_int64", to=INT64),
+               node("Cast", ["IS"], ["Y3"], "i_from_string", to=INT64),
+               node("Cast", ["IS"], ["I32"], "i_to_int32", to=INT32),
+               node("Cast", ["I32"], ["Y4"], "i32_to_int64", to=INT64),
+               node("Constant", [], ["CF"], "float_strings", value=strings("CF", floats)),
+               node("Cast", ["CF"], ["Y5"], "parse_floats", to=FLOAT),
+               node("Constant", [], ["CI"], "int_strings", value=strings("CI", integers)),
+               node("Cast", ["CI"], ["Y6"], "parse_ints", to=INT64),
+               node("Cast", ["CI"], ["CB"], "parse_bools", to=BOOL),
+               node("Cast", ["CB"], ["Y7"], "bools_to_int64", to=INT64)],
+              [("X", [x.size]), ("I", [ints.size])],
+              [("Y0", [x.size], INT64), ("Y1", [x.size], INT64), ("Y2", [ints.size], INT64),
+               ("Y3", [ints.size], INT64), ("Y4", [ints.size], INT64), ("Y5", [len(floats)]),
+               ("Y6", [len(integers)], INT64), ("Y7", [len(integers)], INT64)],
+              opsets(ai_onnx=19),
+              initializers=[strings("XWant", [printf(v) for v in x.astype(np.float64)]),
+                            strings("IWant", [str(v) for v in ints])])
+    m.graph.input[1].type.tensor_type.elem_type = INT64
+    write_case(out_dir, "cast_strings", m, [("X", x), ("I", ints)])
+
+
 # ---- ai.onnx.ml -----------------------------------------------------------------------------
 
 def ml_cases(out_dir):
@@ -535,4 +590,5 @@ if __name__ == "__main__":
         functions_case(sys.argv[1])
         control_flow_case(sys.argv[1])
         sparse_case(sys.argv[1])
+        cast_strings_case(sys.argv[1])
         ml_cases(sys.argv[1])

@@ -65,16 +65,22 @@ TEST_CASE("Cast before opset 6 names the type with a string", "[cast]") {
   CHECK(contains(string_form.error(), "'to' must be an int (a TensorProto.DataType) from opset 6"));
 }
 
-TEST_CASE("Cast rejects strings, unknown types and types newer than the opset", "[cast]") {
+TEST_CASE("Cast rejects unknown types, string casts it lacks and types newer than the opset",
+          "[cast]") {
   InferHarness missing("Cast", 13);
   missing.input(F, {4});
   CHECK_FALSE(missing.infer());
   CHECK(missing.error() == "node 'n' (Cast): attribute 'to' is required");
-  InferHarness str("Cast", 13);
-  str.input(F, {4});
-  str.attr_int("to", static_cast<int64_t>(DataType::kString));
-  CHECK_FALSE(str.infer());
-  CHECK(contains(str.error(), "casting from or to string is not supported"));
+  InferHarness str6("Cast", 6);  // strings from Cast-9
+  str6.input(F, {4});
+  str6.attr_int("to", static_cast<int64_t>(DataType::kString));
+  CHECK_FALSE(str6.infer());
+  CHECK(contains(str6.error(), "casting from or to string needs opset 9 or later"));
+  InferHarness str8("Cast", 19);  // float8 has no string form here
+  str8.input(DataType::kFloat8E4M3FN, {4});
+  str8.attr_int("to", static_cast<int64_t>(DataType::kString));
+  CHECK_FALSE(str8.infer());
+  CHECK(contains(str8.error(), "casting between string and float8e4m3fn is not supported"));
   InferHarness bad("Cast", 13);
   bad.input(F, {4});
   bad.attr_int("to", 99);
@@ -320,4 +326,21 @@ TEST_CASE("ConstantOfShape errors name the rule", "[cast][constant]") {
   type.constant<int32_t>(DataType::kInt32, {1}, {2});
   CHECK_FALSE(type.infer());
   CHECK(contains(type.error(), "has type int32, expected one of: int64"));
+}
+
+TEST_CASE("Cast to string sizes its slots for the longest string of the type", "[cast]") {
+  struct Case {
+    DataType from;
+    int64_t capacity;  // "-1.2345678e-308", "-9223372036854775808", "-128", "255", "1"
+  };
+  for (const Case& c : {Case{F, 15}, Case{DataType::kDouble, 15}, Case{DataType::kFloat16, 15},
+                        Case{DataType::kInt64, 20}, Case{DataType::kInt8, 4},
+                        Case{DataType::kUint8, 3}, Case{DataType::kBool, 1}}) {
+    InferHarness h("Cast", 19);
+    h.input(c.from, {3});
+    h.attr_int("to", static_cast<int64_t>(DataType::kString));
+    REQUIRE(h.infer());
+    CHECK(h.out().dtype == DataType::kString);
+    CHECK(h.out().string_slot() == c.capacity + 1);
+  }
 }
