@@ -284,6 +284,33 @@ inline index_t depth_block(const ConvParams& p) {
   return p.depth_block > 0 ? p.depth_block : kKc;
 }
 
+// A pointwise convolution of one output position (squeeze-and-excitation's 1x1 convolutions on a
+// 1x1 plane) is a matrix-vector product: rows [row0, row1) of W dotted with the input column, in
+// vectors (the register tiles would be 1 / NR full).
+template <class Act>
+inline void conv_gemv(const float* x, const float* w, const float* b, float* y, index_t depth,
+                      index_t row0, index_t row1, const Epilogue<Act>& e, const float* res) {
+  constexpr index_t kAccs = 4;
+  for (index_t i = row0; i < row1; ++i) {
+    const float* wi = w + i * depth;
+    vfloat acc[kAccs] = {};
+    index_t k = 0;
+    for (; k + kAccs * kLanes <= depth; k += kAccs * kLanes)
+      for (index_t a = 0; a < kAccs; ++a) {
+        vfloat wv, xv;
+        std::memcpy(&wv, wi + k + a * kLanes, sizeof wv);
+        std::memcpy(&xv, x + k + a * kLanes, sizeof xv);
+        acc[a] += wv * xv;
+      }
+    float sum = 0.0f;
+    for (index_t a = 0; a < kAccs; ++a)
+      for (index_t l = 0; l < kLanes; ++l) sum += acc[a][l];
+    for (; k < depth; ++k) sum += wi[k] * x[k];
+    y[i] = sum + (b ? b[i] : 0.0f);
+    if (has_epilogue(e)) apply_epilogue(e, y + i, res ? res + i : res, 1);
+  }
+}
+
 // One image and group: Y (cout_g x out positions) of the group. panels holds
 // depth_block(p) x round_up(p.tile, NR) floats, buf p.tile floats.
 // kParted: only blocks [part->block0, part->block1) and channels [part->row0, part->row1) (one
@@ -305,6 +332,7 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
   const index_t p_end =
       kParted && part->block1 * p.tile < positions ? part->block1 * p.tile : positions;
   const index_t row0 = kParted ? part->row0 : 0, row1 = kParted ? part->row1 : m;
+  if (pointwise && positions == 1) return conv_gemv(xg, w, b, y, depth, row0, row1, e, res);
   for (index_t p0 = p_begin; p0 < p_end; p0 += p.tile) {
     const index_t nc = positions - p0 < p.tile ? positions - p0 : p.tile;
     const index_t n_panels = (nc + NR - 1) / NR;

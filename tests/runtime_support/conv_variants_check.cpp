@@ -278,8 +278,10 @@ int run_variant(const Compiled& c, const std::string& op, const std::string& til
         for (index_t pad = 0; pad <= 2; ++pad, ++i) {
           if ((h > 17 || w > 17) && i % 5) continue;  // the big planes on a sample
           const index_t pt = pad, pl = (pad + i) % 3, pb = (pad + h) % 3, pr = (pad * w) % 3;
-          const index_t k =
-              tile == "5x5" || (op == "dwconv" && tile == "any" && i % 4 == 0) ? 5 : 3;
+          // 1x1 kernels now and then for the GEMM (padded here: through the patch matrix).
+          const index_t k = tile == "5x5" || (op == "dwconv" && tile == "any" && i % 4 == 0) ? 5
+                            : op == "conv" && !winograd(tile) && i % 3 == 1                  ? 1
+                                                                                             : 3;
           if (h + pt + pb < k || w + pl + pr < k) continue;
           const bool dw = op == "dwconv";
           ConvParams p =
@@ -291,6 +293,20 @@ int run_variant(const Compiled& c, const std::string& op, const std::string& til
           }
           if (!applies(op, tile, p)) continue;
           const EpilogueSpec& e = epilogues[i % 6];
+          ++cases;
+          if (!check(c, op, tile, p, e, rng)) {
+            ok = false;
+            return cases;
+          }
+        }
+  // Pointwise GEMM convolutions, unpadded: of one output position (1x1 planes: the
+  // matrix-vector path) and a few; depths around the vector loop's 64-float step.
+  if (op == "conv" && !winograd(tile))
+    for (index_t c_in : {1, 5, 64, 67, 130})
+      for (index_t c_out : {1, 9, 33})
+        for (index_t h : {1, 2, 3}) {
+          const ConvParams p = params(c_in, c_out, h, h == 2 ? 1 : h, 1, 1, 0, 0, 0, 0, false);
+          const EpilogueSpec& e = epilogues[static_cast<size_t>(c_in + c_out + h) % 7];
           ++cases;
           if (!check(c, op, tile, p, e, rng)) {
             ok = false;
