@@ -354,6 +354,19 @@ inline double decimal_to_double(const char* digits, int nd, int e10, ParseScratc
   return z;
 }
 
+// The exponent of a suffix "<marker>[+-]digits" (either case) at s, 0 when there is none (a
+// marker without digits is not part of the number); clamped far beyond any double's range.
+inline int exponent_suffix(const char* s, const char* end, char marker) {
+  if (s >= end || lower(*s) != marker) return 0;
+  ++s;
+  bool neg = false;
+  if (s < end && (*s == '+' || *s == '-')) neg = *s++ == '-';
+  int e = 0;
+  for (; s < end && *s >= '0' && *s <= '9'; ++s)
+    if (e < 100000) e = e * 10 + (*s - '0');
+  return neg ? -e : e;
+}
+
 // strtod on [s, end): false when no number starts the string (after white space).
 inline bool parse_double(const char* s, const char* end, double* out, ParseScratch& scratch) {
   while (s < end && is_space(*s)) ++s;
@@ -385,18 +398,7 @@ inline bool parse_double(const char* s, const char* end, double* out, ParseScrat
         if (point) exp2 -= 4;
       }
     }
-    if (s < end && lower(*s) == 'p') {
-      const char* t = s + 1;
-      bool eneg = false;
-      if (t < end && (*t == '+' || *t == '-')) eneg = *t++ == '-';
-      if (t < end && *t >= '0' && *t <= '9') {
-        int e = 0;
-        for (; t < end && *t >= '0' && *t <= '9'; ++t)
-          if (e < 100000) e = e * 10 + (*t - '0');
-        exp2 += eneg ? -e : e;
-      }
-    }
-    v = make_double(mant, exp2, sticky);
+    v = make_double(mant, exp2 + exponent_suffix(s, end, 'p'), sticky);
   } else {
     char* digits = scratch.digits;
     int nd = 0, e10 = 0;
@@ -421,36 +423,37 @@ inline bool parse_double(const char* s, const char* end, double* out, ParseScrat
     }
     if (!any) return false;
     if (tail) digits[nd++] = '1', --e10;  // the folded tail (see kMaxDigits)
-    if (s < end && lower(*s) == 'e') {
-      const char* t = s + 1;
-      bool eneg = false;
-      if (t < end && (*t == '+' || *t == '-')) eneg = *t++ == '-';
-      if (t < end && *t >= '0' && *t <= '9') {
-        int e = 0;
-        for (; t < end && *t >= '0' && *t <= '9'; ++t)
-          if (e < 100000) e = e * 10 + (*t - '0');
-        e10 += eneg ? -e : e;
-      }
-    }
+    e10 += exponent_suffix(s, end, 'e');
     v = nd == 0 ? 0.0 : decimal_to_double(digits, nd, e10, scratch);
   }
   *out = neg ? -v : v;
   return true;
 }
 
-// strtoll (base 10) on [s, end): false without digits or beyond int64.
-inline bool parse_int64(const char* s, const char* end, int64_t* out) {
+// strtoll's and strtoull's grammar in base 10: white space, a sign, digits. The magnitude in
+// *v and the sign in *neg; false without digits or with a magnitude over limit(neg).
+template <class Limit>
+inline bool parse_magnitude(const char* s, const char* end, Limit limit, uint64_t* v, bool* neg) {
   while (s < end && is_space(*s)) ++s;
-  bool neg = false;
-  if (s < end && (*s == '+' || *s == '-')) neg = *s++ == '-';
+  *neg = false;
+  if (s < end && (*s == '+' || *s == '-')) *neg = *s++ == '-';
   if (s >= end || *s < '0' || *s > '9') return false;
-  uint64_t v = 0;
-  const uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  const uint64_t most = limit(*neg);
+  *v = 0;
   for (; s < end && *s >= '0' && *s <= '9'; ++s) {
     const uint64_t d = static_cast<uint64_t>(*s - '0');
-    if (v > (limit - d) / 10) return false;
-    v = v * 10 + d;
+    if (*v > (most - d) / 10) return false;
+    *v = *v * 10 + d;
   }
+  return true;
+}
+
+// strtoll (base 10) on [s, end): false without digits or beyond int64.
+inline bool parse_int64(const char* s, const char* end, int64_t* out) {
+  uint64_t v;
+  bool neg;
+  const auto limit = [](bool n) { return n ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1; };
+  if (!parse_magnitude(s, end, limit, &v, &neg)) return false;
   *out = neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
   return true;
 }
@@ -458,16 +461,11 @@ inline bool parse_int64(const char* s, const char* end, int64_t* out) {
 // strtoull (base 10) on [s, end): a '-' negates modulo 2^64; false without digits or beyond
 // uint64.
 inline bool parse_uint64(const char* s, const char* end, uint64_t* out) {
-  while (s < end && is_space(*s)) ++s;
-  bool neg = false;
-  if (s < end && (*s == '+' || *s == '-')) neg = *s++ == '-';
-  if (s >= end || *s < '0' || *s > '9') return false;
-  uint64_t v = 0;
-  for (; s < end && *s >= '0' && *s <= '9'; ++s) {
-    const uint64_t d = static_cast<uint64_t>(*s - '0');
-    if (v > (~uint64_t{0} - d) / 10) return false;
-    v = v * 10 + d;
-  }
+  uint64_t v;
+  bool neg;
+  if (!parse_magnitude(
+          s, end, [](bool) { return ~uint64_t{0}; }, &v, &neg))
+    return false;
   *out = neg ? 0 - v : v;
   return true;
 }

@@ -469,8 +469,7 @@ inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const fl
 }
 inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
                                    const float* b, float* y, void* scratch) {
-  conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch,
-                                                                   Epilogue<>{}, nullptr);
+  f32_conv_8x32__avx512f(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 template <class Act>
 inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
@@ -481,8 +480,7 @@ inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const flo
 }
 inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
                                   const float* b, float* y, void* scratch) {
-  conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch,
-                                                                   Epilogue<>{}, nullptr);
+  f32_conv_6x16__scalar(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 // 4 x 8: 32 scalar accumulators, for microcontrollers (no vector unit, 256 bytes of kernel stack;
 // measured under QEMU -icount, 4 x 8 runs the CI models in 12-16% fewer instructions than 4 x 4
@@ -497,8 +495,7 @@ inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const floa
 }
 inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const float* w,
                                  const float* b, float* y, void* scratch) {
-  conv_detail::conv_gemm_all<4, 8, conv_detail::scalar_gemm_tile<4, 8>>(p, x, w, b, y, scratch,
-                                                                        Epilogue<>{}, nullptr);
+  f32_conv_4x8__scalar(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 // The tile for the target's vector registers (measured with g++ 12 on an AVX-512 EPYC: 8 x 32
 // beats 12 x 32 and 14 x 32 on ResNet, MobileNet and SqueezeNet layers).
