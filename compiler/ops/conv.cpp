@@ -215,10 +215,11 @@ class ConvLikeOp : public OpHandler {
                 std::vector<Tensor>& out) const override {
     const auto& s = node.state_as<ConvState>();
     std::vector<unsigned char> scratch(node.scratch_bytes);
+    // A fused residual (infer() accepts epilogues on float kernels only).
+    const float* r = in.size() > kResidualInput && in[kResidualInput]
+                         ? in[kResidualInput]->as<float>()
+                         : nullptr;
     if (is_winograd(s.variant)) {  // W is the transformed filters (pack-weights)
-      const float* r = in.size() > kResidualInput && in[kResidualInput]
-                           ? in[kResidualInput]->as<float>()
-                           : nullptr;
       with_epilogue(s.epilogue, [&](const auto& e) {
         f32_conv_wino4x4__avx512f(s.p, in[0]->as<float>(), in[1]->as<float>(),
                                   in.size() > 2 && in[2] ? in[2]->as<float>() : nullptr,
@@ -230,10 +231,7 @@ class ConvLikeOp : public OpHandler {
       using T = decltype(tag);
       const T* b = in.size() > 2 && in[2] ? in[2]->as<T>() : nullptr;
       if constexpr (std::is_same_v<T, float>) {
-        if (has_epilogue(s.epilogue)) {  // infer() only accepts one on float kernels
-          const float* r = in.size() > kResidualInput && in[kResidualInput]
-                               ? in[kResidualInput]->as<float>()
-                               : nullptr;
+        if (has_epilogue(s.epilogue)) {
           s.kernel->f32_epilogue(s.p, in[0]->as<float>(), in[1]->as<float>(), b, out[0].as<float>(),
                                  scratch.data(), s.epilogue, r);
           return;

@@ -137,6 +137,18 @@ inline char* put_uint(char* out, uint64_t v) {
 
 // printf("%.8g", v) into out (at least 16 bytes); returns the length. Exact: the decimal
 // expansion of v's binary value is computed in full, then rounded half to even.
+// v (finite, >= 0) = *m * 2^*e2 with *m < 2^53 (below 2^52 only for subnormals); returns the
+// biased exponent field (0: subnormal or zero).
+inline int decompose(double v, uint64_t* m, int* e2) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const int biased = static_cast<int>(bits >> 52);
+  *m = bits & ((uint64_t{1} << 52) - 1);
+  *e2 = -1074;
+  if (biased) *m |= uint64_t{1} << 52, *e2 = biased - 1075;
+  return biased;
+}
+
 inline int format_g8(double v, char* out, Dec& dec) {
   char* p = out;
   if (v != v) return std::memcpy(out, "NaN", 3), 3;
@@ -144,12 +156,9 @@ inline int format_g8(double v, char* out, Dec& dec) {
   if (v > std::numeric_limits<double>::max())
     return std::memcpy(p, "INF", 3), static_cast<int>(p - out) + 3;
   if (v == 0) return *p++ = '0', static_cast<int>(p - out);
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  const int biased = static_cast<int>(bits >> 52);
-  uint64_t m = bits & ((uint64_t{1} << 52) - 1);
-  int e = -1074;
-  if (biased) m |= uint64_t{1} << 52, e = biased - 1075;
+  uint64_t m;
+  int e;
+  decompose(v, &m, &e);
   // v = m * 2^e = digits * 10^-shift, digits = m * 2^e (e >= 0) or m * 5^-e (e < 0).
   dec.limb[0] = static_cast<uint32_t>(m % 1000000000u);
   dec.n = 1;
@@ -321,13 +330,11 @@ inline double decimal_to_double(const char* digits, int nd, int e10, ParseScratc
   z = k >= 0 ? z * kPow10[k] : z / kPow10[-k];
   if (z > kMaxDouble) z = kMaxDouble;
   for (int step = 0; step < 4000; ++step) {  // a handful in practice
-    uint64_t bits;
-    std::memcpy(&bits, &z, sizeof bits);
-    const int biased = static_cast<int>(bits >> 52);
-    uint64_t m = bits & ((uint64_t{1} << 52) - 1);
-    int e2 = -1074;
-    if (biased) m |= uint64_t{1} << 52, e2 = biased - 1075;
-    if (m == 0) {  // z == 0: the halfway point up is 2^-1075
+    uint64_t m, bits;
+    int e2;
+    const int biased = decompose(z, &m, &e2);
+    std::memcpy(&bits, &z, sizeof bits);  // its neighbours are bits +- 1
+    if (m == 0) {                         // z == 0: the halfway point up is 2^-1075
       if (compare_halfway(digits, nd, e10, 1, -1074, s) <= 0) return 0.0;  // ties to even: 0
       z = kMinSubnormal;
       continue;
