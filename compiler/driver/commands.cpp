@@ -46,6 +46,7 @@ struct LowerLimits {
   bool check_bounds = false;
   std::vector<std::string> max_string_lengths;  // --max-string-length NAME=N
   std::vector<std::string> max_trip_counts;     // --max-trip-count NODE=N
+  bool keep_sparse = false;                     // --keep-sparse
 };
 
 // Flags NAME=N with 0 <= N <= 2^30 into `out`: --max-string-length INPUT=N (the most bytes one
@@ -73,6 +74,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model,
   options.override_shape = limits.override_shape;
   options.max_bytes = limits.max_bytes;
   options.check_bounds = limits.check_bounds;
+  options.keep_sparse = limits.keep_sparse;
   std::string error;
   PassOptions pass_options;
   pass_options.disabled.insert(flags.disable.begin(), flags.disable.end());
@@ -124,6 +126,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   if (args.max_scratch) flags += " --max-scratch " + std::to_string(args.max_scratch);
   if (args.threads != 1) flags += " --threads " + std::to_string(args.threads);
   if (args.check_bounds) flags += " --check-bounds";
+  if (args.keep_sparse) flags += " --keep-sparse";
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
   std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
@@ -266,7 +269,7 @@ int run_compile(const CompileArgs& args) {
   auto module = lower_with_flags(
       args.model, args.dims, args.shapes, &rc, args.passes, args.target,
       {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, args.threads,
-       args.check_bounds, args.max_string_lengths, args.max_trip_counts});
+       args.check_bounds, args.max_string_lengths, args.max_trip_counts, args.keep_sparse});
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -305,7 +308,8 @@ int run_inspect(const InspectArgs& args) {
                                   args.threads,
                                   false,
                                   {},
-                                  {}});
+                                  {},
+                                  args.keep_sparse});
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

@@ -40,6 +40,7 @@ struct CompileArgs {
   int64_t max_bytes = kMaxTensorBytes;          // --max-bytes
   bool print_plan = false;
   bool check_bounds = false;    // --check-bounds: arena guard zones and checks in the output
+  bool keep_sparse = false;     // --keep-sparse: sparse tensors stay COO where that saves flash
   bool override_shape = false;  // --override-shape: --shape may change static dims and the rank
   size_t max_errors = kDefaultMaxErrors;  // --max-errors: errors printed before "... and K more"
   PassFlags passes;
@@ -56,6 +57,7 @@ struct InspectArgs {
   int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool ir = false, plan = false;
   bool memory = false, json = false;  // --memory [--json]: the memory report
+  bool keep_sparse = false;           // --keep-sparse, as compile's
   bool override_shape = false;
   size_t max_errors = kDefaultMaxErrors;
   PassFlags passes;
@@ -77,6 +79,7 @@ struct TestArgs {
   std::string case_list;      // --cases FILE: only the cases named there (see keep_listed_cases)
   bool sanitize = false;      // --sanitize: ASan+UBSan on the generated code and the harness
   bool check_bounds = false;  // --check-bounds: compile every case with arena guard checks
+  bool keep_sparse = false;   // --keep-sparse: as compile's, for every case
   int threads = 1;            // --threads: compile every case for N parts, run them on a pool of N
 };
 int run_test(const TestArgs& args);

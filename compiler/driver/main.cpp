@@ -59,6 +59,10 @@ int run_main(int argc, char** argv) {
       "Guard zones after every arena buffer and checksums of live values, checked after each node "
       "(a debugging build: a planner bug or kernel overrun fails loudly)";
   app.add_flag("--check-bounds", compile.check_bounds, bounds_help);
+  const char* sparse_help =
+      "Keep sparse initializers and constants in COO form (values and indices) where that takes at "
+      "most half their dense bytes, expanding them in the arena at run time: less flash, more RAM";
+  app.add_flag("--keep-sparse", compile.keep_sparse, sparse_help);
   auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
     a->add_option("--disable-pass", f.disable, "Skip a pass of the pipeline (see --list-passes)");
     a->add_option("--print-after", f.print_after,
@@ -86,6 +90,7 @@ int run_main(int argc, char** argv) {
   insp->add_option("--max-errors", inspect.max_errors, max_errors_help);
   insp->add_option("--max-bytes", inspect.max_bytes, max_bytes_help)->check(CLI::PositiveNumber);
   insp->add_option("--max-scratch", inspect.max_scratch, scratch_help);
+  insp->add_flag("--keep-sparse", inspect.keep_sparse, sparse_help);
   insp->add_option("--threads", inspect.threads, threads_help);
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
@@ -118,6 +123,7 @@ int run_main(int argc, char** argv) {
   tst->add_option("--disable-pass", test.disable_passes,
                   "Skip a pass of the pipeline (see --list-passes)");
   tst->add_flag("--check-bounds", test.check_bounds, bounds_help);
+  tst->add_flag("--keep-sparse", test.keep_sparse, sparse_help);
   tst->add_flag("--partial", test.partial,
                 "With --expect: a subset run; listed cases that were not run are not regressions");
   tst->add_option("--fpu", test.fpu,

@@ -251,6 +251,7 @@ class TestRunner {
     ImportOptions options;
     options.target = target_;
     options.check_bounds = args_.check_bounds;
+    options.keep_sparse = args_.keep_sparse;
     options.default_dim = tc.light ? 1 : -1;
     if (!tc.datasets.empty()) {  // shapes from the first data set; containers' layouts too
       const TestData& d = tc.datasets[0];
@@ -302,7 +303,8 @@ class TestRunner {
     cg.name = p.symbol;
     cg.header_file = p.symbol + ".h";
     cg.runtime = RuntimeMode::kInclude;
-    cg.flags = args_.check_bounds ? "(onnxc test --check-bounds)" : "(onnxc test)";
+    cg.flags = fmt::format("(onnxc test{}{})", args_.check_bounds ? " --check-bounds" : "",
+                           args_.keep_sparse ? " --keep-sparse" : "");
     GeneratedCode code;
     if (module && tc.light) synthesize_light_inputs(tc, *module->graph);
     if (!module || !generate_cpp(*module, cg, code, diag)) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 #include <set>
+#include <type_traits>
 
 #include "support/checked_math.h"
 
@@ -113,6 +114,28 @@ bool tensor_from_proto(const onnx::TensorProto& p, Tensor& t, std::string* error
   return true;
 }
 
+namespace {
+
+// The linear index of each value of a sparse tensor of `shape`: `indices` is [NNZ] (linear
+// already) or [NNZ, rank] (coordinates).
+std::vector<int64_t> linear_sparse_indices(const Tensor& indices, const Shape& shape) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const bool coords = indices.shape.size() == 2;
+  const int64_t nnz = indices.shape.empty() ? 0 : indices.shape[0];
+  std::vector<int64_t> linear(static_cast<size_t>(nnz));
+  for (int64_t k = 0; k < nnz; ++k) {
+    int64_t at = 0;
+    if (coords)
+      for (int64_t d = 0; d < rank; ++d) at = at * shape[d] + indices.int_at(k * rank + d);
+    else
+      at = indices.int_at(k);
+    linear[static_cast<size_t>(k)] = at;
+  }
+  return linear;
+}
+
+}  // namespace
+
 bool dense_from_sparse(const onnx::SparseTensorProto& p, int64_t max_bytes, Tensor& t,
                        std::string* error) {
   Tensor values, indices;
@@ -135,19 +158,15 @@ bool dense_from_sparse(const onnx::SparseTensorProto& p, int64_t max_bytes, Tens
                          shape_str(t.shape), max_bytes);
     return false;
   }
-  const int64_t nnz = values.numel(), rank = static_cast<int64_t>(t.shape.size());
-  const bool coords = indices.shape.size() == 2;
+  const int64_t nnz = values.numel();
   if (t.dtype == DataType::kString)
     t.strings.assign(static_cast<size_t>(*numel), "");
   else
     t.data.assign(static_cast<size_t>(*bytes), 0);
   const size_t elem = static_cast<size_t>(bits / 8);
+  const std::vector<int64_t> linear = linear_sparse_indices(indices, t.shape);
   for (int64_t k = 0; k < nnz; ++k) {
-    int64_t at = 0;  // the linear index of value k
-    if (coords)
-      for (int64_t d = 0; d < rank; ++d) at = at * t.shape[d] + indices.int_at(k * rank + d);
-    else
-      at = indices.int_at(k);
+    const int64_t at = linear[static_cast<size_t>(k)];
     if (t.dtype == DataType::kString)
       t.strings[static_cast<size_t>(at)] = values.strings[static_cast<size_t>(k)];
     else
@@ -190,7 +209,19 @@ class Importer {
       v->constant = std::move(t);
       scope[v->name] = v;
     }
-    for (const auto& sparse : g.sparse_initializer()) {  // densified (issue 14)
+    for (const auto& sparse : g.sparse_initializer()) {  // densified, or kept COO
+      if (options_.keep_sparse) {
+        auto n = std::make_unique<Node>();
+        n->name = sparse.values().name();
+        if (coo_node(sparse, n->name, *n, *graph)) {
+          Value* v = graph->add_value(sparse.values().name());
+          v->producer = n.get();
+          n->outputs.push_back(v);
+          graph->add_node(std::move(n));
+          scope[v->name] = v;
+          continue;
+        }
+      }
       Value* v = graph->add_value(sparse.values().name());
       auto t = std::make_shared<Tensor>();
       std::string err;
@@ -263,6 +294,60 @@ class Importer {
   }
 
  private:
+  // --keep-sparse: makes `n` a SparseToDense node (ops/constant.cpp) reading two new constants of
+  // `graph`, the values and their linear indices (uint16, uint32 or int64: the narrowest type
+  // that spans the tensor), when that COO form takes at most half the bytes of the dense tensor
+  // and the dense tensor at least kMinKeptSparseBytes; the dense tensor is then built in the arena
+  // at run time (less flash, more RAM). Returns false and leaves `n` alone otherwise (strings and
+  // sub-byte types included): the tensor is densified at compile time.
+  bool coo_node(const onnx::SparseTensorProto& p, const std::string& name, Node& n, Graph& graph) {
+    constexpr int64_t kMinKeptSparseBytes = 256;
+    Tensor values, indices;
+    std::string error;  // dense_from_sparse reports it
+    if (!tensor_from_proto(p.values(), values, &error) ||
+        !tensor_from_proto(p.indices(), indices, &error))
+      return false;
+    const int bits = dtype_info(values.dtype).bits;
+    if (values.dtype == DataType::kString || bits % 8 || values.shape.size() != 1) return false;
+    const Shape shape(p.dims().begin(), p.dims().end());
+    std::optional<int64_t> numel = checked_numel(shape);
+    std::optional<int64_t> dense = numel ? checked_bytes(*numel, bits) : numel;
+    if (!dense || *dense > options_.max_bytes || *dense < kMinKeptSparseBytes) return false;
+    const DataType index_type = *numel <= (int64_t{1} << 16)   ? DataType::kUint16
+                                : *numel <= (int64_t{1} << 32) ? DataType::kUint32
+                                                               : DataType::kInt64;
+    const int64_t nnz = values.numel();
+    const int64_t coo = nnz * (bits / 8 + dtype_info(index_type).bits / 8);
+    if (2 * coo > *dense) return false;
+    const std::vector<int64_t> at = linear_sparse_indices(indices, shape);
+    Tensor linear = Tensor::zeros(index_type, {nnz});
+    auto store = [&](auto* out) {
+      for (int64_t k = 0; k < nnz; ++k)
+        out[k] = static_cast<std::remove_pointer_t<decltype(out)>>(at[static_cast<size_t>(k)]);
+    };
+    if (index_type == DataType::kUint16) store(linear.as<uint16_t>());
+    if (index_type == DataType::kUint32) store(linear.as<uint32_t>());
+    if (index_type == DataType::kInt64) store(linear.as<int64_t>());
+    n.op_type = "SparseToDense";
+    n.domain = kSparseDomain;
+    n.opset = 1;
+    n.attributes.clear();
+    Attribute& dims = n.attributes["shape"];
+    dims.kind = Attribute::Kind::kInts;
+    dims.ints = shape;
+    n.inputs = {add_constant_value(graph, name + ".values", std::move(values)),
+                add_constant_value(graph, name + ".indices", std::move(linear))};
+    return true;
+  }
+  static Value* add_constant_value(Graph& graph, const std::string& name, Tensor t) {
+    Value* v = graph.add_value(name);
+    v->dtype = t.dtype;
+    v->shape = t.shape;
+    v->has_shape = true;
+    v->constant = std::make_shared<const Tensor>(std::move(t));
+    return v;
+  }
+
   // A name a subgraph uses from an enclosing graph resolves to that graph's Value itself (the
   // innermost enclosing definition), so passes see the real producer, type and shape.
   Value* capture(Graph& /*graph*/, std::map<std::string, Value*>& scope,
@@ -534,6 +619,10 @@ class Importer {
       n->inputs.push_back(v);
     }
     for (const auto& a : p.attribute()) import_attribute(a, *n, outer);
+    if (options_.keep_sparse && n->op_type == "Constant" && n->domain.empty() &&
+        p.attribute_size() == 1 && p.attribute(0).name() == "sparse_value" &&
+        p.attribute(0).has_sparse_tensor())
+      coo_node(p.attribute(0).sparse_tensor(), p.output_size() ? p.output(0) : n->name, *n, graph);
     auto bound = options_.max_trip_counts.find(n->name);
     if (bound != options_.max_trip_counts.end() && n->op_type == "Loop" && n->domain.empty()) {
       Attribute& a = n->attributes[kMaxTripCountAttribute];

@@ -49,6 +49,8 @@ struct ImportOptions {
   const Target* target = &default_target();  // --target: set on the Module for the passes
   int64_t max_bytes = kMaxTensorBytes;       // --max-bytes: set on the Module
   bool check_bounds = false;                 // --check-bounds: set on the Module
+  // --keep-sparse: sparse tensors whose COO form is much smaller stay COO, expanded at run time.
+  bool keep_sparse = false;
 };
 
 std::unique_ptr<Module> import_model(const onnx::ModelProto& model, const ImportOptions& options,

@@ -124,6 +124,9 @@ struct Value {
 //                           (ops/ml_map.cpp)
 inline constexpr const char* kMaxTripCountAttribute = "onnxc.max_trip_count";
 inline constexpr const char* kMapEntriesAttribute = "onnxc.map_entries";
+// The domain of SparseToDense, the node the importer makes for a sparse tensor that --keep-sparse
+// keeps in COO form (ops/constant.cpp).
+inline constexpr const char* kSparseDomain = "onnxc.sparse";
 
 struct Attribute {
   enum class Kind {

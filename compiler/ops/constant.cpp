@@ -4,6 +4,7 @@
 // (12+). ConstantOfShape needs a constant shape; its result is folded, or filled at run time when
 // larger than the fold limit. Its element type is that of the one-element `value` attribute (float
 // 0 by default), any numeric type of the version: small floats and packed integers included.
+// SparseToDense, onnxc's own, expands a sparse tensor kept in COO form (--keep-sparse).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -172,14 +173,56 @@ class ConstantOfShapeOp final : public OpHandler {
   }
 };
 
+// SparseToDense (domain onnxc.sparse, version 1; onnxc's own): input 0 the values [NNZ], input 1
+// their linear indices [NNZ] (uint16, uint32 or int64), attribute `shape` the dense shape. The
+// importer makes it for a sparse tensor that --keep-sparse keeps in COO form; the dense tensor is
+// built in the arena at run time. It has no evaluate(): folding it would undo what the flag asked.
+class SparseToDenseOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(2, 2, 1, 1) ||
+        !ctx.check_dtype(1, {DataType::kUint16, DataType::kUint32, DataType::kInt64}))
+      return false;
+    const Value* values = ctx.input(0);
+    const Tensor* indices = ctx.constant_input(1);
+    if (values->dtype == DataType::kString || dtype_info(values->dtype).bits % 8)
+      return ctx.fail("{} values are not supported", dtype_name(values->dtype));
+    if (!indices) return ctx.fail("the indices must be a constant");
+    if (values->shape.size() != 1 || indices->shape != values->shape)
+      return ctx.fail("values [{}] and indices [{}] must be 1-D of one length",
+                      shape_str(values->shape), shape_str(indices->shape));
+    const Shape shape = ctx.attr_ints("shape");
+    for (int64_t d : shape)
+      if (d < 0) return ctx.fail("shape has a negative dim {}", d);
+    const int64_t numel = shape_numel(shape);
+    for (int64_t k = 0; k < indices->numel(); ++k)
+      if (indices->int_at(k) < 0 || indices->int_at(k) >= numel)
+        return ctx.fail("index {} of value {} is out of range [0, {})", indices->int_at(k), k,
+                        numel);
+    ctx.set_output(0, values->dtype, shape);
+    return true;
+  }
+  void emit(EmitContext& ctx) const override {
+    const Value* y = ctx.output(0);
+    ctx.include("onnxc/convert.h");
+    ctx.line(
+        "onnxc::sparse_to_dense_ref<{}, {}>({}, /*n=*/{}, /*values=*/{}, /*indices=*/{}, "
+        "/*nnz=*/{});",
+        dtype_cpp(y->dtype), dtype_cpp(ctx.input(1)->dtype), ctx.out(0), y->numel(), ctx.in(0),
+        ctx.in(1), ctx.input(0)->numel());
+  }
+};
+
 const ConstantOp kConstant;
+const SparseToDenseOp kSparseToDense;
 const ConstantOfShapeOp kConstantOfShape;
 
 }  // namespace
 
 std::vector<OpRegistration> constant_ops() {
   return {{"", "Constant", 1, kMaxOpset, &kConstant},
-          {"", "ConstantOfShape", 9, kMaxOpset, &kConstantOfShape}};
+          {"", "ConstantOfShape", 9, kMaxOpset, &kConstantOfShape},
+          {kSparseDomain, "SparseToDense", 1, 1, &kSparseToDense}};
 }
 
 }  // namespace onnxc

@@ -33,6 +33,14 @@ inline void fill_value_ref(T* y, index_t n, T value) {
   for (index_t i = 0; i < n; ++i) y[i] = value;
 }
 
+// The dense tensor of n elements with values[k] at linear index indices[k] (ascending, < n) and
+// zeros elsewhere: a sparse constant kept in COO form (onnxc --keep-sparse).
+template <typename T, typename I>
+inline void sparse_to_dense_ref(T* y, index_t n, const T* values, const I* indices, index_t nnz) {
+  for (index_t i = 0; i < n; ++i) y[i] = T{};
+  for (index_t k = 0; k < nnz; ++k) y[static_cast<index_t>(indices[k])] = values[k];
+}
+
 // ---- Generic value conversion -----------------------------------------------------------------
 
 template <typename T>

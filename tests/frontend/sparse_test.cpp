@@ -81,3 +81,51 @@ TEST_CASE("a sparse tensor too large to densify is refused", "[frontend][sparse]
         "sparse tensor 'huge' of shape 1048576x1048576 is more than 1073741824 bytes "
         "dense");
 }
+
+TEST_CASE("keep_sparse keeps a large sparse tensor in COO form, built at run time",
+          "[frontend][sparse]") {
+  // y = x + W, W [16, 32] with 3 values (1024 dense bytes, 18 COO); c = Constant(sparse_value
+  // [8, 16], 2 values by coordinates); the small W of sparse_model() stays dense even so.
+  testing::ModelBuilder mb(13);
+  mb.input("x", TensorProto::FLOAT, {16, 32});
+  mb.output("y", TensorProto::FLOAT, {16, 32}).output("c", TensorProto::FLOAT, {8, 16});
+  fill_sparse(mb.proto().mutable_graph()->add_sparse_initializer(), "W", {16, 32}, {5, -2, 3},
+              {0, 100, 511}, false);
+  mb.node("Add", {"x", "W"}, {"y"}, "add");
+  auto& n = mb.node("Constant", {}, {"c"}, "constant");
+  auto* a = n.add_attribute();
+  a->set_name("sparse_value");
+  a->set_type(onnx::AttributeProto::SPARSE_TENSOR);
+  fill_sparse(a->mutable_sparse_tensor(), "C", {8, 16}, {7, 9}, {0, 1, 7, 15}, true);
+  ImportOptions options;
+  options.keep_sparse = true;
+  Diagnostics diag;
+  auto module = lower_model(mb.write(), options, diag);
+  INFO(diag.str());
+  REQUIRE(module);
+  const GeneratedCode generated = testing::generate_net(*module);
+  const std::string& code = generated.source;
+  CHECK(code.find("onnxc::sparse_to_dense_ref<float, uint16_t>(") != std::string::npos);
+  CHECK(code.find("/*nnz=*/3);") != std::string::npos);
+  CHECK(code.find("/*nnz=*/2);") != std::string::npos);
+  const std::string out = testing::build_and_run(generated, R"(
+int main() {
+  static float x[512], y[512], c[128];
+  for (int i = 0; i < 512; ++i) x[i] = 1;
+  alignas(64) static unsigned char arena[net::kWorkspaceSize + 64];
+  const int rc = net::run({x}, {y, c}, arena);
+  std::printf("%d|", rc);
+  for (int i = 0; i < 512; ++i)
+    if (y[i] != 1) std::printf("y%d=%g ", i, double(y[i]));
+  for (int i = 0; i < 128; ++i)
+    if (c[i] != 0) std::printf("c%d=%g ", i, double(c[i]));
+}
+)");
+  // W: 5 at 0, -2 at 100, 3 at 511; C: 7 at (0, 1) = 1, 9 at (7, 15) = 127.
+  CHECK(out == "0|y0=6 y100=-1 y511=4 c1=7 c127=9 ");
+
+  Diagnostics small_diag;
+  auto small = lower_model(sparse_model().write(), options, small_diag);
+  REQUIRE(small);
+  CHECK(testing::generate_net(*small).source.find("sparse_to_dense") == std::string::npos);
+}

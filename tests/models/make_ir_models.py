@@ -20,6 +20,7 @@ Cases:
                      --check compares ORT's outputs of the two
   loop_if            a Loop whose trip count is a graph input, with an If in its body
   sparse_initializer a sparse initializer and a Constant's sparse_value (densified by onnxc)
+  sparse_pruned      a pruned sparse weight and bias, also run with --keep-sparse (kept COO)
   ml_*               ai.onnx.ml ops the conformance suite lacks (Scaler, Normalizer, Imputer,
                      TreeEnsembleRegressor, TreeEnsembleClassifier (multiclass and each of
                      onnxruntime's two-class rules), TreeEnsemble post transforms, LinearRegressor,
@@ -296,6 +297,25 @@ def sparse_case(out_dir):
         sparse_tensor("W", [3, 4], [2.0, -1.0, 3.0, 0.25], [[0, 0], [0, 3], [1, 2], [2, 1]]))
     write_case(out_dir, "sparse_initializer", m,
                [("X", np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]], np.float32))])
+
+
+def sparse_pruned_case(out_dir):
+    """Y = Relu(X @ W + C): W a pruned sparse initializer [64, 32] (120 of 2048 weights, linear
+    indices), C a Constant's sparse_value [2, 32] (coordinates). run_ir_models.sh also runs it with
+    --keep-sparse, where both stay COO and are expanded at run time."""
+    rng = np.random.default_rng(14)
+    at = np.sort(rng.choice(64 * 32, 120, replace=False))
+    m = model([node("MatMul", ["X", "W"], ["XW"], "matmul"),
+               node("Constant", [], ["C"], "bias",
+                    sparse_value=sparse_tensor("C", [2, 32], [0.5, -1.5, 2.0],
+                                               [[0, 3], [1, 0], [1, 31]])),
+               node("Add", ["XW", "C"], ["S"], "add"),
+               node("Relu", ["S"], ["Y"], "relu")],
+              [("X", [2, 64])], [("Y", [2, 32])], opsets(ai_onnx=13), ir_version=8)
+    m.graph.sparse_initializer.append(
+        sparse_tensor("W", [64, 32], rng.standard_normal(120).astype(np.float32), at))
+    write_case(out_dir, "sparse_pruned", m,
+               [("X", rng.standard_normal((2, 64)).astype(np.float32))])
 
 
 def cast_strings_case(out_dir):
@@ -590,5 +610,6 @@ if __name__ == "__main__":
         functions_case(sys.argv[1])
         control_flow_case(sys.argv[1])
         sparse_case(sys.argv[1])
+        sparse_pruned_case(sys.argv[1])
         cast_strings_case(sys.argv[1])
         ml_cases(sys.argv[1])

@@ -27,3 +27,6 @@ cases=$work/cases
 /usr/bin/python3 "$here/make_ir_models.py" --expect "$cases"
 /usr/bin/python3 "$here/make_ir_models.py" --check "$cases"
 "$onnxc" test -j 2 --rtol 1e-3 --atol 1e-5 "$cases"/*
+"$onnxc" test -j 2 --rtol 1e-3 --atol 1e-5 --keep-sparse "$cases"/sparse_pruned
+# ... where both sparse tensors must really have stayed COO:
+test "$("$onnxc" inspect --keep-sparse --ir "$cases"/sparse_pruned/model.onnx | grep -c SparseToDense)" = 2
