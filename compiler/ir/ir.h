@@ -101,6 +101,12 @@ struct Value {
   ValueKind kind = ValueKind::kTensor;
   std::vector<Value*> elements;
   ValueKind contained = ValueKind::kTensor;
+  // A sequence whose length is known only at run time (grown in a Loop that --max-trip-count
+  // bounds, ops/unroll.cpp) has no `elements`: its tensors are the first `count` (int64[1]) rows
+  // of `rows`, a scan output of that Loop ([bound, element dims...], marked `sequence_rows`).
+  Value* rows = nullptr;
+  Value* count = nullptr;
+  bool sequence_rows = false;
 
   // String tensors: the most bytes one element holds (its slot is that plus a NUL, see
   // runtime_support/onnxc/strings.h). Set by the importer (graph inputs) and by the handler that

@@ -3,8 +3,9 @@
 // compute that list during infer-shapes and remove themselves, the ops that read one (SequenceAt,
 // ConcatFromSequence, ...) replace themselves by tensor nodes (Identity, Concat, Slice, ...), so
 // no container survives inference and codegen sees only tensors: no container storage at all.
-// What cannot be known at compile time (a position computed at run time, a Loop with a run-time
-// trip count growing a sequence) is a compile error naming the node.
+// What cannot be known at compile time (a position computed at run time) is a compile error
+// naming the node. One exception: a Loop that --max-trip-count bounds may grow the sequences it
+// carries to a run-time length (Value::rows and Value::count; ops/unroll.cpp).
 //
 // Shared by ops/sequence.cpp, ops/optional.cpp, ops/unroll.cpp and the infer-shapes pass.
 #pragma once

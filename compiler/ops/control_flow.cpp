@@ -325,7 +325,7 @@ class LoopOp final : public OpHandler {
     if (!ctx.graph()) return ctx.fail("a bounded Loop can only be inferred in its graph");
     for (size_t k = 0; k < K; ++k) {
       const Value* out = ctx.node().output(N + k);
-      if (!out) continue;
+      if (!out || out->sequence_rows) continue;  // ops/sequence.cpp checks who reads those
       bool read = !out->is_graph_output;
       for (const auto& n : ctx.graph()->nodes)
         for (const Value* in : n->inputs) read |= in == out;

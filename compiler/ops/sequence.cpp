@@ -7,7 +7,12 @@
 //   SplitToSequence                        -> one Slice per piece (Gather when keepdims=0)
 //   ConcatFromSequence                     -> Concat of the elements (Unsqueezed for new_axis=1)
 //   SequenceMap                            -> the body copied once per element
-// Positions and split sizes must be compile-time constants; the error says so otherwise.
+// Positions and split sizes must be compile-time constants; the error says so otherwise. A
+// sequence grown by a Loop that --max-trip-count bounds (ops/unroll.cpp) has a run-time length:
+// ConcatFromSequence along axis 0 gives its rows (a graph output then), SequenceLength the Loop's
+// trip count; other ops refuse it.
+#include <algorithm>
+
 #include "ops/containers.h"
 #include "ops/registry.h"
 
@@ -18,13 +23,31 @@ namespace {
 // refuses to make more.
 constexpr int64_t kMaxSequenceLength = 65536;
 
-const Value* sequence_input(InferContext& ctx, size_t i) {
+// Input `i`, a sequence; `run_time`: one whose length is known only at run time is accepted.
+const Value* sequence_input(InferContext& ctx, size_t i, bool run_time = false) {
   const Value* v = ctx.input(i);
   if (!v || v->kind != ValueKind::kSequence) {
     ctx.fail("input {} must be a sequence", i);
     return nullptr;
   }
+  if (v->rows && !run_time) {
+    ctx.fail(
+        "sequence '{}' grows in a Loop bounded by --max-trip-count, so its length is known only "
+        "at run time: only ConcatFromSequence (along axis 0) and SequenceLength can read it",
+        v->name);
+    return nullptr;
+  }
   return v;
+}
+
+// Whether a node of `g`, at any depth, reads `v`.
+bool is_read(const Graph& g, const Value* v) {
+  for (const auto& n : g.nodes) {
+    if (std::find(n->inputs.begin(), n->inputs.end(), v) != n->inputs.end()) return true;
+    for (const Graph* sub : subgraphs_of(*n))
+      if (is_read(*sub, v)) return true;
+  }
+  return false;
 }
 
 // The position input `i` (absent: `def`), normalized into [0, size) or, for an insertion,
@@ -150,8 +173,17 @@ class SequenceLengthOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
-    const Value* seq = sequence_input(ctx, 0);
+    const Value* seq = sequence_input(ctx, 0, true);
     if (!seq) return false;
+    if (seq->rows) {  // the Loop's trip count, as a scalar
+      Graph& g = *ctx.graph();
+      Value* scalar = add_int64s(g, ctx.node().name + "/scalar", {});
+      std::vector<std::unique_ptr<Node>> nodes;
+      nodes.push_back(
+          make_node(ctx.node(), "Reshape", 14, "count", {seq->count, scalar}, {out0(ctx)}));
+      ctx.replace_node(std::move(nodes));
+      return true;
+    }
     Tensor n = Tensor::zeros(DataType::kInt64, {});
     n.as<int64_t>()[0] = static_cast<int64_t>(seq->elements.size());
     ctx.set_output_constant(0, std::move(n));
@@ -254,15 +286,53 @@ class SplitToSequenceOp final : public OpHandler {
 // ---- ConcatFromSequence ----------------------------------------------------------------------
 
 class ConcatFromSequenceOp final : public OpHandler {
+  // A sequence of run-time length is the rows of a bounded Loop's scan output, [B, dims...]:
+  // stacked along axis 0 (new_axis) they are that tensor, concatenated along axis 0 when dims[0]
+  // is 1 its reshape to [B, dims[1:]...]. Either way the result holds B rows of which the Loop's
+  // NODE.trip_count are values (the rest zeros), a run-time fact no op could take: it must be a
+  // graph output that no node reads.
+  static bool concat_rows(InferContext& ctx, const Value& seq, int64_t axis, bool new_axis) {
+    const Shape& rows = seq.rows->shape;
+    const Value* out = out0(ctx);
+    const int64_t rank = static_cast<int64_t>(rows.size()) - (new_axis ? 0 : 1);
+    if (!ctx.normalize_axis(axis, rank)) return false;
+    if (axis != 0 || (!new_axis && rows.size() > 1 && rows[1] != 1))
+      return ctx.fail(
+          "sequence '{}' has a length known only at run time (its Loop is bounded by "
+          "--max-trip-count): it can be stacked along axis 0 (new_axis=1) or concatenated along "
+          "axis 0 when its tensors' first dim is 1, not along axis {} of [{}]",
+          seq.name, axis, shape_str(Shape(rows.begin() + 1, rows.end())));
+    if (rows.size() < 2 && !new_axis) return ctx.fail("cannot concatenate scalars");
+    if (!out->is_graph_output || is_read(*ctx.graph(), out))
+      return ctx.fail(
+          "'{}' concatenates sequence '{}', whose length is known only at run time (its Loop is "
+          "bounded by --max-trip-count): it must be a graph output that no node reads",
+          out->name, seq.name);
+    Graph& g = *ctx.graph();
+    std::vector<std::unique_ptr<Node>> nodes;
+    if (new_axis) {
+      nodes.push_back(make_node(ctx.node(), "Identity", 16, "rows", {seq.rows}, {out0(ctx)}));
+    } else {
+      Shape dims(rows.begin() + 2, rows.end());
+      dims.insert(dims.begin(), rows[0]);
+      nodes.push_back(make_node(ctx.node(), "Reshape", 14, "rows",
+                                {seq.rows, add_int64s(g, ctx.node().name + "/shape", dims)},
+                                {out0(ctx)}));
+    }
+    ctx.replace_node(std::move(nodes));
+    return true;
+  }
+
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(1, 1, 1, 1)) return false;
-    const Value* seq = sequence_input(ctx, 0);
+    const Value* seq = sequence_input(ctx, 0, true);
     if (!seq) return false;
-    if (seq->elements.empty()) return ctx.fail("the sequence is empty: nothing to concatenate");
     if (!ctx.has_attr("axis")) return ctx.fail("attribute 'axis' is required");
     int64_t axis = ctx.attr_int("axis", 0);
     const bool new_axis = ctx.attr_int("new_axis", 0) != 0;
+    if (seq->rows) return concat_rows(ctx, *seq, axis, new_axis);
+    if (seq->elements.empty()) return ctx.fail("the sequence is empty: nothing to concatenate");
     const int64_t rank = static_cast<int64_t>(seq->elements[0]->shape.size()) + (new_axis ? 1 : 0);
     if (!ctx.normalize_axis(axis, rank)) return false;
     Graph& g = *ctx.graph();

@@ -5,9 +5,14 @@
 //   - Loop carrying containers or building them: unrolled, one copy of the body per iteration
 //     (the trip count must be a compile-time constant and the condition must never end the loop
 //     early), so each iteration's sequence positions and lengths are constants;
+//   - a Loop that --max-trip-count bounds, with a trip count or condition known only at run time,
+//     growing sequences it carries (each starts empty and the body appends one tensor per
+//     iteration, its only use of the sequence): a tensor Loop whose extra scan outputs are the
+//     appended tensors (ops/control_flow.cpp); each such sequence has a run-time length, its
+//     tensors the first NODE.trip_count rows of the scan output (Value::rows, Value::count),
+//     read only by ConcatFromSequence and SequenceLength (ops/sequence.cpp);
 //   - sequence/optional outputs of the main graph become tensor outputs.
-// It does not give containers run-time storage: a sequence whose length is only known at run
-// time is refused, naming the node.
+// Any other sequence whose length is only known at run time is refused, naming the node.
 #include <algorithm>
 #include <set>
 
@@ -151,6 +156,115 @@ class InlineContainerIf final : public OpHandler {
   void emit(EmitContext&) const override {}
 };
 
+// ---- Loop growing sequences to a run-time length -------------------------------------------
+
+// How many times nodes of `g` (at any depth) read `v`.
+int64_t reads(const Graph& g, const Value* v) {
+  int64_t n = 0;
+  for (const auto& node : g.nodes) {
+    n += std::count(node->inputs.begin(), node->inputs.end(), v);
+    for (const Graph* sub : subgraphs_of(*node)) n += reads(*sub, v);
+  }
+  return n;
+}
+
+// The body node that appends a tensor to carried sequence `in` (SequenceInsert without a
+// position) giving `out`, when that is all the body does with the sequence; null otherwise.
+Node* appending_insert(const Graph& body, const Value* in, const Value* out) {
+  Node* p = out->producer;
+  const bool appends = p && p->domain.empty() && p->op_type == "SequenceInsert" &&
+                       p->inputs.size() >= 2 && p->inputs[0] == in && p->inputs[1] &&
+                       (p->inputs.size() == 2 || !p->inputs[2]);
+  const int64_t outs = std::count(body.outputs.begin(), body.outputs.end(), out);
+  if (!appends || reads(body, in) != 1 || reads(body, out) != 0 || outs != 1 ||
+      std::count(body.outputs.begin(), body.outputs.end(), in) != 0)
+    return nullptr;
+  return p;
+}
+
+// The bounded Loop `ctx` infers, whose trip count or condition is known only at run time, as a
+// tensor Loop: each carried sequence (empty at the start, appended to once per iteration) leaves
+// the carried values and its appended tensor becomes a scan output, and the sequence the node
+// gives is that scan output's rows (Value::rows) with NODE.trip_count (Value::count) valid.
+bool grow_sequences(InferContext& ctx, Graph& body, size_t N) {
+  Node& node = ctx.node();
+  Graph& g = *ctx.graph();
+  std::vector<size_t> grown;
+  std::vector<Node*> inserts;
+  for (size_t i = 0; i < N; ++i) {
+    const Value* init = node.input(2 + i);
+    if (!init || !init->is_container()) continue;
+    Node* insert = appending_insert(body, body.inputs[2 + i], body.outputs[1 + i]);
+    if (init->kind != ValueKind::kSequence || !init->elements.empty() || init->rows || !insert)
+      return ctx.fail(
+          "loop-carried '{}': this Loop runs a number of iterations known only at run time "
+          "(bounded by --max-trip-count), so a sequence it carries must start empty and grow by "
+          "one SequenceInsert at its end per iteration, the body's only use of it",
+          init->name);
+    grown.push_back(i);
+    inserts.push_back(insert);
+  }
+  if (grown.empty())
+    return ctx.fail(
+        "the body builds sequences or optionals, resolved at compile time by unrolling, and this "
+        "Loop runs a number of iterations known only at run time");
+  if (g.declared_outputs.empty())  // only the main graph declares outputs
+    return ctx.fail(
+        "a Loop growing sequences to a run-time length must be in the main graph (its trip count "
+        "becomes a graph output)");
+  const size_t K = body.outputs.size() - 1 - N;
+  std::vector<Value*> body_in = {body.inputs[0], body.inputs[1]}, body_out = {body.outputs[0]};
+  std::vector<Value*> in = {node.input(0), node.input(1)}, out;
+  for (size_t i = 0; i < N; ++i)
+    if (!std::count(grown.begin(), grown.end(), i)) {
+      body_in.push_back(body.inputs[2 + i]);
+      body_out.push_back(body.outputs[1 + i]);
+      in.push_back(node.input(2 + i));
+      out.push_back(node.output(i));
+    }
+  for (size_t k = 0; k < K; ++k) {
+    body_out.push_back(body.outputs[1 + N + k]);
+    out.push_back(node.output(N + k));
+  }
+  Value* count = g.add_value(node.name + ".trip_count");  // what ops/control_flow.cpp would add
+  count->is_graph_output = true;
+  g.outputs.push_back(count);
+  for (size_t j = 0; j < grown.size(); ++j) {
+    Value* seq = node.output(grown[j]);
+    Value* rows = g.add_value((seq ? seq->name : node.name) + ".rows");
+    rows->sequence_rows = true;
+    body_out.push_back(inserts[j]->inputs[1]);
+    out.push_back(rows);
+    if (seq) {
+      set_sequence(seq, DataType::kUndefined, {});
+      seq->rows = rows;
+      seq->count = count;
+    }
+    body.nodes.erase(std::find_if(body.nodes.begin(), body.nodes.end(),
+                                  [&](const auto& n) { return n.get() == inserts[j]; }));
+  }
+  out.push_back(count);
+  body.inputs = std::move(body_in);
+  body.outputs = std::move(body_out);
+  if (has_container_ops(body))
+    return ctx.fail(
+        "the body of a Loop bounded by --max-trip-count may use sequences only to grow the ones "
+        "it carries (SequenceInsert at the end)");
+  auto loop = std::make_unique<Node>();
+  loop->name = node.name;
+  loop->op_type = node.op_type;
+  loop->opset = node.opset;
+  loop->attributes = node.attributes;  // the body graph is shared, rewritten above
+  loop->inputs = std::move(in);
+  loop->outputs = std::move(out);
+  for (Value* o : loop->outputs)
+    if (o) o->producer = loop.get();
+  std::vector<std::unique_ptr<Node>> nodes;
+  nodes.push_back(std::move(loop));
+  ctx.replace_node(std::move(nodes));
+  return true;
+}
+
 // ---- Loop carrying or building containers: unroll ------------------------------------------
 
 class UnrollContainerLoop final : public OpHandler {
@@ -160,19 +274,29 @@ class UnrollContainerLoop final : public OpHandler {
     if (!body) return ctx.fail("attribute 'body' (a graph) is required");
     if (ctx.num_inputs() < 2) return ctx.fail("needs inputs M and cond (either may be empty)");
     const size_t N = ctx.num_inputs() - 2;
-    if (body->inputs.size() != N + 2 || body->outputs.size() != N + 1 || ctx.num_outputs() != N)
+    if (body->inputs.size() != N + 2 || body->outputs.size() < N + 1)
+      return ctx.fail("the body has {} inputs and {} outputs for {} loop-carried values",
+                      body->inputs.size(), body->outputs.size(), N);
+    if (ctx.node().attr(kMaxTripCountAttribute) && ctx.num_outputs() == body->outputs.size() - 1) {
+      // bounded: grow_sequences() may take scan outputs
+    } else if (body->outputs.size() != N + 1 || ctx.num_outputs() != N)
       return ctx.fail(
           "a Loop that carries or builds sequences is unrolled, and needs exactly its {} "
           "loop-carried values as outputs (scan outputs are not supported)",
           N);
     const Tensor* m = ctx.has_input(0) ? ctx.constant_input(0) : nullptr;
     const Tensor* c = ctx.has_input(1) ? ctx.constant_input(1) : nullptr;
+    const bool starts = !c || c->int_at(0) != 0;
+    const bool run_time =
+        !m || (ctx.has_input(1) && !c) || (starts && !loop_condition_stays(*body));
+    if (run_time && ctx.node().attr(kMaxTripCountAttribute))
+      return grow_sequences(ctx, *graph_attr(ctx.node(), "body"), N);
     if (!m || (ctx.has_input(1) && !c))
       return ctx.fail(
           "the trip count M (and the condition) must be a constant: the loop carries or builds "
           "sequences or optionals, which are resolved at compile time by unrolling it (a "
-          "sequence whose length is known only at run time is not supported)");
-    const bool starts = !c || c->int_at(0) != 0;
+          "sequence whose length is known only at run time needs --max-trip-count {}=N)",
+          ctx.node().name);
     if (starts && !loop_condition_stays(*body))
       return ctx.fail(
           "the body's condition must never end the loop early (it is unrolled to resolve its "
@@ -310,6 +434,8 @@ void copy_container(Value* to, const Value* from) {
   to->dtype = from->dtype;
   to->elements = from->elements;
   to->contained = from->contained;
+  to->rows = from->rows;
+  to->count = from->count;
   to->has_shape = true;
   to->shape.clear();
 }
@@ -341,6 +467,13 @@ bool expose_container_outputs(Graph& graph, Diagnostics& diag, const Target& tar
     if (!out->is_container()) {
       outputs.push_back(out);
       continue;
+    }
+    if (out->rows) {
+      diag.error(
+          "graph output '{}' is a sequence grown in a Loop bounded by --max-trip-count, so its "
+          "length is known only at run time: return its ConcatFromSequence along axis 0 instead",
+          out->name);
+      return false;
     }
     std::vector<std::pair<std::string, Value*>> tensors;
     flatten_container(out, out->name, tensors);
