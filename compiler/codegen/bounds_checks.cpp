@@ -64,8 +64,9 @@ inline void report_failure(const char* node, const char* value) {
 #endif
 )";
 
+// The node's name (its op when it has none) as a C++ string literal.
 std::string node_label(const Node& n) {
-  return escape_model_text(n.name.empty() ? n.op_type : n.name);
+  return cpp_string_literal(n.name.empty() ? n.op_type : n.name);
 }
 
 }  // namespace
@@ -99,8 +100,8 @@ std::string BoundsChecks::fill(size_t offset) const {
 
 std::string BoundsChecks::failure(const Node& n, const std::string& what) const {
   return fmt::format(
-      "{{\n    ONNXC_BOUNDS_FAILURE(\"{}\", \"{}\");\n    return onnxc::kErrorBoundsCheck;\n  }}\n",
-      node_label(n), escape_model_text(what));
+      "{{\n    ONNXC_BOUNDS_FAILURE({}, {});\n    return onnxc::kErrorBoundsCheck;\n  }}\n",
+      node_label(n), cpp_string_literal(what));
 }
 
 std::string BoundsChecks::guard_check(size_t offset, const Node& n, const std::string& what) const {

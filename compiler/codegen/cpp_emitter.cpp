@@ -9,6 +9,7 @@
 
 #include "codegen/bounds_checks.h"
 #include "codegen/identifiers.h"
+#include "codegen/model_info.h"
 #include "codegen/runtime_inliner.h"
 #include "codegen/weights.h"
 #include "ir/stack_bound.h"
@@ -240,6 +241,7 @@ class Emitter {
         "kWeightsSize == {}ULL,\n              \"a size of this model does not fit "
         "std::size_t\");\n\n",
         m_.memory.arena_bytes, m_.memory.live_bytes_lower_bound, weight_bytes);
+    s += model_description(m_);
     s += "struct Inputs {\n";
     for (size_t i = 0; i < g_.inputs.size(); ++i)
       s += fmt::format("  const {}* {};  // '{}' {}[{}]{}\n", dtype_cpp(g_.inputs[i]->dtype),

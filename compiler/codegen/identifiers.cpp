@@ -219,6 +219,18 @@ void append_utf8_escape(std::string& out, uint32_t cp) {
   out += fmt::format("\\u{:04X}", cp);
 }
 
+// Code points that would hide or reorder what a reader sees in source: Unicode line separators,
+// bidi controls and C1 controls.
+bool is_invisible(uint32_t cp) {
+  return cp == 0x2028 || cp == 0x2029 || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
+         (cp >= 0x80 && cp < 0xA0);
+}
+
+void append_octal_escape(std::string& out, unsigned char c) {
+  out += fmt::format("\\{:03o}", c);
+}
+
 }  // namespace
 
 bool is_reserved_identifier(std::string_view id) {
@@ -323,16 +335,50 @@ std::string escape_model_text(std::string_view text) {
       ++i;
       continue;
     }
-    const bool invisible = cp == 0x2028 || cp == 0x2029 || cp == 0x200E || cp == 0x200F ||
-                           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
-                           (cp >= 0x80 && cp < 0xA0);  // C1 controls
-    if (invisible)
+    if (is_invisible(cp))
       append_utf8_escape(out, cp);
     else
       out.append(text.substr(i, len));
     i += len;
   }
   return out;
+}
+
+std::string cpp_string_literal(std::string_view text) {
+  std::string out = "\"";
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      if (c == '"' || c == '\\' || c == '?') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c < 0x20 || c == 0x7F) {
+        append_octal_escape(out, c);
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    uint32_t cp = 0;
+    const size_t len = decode_utf8(text, i, &cp);
+    if (len == 0) {
+      append_octal_escape(out, c);
+      ++i;
+      continue;
+    }
+    if (is_invisible(cp))
+      append_utf8_escape(out, cp);
+    else
+      out.append(text.substr(i, len));
+    i += len;
+  }
+  return out + "\"";
 }
 
 }  // namespace onnxc

@@ -52,4 +52,10 @@ class IdentifierTable {
 // escaped backslash never ends a line.
 std::string escape_model_text(std::string_view text);
 
+// `text` as a C++ string literal, quotes included, that holds exactly its bytes: printable ASCII
+// and valid UTF-8 as they are (but \" \\ \?), newline and tab as \n \t, other control bytes and
+// bytes that are not valid UTF-8 as three-digit octal escapes (which a following digit cannot
+// extend), and the code points escape_model_text hides as \uXXXX.
+std::string cpp_string_literal(std::string_view text);
+
 }  // namespace onnxc

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 
+#include "codegen/identifiers.h"
 #include "driver/pipeline.h"
 #include "ir/printer.h"
 #include "ops/kernel_variants.h"
@@ -298,6 +299,43 @@ int run_check(const std::string& model, size_t max_errors) {
   return kExitOk;
 }
 
+namespace {
+
+// inspect's lines on what the model says about itself, as the generated header has it
+// (codegen/model_info.cpp): doc strings, metadata_props and each TrainingInfoProto, which is
+// validated but not compiled. Model text is escaped (escape_model_text), never printed raw.
+std::string describe_model(const Module& m) {
+  std::string s;
+  auto text = [](const std::string& t) { return escape_model_text(t); };
+  if (!m.domain.empty() || m.model_version)
+    s += fmt::format("domain '{}' model_version {}\n", text(m.domain), m.model_version);
+  if (!m.doc_string.empty()) s += fmt::format("doc_string \"{}\"\n", text(m.doc_string));
+  if (!m.graph_doc_string.empty())
+    s +=
+        fmt::format("graph '{}' doc_string \"{}\"\n", text(m.graph_name), text(m.graph_doc_string));
+  for (const auto* list : {&m.metadata_props, &m.graph_metadata_props})
+    for (const auto& [key, value] : *list)
+      s += fmt::format("metadata{} '{}' = '{}'\n", list == &m.metadata_props ? "" : " (graph)",
+                       text(key), text(value));
+  for (size_t i = 0; i < m.training_info.size(); ++i) {
+    const Module::TrainingInfo& t = m.training_info[i];
+    s += fmt::format("training_info {}: algorithm '{}' ({} nodes)", i, text(t.algorithm),
+                     t.algorithm_nodes);
+    if (!t.initialization.empty())
+      s += fmt::format(", initialization '{}' ({} nodes)", text(t.initialization),
+                       t.initialization_nodes);
+    for (const auto* binding : {&t.initialization_binding, &t.update_binding})
+      for (const auto& [state, output] : *binding)
+        s += fmt::format(", {} '{}' <- '{}'",
+                         binding == &t.update_binding ? "updates" : "initializes", text(state),
+                         text(output));
+    s += ": validated, not compiled (the generated code runs the inference graph)\n";
+  }
+  return s;
+}
+
+}  // namespace
+
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
   auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
@@ -327,6 +365,7 @@ int run_inspect(const InspectArgs& args) {
     out += fmt::format("input  {}: {}\n", v->name, value_type_str(*v));
   for (const Value* v : g.outputs)
     out += fmt::format("output {}: {}\n", v->name, value_type_str(*v));
+  out += describe_model(*module);
   std::map<std::string, int> histogram;
   for (const auto& n : g.nodes) histogram[n->op_type]++;
   out += "ops:";

@@ -258,6 +258,7 @@ class Importer {
       Value* v = graph->add_value(in.name());
       v->is_graph_input = is_main;  // a subgraph's inputs are fed by its control-flow node
       import_value_info(in, *v, is_main, position);
+      if (is_main) v->doc_string = in.doc_string();
       if (v->dtype == DataType::kString)
         v->string_capacity = max_string_length(in.name(), position);
       ++position;
@@ -284,6 +285,7 @@ class Importer {
         v->dtype = static_cast<DataType>(out.type().tensor_type().elem_type());
       graph->outputs.push_back(v);
       if (is_main) {
+        if (!out.doc_string().empty()) v->doc_string = out.doc_string();
         graph->declared_outputs.push_back(declared_type(out));
         // --override-shape changes static input dims on purpose: declared output shapes no
         // longer hold then, the declared types still do.
@@ -738,6 +740,30 @@ std::unique_ptr<Module> import_model(const onnx::ModelProto& model, const Import
     m->opsets[os.domain() == "ai.onnx" ? "" : os.domain()] = static_cast<int>(os.version());
   // IR version 1-2 models have no opset_import; they mean ai.onnx opset 1.
   if (m->opsets.empty()) m->opsets[""] = 1;
+  m->domain = model.domain();
+  m->model_version = model.model_version();
+  m->doc_string = model.doc_string();
+  m->graph_name = model.graph().name();
+  m->graph_doc_string = model.graph().doc_string();
+  auto key_values = [](const auto& entries) {
+    Module::KeyValues kv;
+    for (const auto& e : entries) kv.emplace_back(e.key(), e.value());
+    return kv;
+  };
+  m->metadata_props = key_values(model.metadata_props());
+  m->graph_metadata_props = key_values(model.graph().metadata_props());
+  for (const auto& t : model.training_info()) {
+    Module::TrainingInfo info;
+    info.algorithm = t.algorithm().name();
+    info.algorithm_nodes = static_cast<size_t>(t.algorithm().node_size());
+    if (t.has_initialization()) {
+      info.initialization = t.initialization().name();
+      info.initialization_nodes = static_cast<size_t>(t.initialization().node_size());
+    }
+    info.initialization_binding = key_values(t.initialization_binding());
+    info.update_binding = key_values(t.update_binding());
+    m->training_info.push_back(std::move(info));
+  }
   Importer importer(options, diag, m->opsets);
   m->graph = importer.import_graph(model.graph(), true, {});
   importer.check_trip_count_flags();

@@ -187,6 +187,7 @@ class Validator {
     }
     check_functions();
     check_function_recursion(model_, diag_);
+    check_training_info();
   }
 
  private:
@@ -248,6 +249,65 @@ class Validator {
       for (const auto& out : f.output())
         if (!scope.contains(out))
           diag_.error("{}: output '{}' is not produced by any node or input", where, out);
+    }
+  }
+
+  // ---- training info -----------------------------------------------------------------------
+
+  // Each TrainingInfoProto (IR.md, "Training Related Information"): its algorithm graph (required)
+  // and initialization graph (optional) are checked like the main graph, seeing the main graph's
+  // initializers (the state variables they share); each binding maps a state variable (an
+  // initializer of the main graph or of the algorithm graph, once per binding) to an output of
+  // its graph. onnxc compiles none of it; the importer keeps a summary for the header and inspect.
+  void check_training_info() {
+    Scope states;
+    for (const auto& init : model_.graph().initializer()) states.names.insert(init.name());
+    for (const auto& sparse : model_.graph().sparse_initializer())
+      states.names.insert(sparse.values().name());
+    for (int i = 0; i < model_.training_info_size(); ++i) {
+      const onnx::TrainingInfoProto& t = model_.training_info(i);
+      const std::string where = fmt::format("training_info[{}]", i);
+      std::set<std::string> algorithm_outputs, initialization_outputs;
+      Scope variables = states;
+      if (!t.has_algorithm()) {
+        diag_.error("{} has no algorithm graph (it is required)", where);
+      } else {
+        check_graph(t.algorithm(), states, where + "/algorithm/", where + " algorithm graph",
+                    /*is_main=*/false, {&model_domains_, false, &model_versions_});
+        for (const auto& out : t.algorithm().output()) algorithm_outputs.insert(out.name());
+        for (const auto& init : t.algorithm().initializer()) variables.names.insert(init.name());
+      }
+      if (t.has_initialization()) {
+        check_graph(t.initialization(), states, where + "/initialization/",
+                    where + " initialization graph", /*is_main=*/false,
+                    {&model_domains_, false, &model_versions_});
+        for (const auto& out : t.initialization().output())
+          initialization_outputs.insert(out.name());
+      } else if (t.initialization_binding_size() > 0) {
+        diag_.error("{} has an initialization_binding but no initialization graph", where);
+      }
+      check_binding(t.initialization_binding(), variables, initialization_outputs,
+                    where + " initialization_binding", "initialization");
+      if (t.has_algorithm())  // else the error above says enough
+        check_binding(t.update_binding(), variables, algorithm_outputs, where + " update_binding",
+                      "algorithm");
+    }
+  }
+
+  void check_binding(const google::protobuf::RepeatedPtrField<onnx::StringStringEntryProto>& b,
+                     const Scope& variables, const std::set<std::string>& outputs,
+                     const std::string& where, const char* graph) {
+    std::set<std::string> keys;
+    for (const auto& e : b) {
+      if (!variables.names.count(e.key()))
+        diag_.error(
+            "{}: '{}' is not an initializer of the main graph or of the algorithm graph (a "
+            "binding's key names a state variable)",
+            where, e.key());
+      if (!keys.insert(e.key()).second)
+        diag_.error("{}: state variable '{}' is bound more than once", where, e.key());
+      if (!outputs.count(e.value()))
+        diag_.error("{}: '{}' is not an output of the {} graph", where, e.value(), graph);
     }
   }
 

@@ -112,6 +112,8 @@ struct Value {
   // runtime_support/onnxc/strings.h). Set by the importer (graph inputs) and by the handler that
   // writes the value; a constant's is its longest string.
   int64_t string_capacity = 0;
+  // Main-graph inputs and outputs: the ValueInfoProto's doc_string (the generated header lists it).
+  std::string doc_string;
 
   bool is_container() const { return kind != ValueKind::kTensor; }
   bool is_constant() const { return constant != nullptr; }
@@ -273,6 +275,25 @@ struct Module {
   int64_t max_bytes = kMaxTensorBytes;
   bool check_bounds = false;  // --check-bounds: guard zones and checksums in the generated code
   MemorySummary memory;
+
+  // What the model says about itself, for the generated header (codegen/model_info.cpp) and
+  // `inspect`: ModelProto's domain, model_version, doc_string and metadata_props, the main
+  // graph's name, doc_string and metadata_props (IR >= 10); graph inputs' and outputs'
+  // doc strings are on their Values.
+  using KeyValues = std::vector<std::pair<std::string, std::string>>;
+  std::string domain, doc_string, graph_name, graph_doc_string;
+  int64_t model_version = 0;
+  KeyValues metadata_props, graph_metadata_props;
+  // Each TrainingInfoProto, validated (frontend/validator.cpp) but not compiled: the generated
+  // code runs the inference graph. Kept so that the header and `inspect` report it.
+  struct TrainingInfo {
+    std::string algorithm;       // the algorithm graph's name
+    size_t algorithm_nodes = 0;  // its node count
+    std::string initialization;  // the initialization graph's name ("" when absent)
+    size_t initialization_nodes = 0;
+    KeyValues initialization_binding, update_binding;  // state variable -> graph output
+  };
+  std::vector<TrainingInfo> training_info;
 };
 
 }  // namespace onnxc

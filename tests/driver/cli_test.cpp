@@ -127,3 +127,33 @@ TEST_CASE("onnxc test fails a case with nothing to compare", "[cli][test-runner]
         std::string::npos);
   CHECK(r.output.find("PASS ") == std::string::npos);
 }
+
+TEST_CASE("inspect reports doc strings, metadata and training info", "[cli]") {
+  ModelBuilder mb(13);
+  mb.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
+  mb.node("Relu", {"x"}, {"y"}, "relu");
+  mb.proto().set_doc_string("a model\nof two lines");
+  auto* p = mb.proto().add_metadata_props();
+  p->set_key("license");
+  p->set_value("MIT");
+  auto* t = mb.proto().add_training_info();
+  auto* g = t->mutable_algorithm();
+  g->set_name("step");
+  auto* n = g->add_node();
+  n->set_op_type("Neg");
+  n->set_name("negate");
+  n->add_input("x");
+  n->add_output("x_new");
+  auto* in = g->add_input();
+  in->set_name("x");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* out = g->add_output();
+  out->set_name("x_new");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  Run r = run_onnxc("inspect " + mb.write());
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("doc_string \"a model\\nof two lines\"\n") &&
+                           Catch::Contains("metadata 'license' = 'MIT'\n") &&
+                           Catch::Contains("training_info 0: algorithm 'step' (1 nodes): "
+                                           "validated, not compiled"));
+}

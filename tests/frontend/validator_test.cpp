@@ -1,5 +1,6 @@
 #include "frontend/validator.h"
 
+#include <array>
 #include <catch2/catch.hpp>
 
 #include "support/model_builder.h"
@@ -358,4 +359,87 @@ TEST_CASE("subgraph initializers may not repeat subgraph input names from IR 4",
              Catch::Contains("initializer 'i' has the name of a subgraph input"));
   mb.proto().set_ir_version(3);
   CHECK(errors_of(mb.proto()).empty());
+}
+
+namespace {
+
+// valid_model() with initializer W and one TrainingInfoProto: algorithm graph "train" computing
+// W_new = W - W * lr (lr its own initializer), update_binding W <- W_new.
+ModelBuilder training_model() {
+  ModelBuilder mb = valid_model();
+  mb.initializer("W", {2}, {1, 2});
+  auto* t = mb.proto().add_training_info();
+  auto* g = t->mutable_algorithm();
+  g->set_name("train");
+  auto* lr = g->add_initializer();
+  lr->set_name("lr");
+  lr->set_data_type(kFloat);
+  lr->add_float_data(0.5f);
+  for (auto [op, in0, in1, out] : {std::array<const char*, 4>{"Mul", "W", "lr", "d"},
+                                   std::array<const char*, 4>{"Sub", "W", "d", "W_new"}}) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(out);
+    n->add_input(in0);
+    n->add_input(in1);
+    n->add_output(out);
+  }
+  auto* out = g->add_output();
+  out->set_name("W_new");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
+  auto* b = t->add_update_binding();
+  b->set_key("W");
+  b->set_value("W_new");
+  return mb;
+}
+
+}  // namespace
+
+TEST_CASE("training info: graphs and bindings are checked", "[validator]") {
+  CHECK(errors_of(training_model().proto()).empty());
+  SECTION("the algorithm graph is required") {
+    ModelBuilder mb = training_model();
+    mb.proto().mutable_training_info(0)->clear_algorithm();
+    CHECK(single_error(mb.proto()) == "training_info[0] has no algorithm graph (it is required)");
+  }
+  SECTION("its nodes are validated like the main graph's") {
+    ModelBuilder mb = training_model();
+    mb.proto().mutable_training_info(0)->mutable_algorithm()->mutable_node(1)->set_input(1, "e");
+    CHECK_THAT(
+        single_error(mb.proto()),
+        Catch::Contains("node 'training_info[0]/algorithm/W_new' (Sub)") && Catch::Contains("'e'"));
+  }
+  SECTION("a binding's key is a state variable, its value an output, each key once") {
+    ModelBuilder mb = training_model();
+    auto* t = mb.proto().mutable_training_info(0);
+    t->mutable_update_binding(0)->set_key("x");
+    t->mutable_update_binding(0)->set_value("d");
+    auto* again = t->add_update_binding();
+    again->set_key("lr");  // the algorithm's own initializer is a state variable too
+    again->set_value("W_new");
+    *t->add_update_binding() = t->update_binding(1);
+    auto errors = errors_of(mb.proto());
+    INFO(fmt::format("{}", fmt::join(errors, "\n")));
+    REQUIRE(errors.size() == 3);
+    CHECK(errors[0] ==
+          "training_info[0] update_binding: 'x' is not an initializer of the main graph or of the "
+          "algorithm graph (a binding's key names a state variable)");
+    CHECK(errors[1] ==
+          "training_info[0] update_binding: 'd' is not an output of the algorithm graph");
+    CHECK(errors[2] ==
+          "training_info[0] update_binding: state variable 'lr' is bound more than once");
+  }
+  SECTION("an initialization_binding needs an initialization graph") {
+    ModelBuilder mb = training_model();
+    auto* b = mb.proto().mutable_training_info(0)->add_initialization_binding();
+    b->set_key("W");
+    b->set_value("W0");
+    auto errors = errors_of(mb.proto());
+    REQUIRE(errors.size() == 2);
+    CHECK(errors[0] ==
+          "training_info[0] has an initialization_binding but no initialization graph");
+    CHECK(errors[1] ==
+          "training_info[0] initialization_binding: 'W0' is not an output of the initialization "
+          "graph");
+  }
 }
