@@ -50,21 +50,6 @@ struct LowerLimits {
   bool keep_sparse = false;                     // --keep-sparse
 };
 
-// Flags NAME=N with 0 <= N <= 2^30 into `out`: --max-string-length INPUT=N (the most bytes one
-// element of a string input holds), --max-trip-count NODE=N (the most iterations a Loop runs).
-bool parse_name_counts(const std::vector<std::string>& flags, const char* flag, const char* what,
-                       std::map<std::string, int64_t>& out, std::string* error) {
-  for (const auto& f : flags) {
-    auto eq = f.rfind('=');
-    int64_t v;
-    if (eq == std::string::npos || eq == 0 || !parse_int(f.substr(eq + 1), v) || v > (1 << 30)) {
-      *error = fmt::format("bad {} '{}': expected {}=N with 0 <= N <= 2^30", flag, f, what);
-      return false;
-    }
-    out[f.substr(0, eq)] = v;
-  }
-  return true;
-}
 
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
                                          const std::vector<std::string>& dims,
@@ -161,6 +146,20 @@ std::string output_clash(const CompileArgs& args) {
 }
 
 }  // namespace
+
+bool parse_name_counts(const std::vector<std::string>& flags, const char* flag, const char* what,
+                       std::map<std::string, int64_t>& out, std::string* error) {
+  for (const auto& f : flags) {
+    auto eq = f.rfind('=');
+    int64_t v;
+    if (eq == std::string::npos || eq == 0 || !parse_int(f.substr(eq + 1), v) || v > (1 << 30)) {
+      *error = fmt::format("bad {} '{}': expected {}=N with 0 <= N <= 2^30", flag, f, what);
+      return false;
+    }
+    out[f.substr(0, eq)] = v;
+  }
+  return true;
+}
 
 // "1x3x224x224" (or "1,3,224,224"; "" is a scalar) into `shape`.
 static bool parse_shape(const std::string& text, Shape& shape) {

@@ -28,6 +28,10 @@ bool parse_target_flag(const std::string& name, ImportOptions& options, std::str
 // Applies --threads N to the target in `options` (after parse_target_flag): 1 to 64, and 1 on a
 // microcontroller.
 bool parse_threads_flag(int threads, ImportOptions& options, std::string* error);
+// Flags NAME=N with 0 <= N <= 2^30 into `out`: --max-string-length INPUT=N (the most bytes one
+// element of a string input holds), --max-trip-count NODE=N (the most iterations a Loop runs).
+bool parse_name_counts(const std::vector<std::string>& flags, const char* flag, const char* what,
+                       std::map<std::string, int64_t>& out, std::string* error);
 
 struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
@@ -80,6 +84,7 @@ struct TestArgs {
   bool sanitize = false;      // --sanitize: ASan+UBSan on the generated code and the harness
   bool check_bounds = false;  // --check-bounds: compile every case with arena guard checks
   bool keep_sparse = false;   // --keep-sparse: as compile's, for every case
+  std::vector<std::string> max_trip_counts;  // --max-trip-count NODE=N: as compile's, every case
   int threads = 1;            // --threads: compile every case for N parts, run them on a pool of N
 };
 int run_test(const TestArgs& args);

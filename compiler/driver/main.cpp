@@ -124,6 +124,8 @@ int run_main(int argc, char** argv) {
                   "Skip a pass of the pipeline (see --list-passes)");
   tst->add_flag("--check-bounds", test.check_bounds, bounds_help);
   tst->add_flag("--keep-sparse", test.keep_sparse, sparse_help);
+  tst->add_option("--max-trip-count", test.max_trip_counts,
+                  "As compile's, for every case (a case without that Loop fails)");
   tst->add_flag("--partial", test.partial,
                 "With --expect: a subset run; listed cases that were not run are not regressions");
   tst->add_option("--fpu", test.fpu,

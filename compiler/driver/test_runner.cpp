@@ -217,6 +217,11 @@ class TestRunner {
       return kExitUsage;
     }
     target_ = target_options.target;
+    if (!parse_name_counts(args_.max_trip_counts, "--max-trip-count", "NODE", trip_counts_,
+                           &error)) {
+      std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
+      return kExitUsage;
+    }
     if (!args_.fpu.empty()) {  // the compiler's FPU-driven decisions, checked on the host
       fpu_target_ = *target_;
       fpu_target_.fpu = args_.fpu == "double"   ? Fpu::kDouble
@@ -252,6 +257,7 @@ class TestRunner {
     options.target = target_;
     options.check_bounds = args_.check_bounds;
     options.keep_sparse = args_.keep_sparse;
+    options.max_trip_counts = trip_counts_;
     options.default_dim = tc.light ? 1 : -1;
     if (!tc.datasets.empty()) {  // shapes from the first data set; containers' layouts too
       const TestData& d = tc.datasets[0];
@@ -303,8 +309,10 @@ class TestRunner {
     cg.name = p.symbol;
     cg.header_file = p.symbol + ".h";
     cg.runtime = RuntimeMode::kInclude;
-    cg.flags = fmt::format("(onnxc test{}{})", args_.check_bounds ? " --check-bounds" : "",
-                           args_.keep_sparse ? " --keep-sparse" : "");
+    std::string trips;
+    for (const auto& t : args_.max_trip_counts) trips += " --max-trip-count " + t;
+    cg.flags = fmt::format("(onnxc test{}{}{})", args_.check_bounds ? " --check-bounds" : "",
+                           args_.keep_sparse ? " --keep-sparse" : "", trips);
     GeneratedCode code;
     if (module && tc.light) synthesize_light_inputs(tc, *module->graph);
     if (!module || !generate_cpp(*module, cg, code, diag)) {
@@ -595,6 +603,7 @@ class TestRunner {
   }
 
   const TestArgs& args_;
+  std::map<std::string, int64_t> trip_counts_;  // --max-trip-count
   std::string cxx_;
   TempDir work_dir_{"onnxc-test-"};
   fs::path cache_, work_;

@@ -21,6 +21,7 @@ Cases:
   loop_if            a Loop whose trip count is a graph input, with an If in its body
   sparse_initializer a sparse initializer and a Constant's sparse_value (densified by onnxc)
   sparse_pruned      a pruned sparse weight and bias, also run with --keep-sparse (kept COO)
+  sequence_grow      a Loop with a run-time trip count growing sequences (--max-trip-count)
   ml_*               ai.onnx.ml ops the conformance suite lacks (Scaler, Normalizer, Imputer,
                      TreeEnsembleRegressor, TreeEnsembleClassifier (multiclass and each of
                      onnxruntime's two-class rules), TreeEnsemble post transforms, LinearRegressor,
@@ -274,6 +275,40 @@ def control_flow_case(out_dir):
     m.graph.input.append(scalar_info("M", P.TensorProto.INT64))
     write_case(out_dir, "loop_if", m,
                [("X", np.array([1.0, -2.0, 0.5], np.float32)), ("M", np.array(5, np.int64))])
+
+
+def sequence_grow_case(out_dir):
+    """A Loop whose trip count M is a graph input grows two sequences, both empty at the start:
+    iteration i appends t = X + i to `s` and Unsqueeze(t, 0) to `u`; YS stacks `s`, ZS concatenates
+    `u` along axis 0 and N is SequenceLength(s). run_ir_models.sh compiles it with
+    --max-trip-count grow=3 and feeds M = 3, so all three rows hold values."""
+    seq = P.TypeProto()
+    seq.sequence_type.elem_type.tensor_type.elem_type = FLOAT
+    body = P.GraphProto(name="body", node=[
+        node("Identity", ["cond_in"], ["cond_out"], "keep_going"),
+        node("Cast", ["i"], ["fi"], "to_float", to=FLOAT),
+        node("Add", ["X", "fi"], ["t"], "step"),
+        node("Constant", [], ["axes"], "axes", value=tensor("axes", np.array([0], np.int64))),
+        node("Unsqueeze", ["t", "axes"], ["t1"], "row"),
+        node("SequenceInsert", ["s_in", "t"], ["s_out"], "append_s"),
+        node("SequenceInsert", ["u_in", "t1"], ["u_out"], "append_u"),
+    ])
+    body.input.extend([scalar_info("i", P.TensorProto.INT64),
+                       scalar_info("cond_in", P.TensorProto.BOOL),
+                       P.ValueInfoProto(name="s_in", type=seq), P.ValueInfoProto(name="u_in", type=seq)])
+    body.output.extend([scalar_info("cond_out", P.TensorProto.BOOL),
+                        P.ValueInfoProto(name="s_out", type=seq), P.ValueInfoProto(name="u_out", type=seq)])
+    m = model([node("SequenceEmpty", [], ["s0"], "empty_s", dtype=FLOAT),
+               node("SequenceEmpty", [], ["u0"], "empty_u", dtype=FLOAT),
+               node("Loop", ["M", "", "s0", "u0"], ["s", "u"], "grow", body=body),
+               node("ConcatFromSequence", ["s"], ["YS"], "stack", axis=0, new_axis=1),
+               node("ConcatFromSequence", ["u"], ["ZS"], "concat", axis=0),
+               node("SequenceLength", ["s"], ["N"], "length")],
+              [("X", [2])], [("YS", [3, 2]), ("ZS", [3, 2])], opsets(ai_onnx=17))
+    m.graph.input.append(scalar_info("M", P.TensorProto.INT64))
+    m.graph.output.append(scalar_info("N", P.TensorProto.INT64))
+    write_case(out_dir, "sequence_grow", m,
+               [("X", np.array([1.0, 10.0], np.float32)), ("M", np.array(3, np.int64))])
 
 
 def sparse_tensor(name, dims, values, indices):
@@ -611,5 +646,6 @@ if __name__ == "__main__":
         control_flow_case(sys.argv[1])
         sparse_case(sys.argv[1])
         sparse_pruned_case(sys.argv[1])
+        sequence_grow_case(sys.argv[1])
         cast_strings_case(sys.argv[1])
         ml_cases(sys.argv[1])
