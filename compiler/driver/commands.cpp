@@ -50,7 +50,6 @@ struct LowerLimits {
   bool keep_sparse = false;                     // --keep-sparse
 };
 
-
 std::unique_ptr<Module> lower_with_flags(const std::string& model,
                                          const std::vector<std::string>& dims,
                                          const std::vector<std::string>& shapes, int* exit_code,
