@@ -85,7 +85,7 @@ struct TestArgs {
   bool check_bounds = false;  // --check-bounds: compile every case with arena guard checks
   bool keep_sparse = false;   // --keep-sparse: as compile's, for every case
   std::vector<std::string> max_trip_counts;  // --max-trip-count NODE=N: as compile's, every case
-  int threads = 1;            // --threads: compile every case for N parts, run them on a pool of N
+  int threads = 1;  // --threads: compile every case for N parts, run them on a pool of N
 };
 int run_test(const TestArgs& args);
 
