@@ -231,6 +231,24 @@ void append_octal_escape(std::string& out, unsigned char c) {
   out += fmt::format("\\{:03o}", c);
 }
 
+// Appends the character of `text` at byte i, which is not ASCII: valid UTF-8 as it is (the
+// invisible code points escaped \uXXXX), else its first byte through `bad_byte`. Returns the
+// number of bytes consumed.
+template <class BadByte>
+size_t append_non_ascii(std::string& out, std::string_view text, size_t i, BadByte bad_byte) {
+  uint32_t cp = 0;
+  const size_t len = decode_utf8(text, i, &cp);
+  if (len == 0) {
+    bad_byte(static_cast<unsigned char>(text[i]));
+    return 1;
+  }
+  if (is_invisible(cp))
+    append_utf8_escape(out, cp);
+  else
+    out.append(text.substr(i, len));
+  return len;
+}
+
 }  // namespace
 
 bool is_reserved_identifier(std::string_view id) {
@@ -327,19 +345,8 @@ std::string escape_model_text(std::string_view text) {
       ++i;
       continue;
     }
-    uint32_t cp = 0;
-    const size_t len = decode_utf8(text, i, &cp);
-    const bool valid = len > 0;
-    if (!valid) {
-      out += fmt::format("\\x{:02X}", c);
-      ++i;
-      continue;
-    }
-    if (is_invisible(cp))
-      append_utf8_escape(out, cp);
-    else
-      out.append(text.substr(i, len));
-    i += len;
+    i += append_non_ascii(out, text, i,
+                          [&](unsigned char b) { out += fmt::format("\\x{:02X}", b); });
   }
   return out;
 }
@@ -365,18 +372,7 @@ std::string cpp_string_literal(std::string_view text) {
       ++i;
       continue;
     }
-    uint32_t cp = 0;
-    const size_t len = decode_utf8(text, i, &cp);
-    if (len == 0) {
-      append_octal_escape(out, c);
-      ++i;
-      continue;
-    }
-    if (is_invisible(cp))
-      append_utf8_escape(out, cp);
-    else
-      out.append(text.substr(i, len));
-    i += len;
+    i += append_non_ascii(out, text, i, [&](unsigned char b) { append_octal_escape(out, b); });
   }
   return out + "\"";
 }

@@ -199,14 +199,10 @@ class Importer {
     graph->name = g.name();
     std::map<std::string, Value*> scope;
     for (const auto& init : g.initializer()) {
-      Value* v = graph->add_value(init.name());
-      auto t = std::make_shared<Tensor>();
+      Tensor t;
       std::string err;
-      if (!tensor_from_proto(init, *t, &err)) diag_.error("initializer: {}", err);
-      v->dtype = t->dtype;
-      v->shape = t->shape;
-      v->has_shape = true;
-      v->constant = std::move(t);
+      if (!tensor_from_proto(init, t, &err)) diag_.error("initializer: {}", err);
+      Value* v = graph->add_constant(init.name(), std::move(t));
       scope[v->name] = v;
     }
     for (const auto& sparse : g.sparse_initializer()) {  // densified, or kept COO
@@ -222,15 +218,11 @@ class Importer {
           continue;
         }
       }
-      Value* v = graph->add_value(sparse.values().name());
-      auto t = std::make_shared<Tensor>();
+      Tensor t;
       std::string err;
-      if (!dense_from_sparse(sparse, options_.max_bytes, *t, &err))
+      if (!dense_from_sparse(sparse, options_.max_bytes, t, &err))
         diag_.error("sparse initializer: {}", err);
-      v->dtype = t->dtype;
-      v->shape = t->shape;
-      v->has_shape = true;
-      v->constant = std::move(t);
+      Value* v = graph->add_constant(sparse.values().name(), std::move(t));
       scope[v->name] = v;
     }
     size_t position = 0;  // index among the graph inputs that are not initializers
@@ -242,11 +234,7 @@ class Importer {
       auto bound =
           is_main ? options_.constant_inputs.find(in.name()) : options_.constant_inputs.end();
       if (bound != options_.constant_inputs.end()) {
-        Value* v = graph->add_value(in.name());
-        v->dtype = bound->second.dtype;
-        v->shape = bound->second.shape;
-        v->has_shape = true;
-        v->constant = std::make_shared<const Tensor>(bound->second);
+        Value* v = graph->add_constant(in.name(), bound->second);
         scope[v->name] = v;
         ++position;
         continue;
@@ -337,17 +325,9 @@ class Importer {
     Attribute& dims = n.attributes["shape"];
     dims.kind = Attribute::Kind::kInts;
     dims.ints = shape;
-    n.inputs = {add_constant_value(graph, name + ".values", std::move(values)),
-                add_constant_value(graph, name + ".indices", std::move(linear))};
+    n.inputs = {graph.add_constant(name + ".values", std::move(values)),
+                graph.add_constant(name + ".indices", std::move(linear))};
     return true;
-  }
-  static Value* add_constant_value(Graph& graph, const std::string& name, Tensor t) {
-    Value* v = graph.add_value(name);
-    v->dtype = t.dtype;
-    v->shape = t.shape;
-    v->has_shape = true;
-    v->constant = std::make_shared<const Tensor>(std::move(t));
-    return v;
   }
 
   // A name a subgraph uses from an enclosing graph resolves to that graph's Value itself (the

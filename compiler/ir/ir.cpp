@@ -110,6 +110,19 @@ const char* value_kind_name(ValueKind k) {
   return kNames[static_cast<int>(k)];
 }
 
+void Value::set_constant(Tensor t) {
+  dtype = t.dtype;
+  shape = t.shape;
+  has_shape = true;
+  constant = std::make_shared<const Tensor>(std::move(t));
+}
+
+Value* Graph::add_constant(std::string n, Tensor t) {
+  Value* v = add_value(std::move(n));
+  v->set_constant(std::move(t));
+  return v;
+}
+
 Value* Graph::add_value(std::string n) {
   auto v = std::make_unique<Value>();
   v->id = static_cast<int>(values.size());

@@ -117,6 +117,8 @@ struct Value {
 
   bool is_container() const { return kind != ValueKind::kTensor; }
   bool is_constant() const { return constant != nullptr; }
+  // Makes this value the compile-time constant `t`, of t's type and shape.
+  void set_constant(Tensor t);
   int64_t numel() const { return shape_numel(shape); }
   int64_t string_slot() const;  // bytes per string element: capacity + 1
   size_t bytes() const {
@@ -225,6 +227,7 @@ struct Graph {
   std::vector<DeclaredType> declared_outputs;
 
   Value* add_value(std::string name);
+  Value* add_constant(std::string name, Tensor t);  // add_value + set_constant
   Node* add_node(std::unique_ptr<Node> n);
   Value* find_value(const std::string& name) const;
   // Removes nodes whose outputs are unused and are not graph outputs; drops unreferenced values.

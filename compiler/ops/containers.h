@@ -40,8 +40,6 @@ void drop_container_values(Graph& graph);
 std::unique_ptr<Node> make_node(const Node& from, const std::string& op, int opset,
                                 const std::string& suffix, std::vector<Value*> inputs,
                                 std::vector<Value*> outputs);
-// A new constant value of `graph`.
-Value* add_constant(Graph& graph, const std::string& name, Tensor t);
 // A new int64 constant (a scalar when `scalar`, else 1-D).
 Value* add_int64s(Graph& graph, const std::string& name, const std::vector<int64_t>& v,
                   bool scalar = false);

@@ -82,7 +82,7 @@ class ZipMapOp final : public OpHandler {
       return ctx.fail("X has {} columns but {} class labels are given", xs.back(), labels.numel());
     Graph& g = *ctx.graph();
     const Node& node = ctx.node();
-    Value* keys = add_constant(g, node.name + "/labels", std::move(labels));
+    Value* keys = g.add_constant(node.name + "/labels", std::move(labels));
     std::vector<std::unique_ptr<Node>> nodes;
     std::vector<Value*> maps;
     const int64_t rows = xs.size() == 2 ? xs[0] : 1;

@@ -315,7 +315,7 @@ class UnrollContainerLoop final : public OpHandler {
       map[body->inputs[0]] = add_int64s(g, body->inputs[0]->name + tag, {t}, true);
       Tensor yes = Tensor::zeros(DataType::kBool, {});
       yes.data[0] = 1;
-      map[body->inputs[1]] = add_constant(g, body->inputs[1]->name + tag, yes);
+      map[body->inputs[1]] = g.add_constant(body->inputs[1]->name + tag, yes);
       for (size_t i = 0; i < N; ++i) map[body->inputs[2 + i]] = carried[i];
       auto iteration = clone_nodes(*body, g, tag, map);
       for (auto& n : iteration) nodes.push_back(std::move(n));
@@ -396,21 +396,12 @@ std::unique_ptr<Node> make_node(const Node& from, const std::string& op, int ops
   return n;
 }
 
-Value* add_constant(Graph& graph, const std::string& name, Tensor t) {
-  Value* v = graph.add_value(name);
-  v->dtype = t.dtype;
-  v->shape = t.shape;
-  v->has_shape = true;
-  v->constant = std::make_shared<const Tensor>(std::move(t));
-  return v;
-}
-
 Value* add_int64s(Graph& graph, const std::string& name, const std::vector<int64_t>& v,
                   bool scalar) {
   Tensor t =
       Tensor::zeros(DataType::kInt64, scalar ? Shape{} : Shape{static_cast<int64_t>(v.size())});
   for (size_t i = 0; i < v.size(); ++i) t.as<int64_t>()[i] = v[i];
-  return add_constant(graph, name, std::move(t));
+  return graph.add_constant(name, std::move(t));
 }
 
 void set_sequence(Value* v, DataType dtype, std::vector<Value*> elements) {

@@ -66,10 +66,7 @@ Value* add_value(Graph& g, const std::string& base) {
 
 Value* add_constant(Graph& g, const std::string& base, Tensor t) {
   Value* v = add_value(g, base);
-  v->dtype = t.dtype;
-  v->shape = t.shape;
-  v->has_shape = true;
-  v->constant = std::make_shared<const Tensor>(std::move(t));
+  v->set_constant(std::move(t));
   return v;
 }
 

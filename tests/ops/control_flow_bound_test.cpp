@@ -13,25 +13,9 @@
 
 using namespace onnxc;
 using onnx::TensorProto;
+using onnxc::testing::ModelBuilder;
 
 namespace {
-
-void value_info(onnx::ValueInfoProto* vi, const std::string& name, int type,
-                const std::vector<int64_t>& dims) {
-  vi->set_name(name);
-  auto* tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(type);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-void add_node(onnx::GraphProto& g, const char* op, std::vector<std::string> in,
-              std::vector<std::string> out, const char* name) {
-  auto* n = g.add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (const auto& s : in) n->add_input(s);
-  for (const auto& s : out) n->add_output(s);
-}
 
 // c (float[2]) += x per iteration of a Loop whose trip count M is a graph input; the scan output
 // cs stacks c. `read_scan`: cs also feeds a Relu (a graph output of its own).
@@ -43,15 +27,15 @@ testing::ModelBuilder loop_model(bool read_scan = false) {
   mb.output("cs", TensorProto::FLOAT, {-1, 2}, {"trips"});
   onnx::GraphProto body;
   body.set_name("loop_body");
-  value_info(body.add_input(), "i", TensorProto::INT64, {});
-  value_info(body.add_input(), "cond_in", TensorProto::BOOL, {});
-  value_info(body.add_input(), "c_in", TensorProto::FLOAT, {2});
-  add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
-  add_node(body, "Add", {"c_in", "x"}, {"c_out"}, "acc");
-  add_node(body, "Identity", {"c_out"}, {"c_scan"}, "emit");
-  value_info(body.add_output(), "cond_out", TensorProto::BOOL, {});
-  value_info(body.add_output(), "c_out", TensorProto::FLOAT, {2});
-  value_info(body.add_output(), "c_scan", TensorProto::FLOAT, {2});
+  ModelBuilder::fill_value_info(body.add_input(), "i", TensorProto::INT64, {});
+  ModelBuilder::fill_value_info(body.add_input(), "cond_in", TensorProto::BOOL, {});
+  ModelBuilder::fill_value_info(body.add_input(), "c_in", TensorProto::FLOAT, {2});
+  ModelBuilder::add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  ModelBuilder::add_node(body, "Add", {"c_in", "x"}, {"c_out"}, "acc");
+  ModelBuilder::add_node(body, "Identity", {"c_out"}, {"c_scan"}, "emit");
+  ModelBuilder::fill_value_info(body.add_output(), "cond_out", TensorProto::BOOL, {});
+  ModelBuilder::fill_value_info(body.add_output(), "c_out", TensorProto::FLOAT, {2});
+  ModelBuilder::fill_value_info(body.add_output(), "c_scan", TensorProto::FLOAT, {2});
   auto& n = mb.node("Loop", {"M", "", "c0"}, {"c", "cs"}, "loop");
   auto* a = n.add_attribute();
   a->set_name("body");

@@ -13,16 +13,9 @@
 
 using namespace onnxc;
 using onnx::TensorProto;
+using onnxc::testing::ModelBuilder;
 
 namespace {
-
-void tensor_info(onnx::ValueInfoProto* vi, const std::string& name, int type,
-                 const std::vector<int64_t>& dims) {
-  vi->set_name(name);
-  auto* tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(type);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
 
 void sequence_info(onnx::ValueInfoProto* vi, const std::string& name) {
   vi->set_name(name);
@@ -31,16 +24,6 @@ void sequence_info(onnx::ValueInfoProto* vi, const std::string& name) {
       ->mutable_elem_type()
       ->mutable_tensor_type()
       ->set_elem_type(TensorProto::FLOAT);
-}
-
-onnx::NodeProto* add_node(onnx::GraphProto& g, const char* op, std::vector<std::string> in,
-                          std::vector<std::string> out, const char* name) {
-  auto* n = g.add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (const auto& s : in) n->add_input(s);
-  for (const auto& s : out) n->add_output(s);
-  return n;
 }
 
 enum class Reader { kConcat, kSequenceOutput, kConcatRead, kSequenceAt, kConcatAxis1 };
@@ -54,18 +37,18 @@ testing::ModelBuilder grow_model(Reader reader = Reader::kConcat) {
   mb.input("x", TensorProto::FLOAT, {2}).input("M", TensorProto::INT64, {});
   onnx::GraphProto body;
   body.set_name("loop_body");
-  tensor_info(body.add_input(), "i", TensorProto::INT64, {});
-  tensor_info(body.add_input(), "cond_in", TensorProto::BOOL, {});
+  ModelBuilder::fill_value_info(body.add_input(), "i", TensorProto::INT64, {});
+  ModelBuilder::fill_value_info(body.add_input(), "cond_in", TensorProto::BOOL, {});
   sequence_info(body.add_input(), "s_in");
   sequence_info(body.add_input(), "u_in");
-  add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
-  testing::ModelBuilder::int_attr(*add_node(body, "Cast", {"i"}, {"fi"}, "to_float"), "to",
-                                  TensorProto::FLOAT);
-  add_node(body, "Add", {"x", "fi"}, {"t"}, "step");
-  add_node(body, "Unsqueeze", {"t", "zero"}, {"t1"}, "row");
-  add_node(body, "SequenceInsert", {"s_in", "t"}, {"s_out"}, "append_s");
-  add_node(body, "SequenceInsert", {"u_in", "t1"}, {"u_out"}, "append_u");
-  tensor_info(body.add_output(), "cond_out", TensorProto::BOOL, {});
+  ModelBuilder::add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  ModelBuilder::int_attr(*ModelBuilder::add_node(body, "Cast", {"i"}, {"fi"}, "to_float"), "to",
+                         TensorProto::FLOAT);
+  ModelBuilder::add_node(body, "Add", {"x", "fi"}, {"t"}, "step");
+  ModelBuilder::add_node(body, "Unsqueeze", {"t", "zero"}, {"t1"}, "row");
+  ModelBuilder::add_node(body, "SequenceInsert", {"s_in", "t"}, {"s_out"}, "append_s");
+  ModelBuilder::add_node(body, "SequenceInsert", {"u_in", "t1"}, {"u_out"}, "append_u");
+  ModelBuilder::fill_value_info(body.add_output(), "cond_out", TensorProto::BOOL, {});
   sequence_info(body.add_output(), "s_out");
   sequence_info(body.add_output(), "u_out");
   auto* zero = mb.proto().mutable_graph()->add_initializer();
@@ -73,10 +56,10 @@ testing::ModelBuilder grow_model(Reader reader = Reader::kConcat) {
   zero->set_data_type(TensorProto::INT64);
   zero->add_dims(1);
   zero->add_int64_data(0);
-  testing::ModelBuilder::int_attr(mb.node("SequenceEmpty", {}, {"s0"}, "empty_s"), "dtype",
-                                  TensorProto::FLOAT);
-  testing::ModelBuilder::int_attr(mb.node("SequenceEmpty", {}, {"u0"}, "empty_u"), "dtype",
-                                  TensorProto::FLOAT);
+  ModelBuilder::int_attr(mb.node("SequenceEmpty", {}, {"s0"}, "empty_s"), "dtype",
+                         TensorProto::FLOAT);
+  ModelBuilder::int_attr(mb.node("SequenceEmpty", {}, {"u0"}, "empty_u"), "dtype",
+                         TensorProto::FLOAT);
   auto& loop = mb.node("Loop", {"M", "", "s0", "u0"}, {"s", "u"}, "loop");
   auto* a = loop.add_attribute();
   a->set_name("body");
@@ -84,11 +67,10 @@ testing::ModelBuilder grow_model(Reader reader = Reader::kConcat) {
   *a->mutable_g() = body;
   mb.output("ys", TensorProto::FLOAT, {-1, 2}, {"trips"});
   auto& ys = mb.node("ConcatFromSequence", {"s"}, {"ys"}, "stack");
-  testing::ModelBuilder::int_attr(ys, "axis", reader == Reader::kConcatAxis1 ? 1 : 0);
-  testing::ModelBuilder::int_attr(ys, "new_axis", 1);
+  ModelBuilder::int_attr(ys, "axis", reader == Reader::kConcatAxis1 ? 1 : 0);
+  ModelBuilder::int_attr(ys, "new_axis", 1);
   mb.output("zs", TensorProto::FLOAT, {-1, 2}, {"trips"});
-  testing::ModelBuilder::int_attr(mb.node("ConcatFromSequence", {"u"}, {"zs"}, "concat"), "axis",
-                                  0);
+  ModelBuilder::int_attr(mb.node("ConcatFromSequence", {"u"}, {"zs"}, "concat"), "axis", 0);
   mb.output("n", TensorProto::INT64, {});
   mb.node("SequenceLength", {"s"}, {"n"}, "length");
   if (reader == Reader::kSequenceOutput) {

@@ -91,10 +91,22 @@ class ModelBuilder {
     return path.string();
   }
 
- private:
+  // A node of a subgraph (a Loop body, an If branch).
+  static onnx::NodeProto* add_node(onnx::GraphProto& g, const std::string& op,
+                                   const std::vector<std::string>& inputs,
+                                   const std::vector<std::string>& outputs,
+                                   const std::string& name) {
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const auto& i : inputs) n->add_input(i);
+    for (const auto& o : outputs) n->add_output(o);
+    return n;
+  }
+  // A tensor ValueInfo (a subgraph's inputs and outputs); dims as for input().
   static void fill_value_info(onnx::ValueInfoProto* vi, const std::string& name, int elem_type,
                               const std::vector<int64_t>& dims,
-                              const std::vector<std::string>& params) {
+                              const std::vector<std::string>& params = {}) {
     vi->set_name(name);
     auto* tt = vi->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(elem_type);
@@ -107,6 +119,8 @@ class ModelBuilder {
         d->set_dim_param(i < params.size() ? params[i] : "N");
     }
   }
+
+ private:
   onnx::ModelProto model_;
 };
 
