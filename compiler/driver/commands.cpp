@@ -336,16 +336,10 @@ std::string describe_model(const Module& m) {
 
 int run_inspect(const InspectArgs& args) {
   int rc = kExitOk;
-  auto module = lower_with_flags(args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-                                 {args.override_shape,
-                                  args.max_errors,
-                                  args.max_bytes,
-                                  args.max_scratch,
-                                  args.threads,
-                                  false,
-                                  {},
-                                  {},
-                                  args.keep_sparse});
+  auto module = lower_with_flags(
+      args.model, args.dims, args.shapes, &rc, args.passes, args.target,
+      {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, args.threads, false,
+       args.max_string_lengths, args.max_trip_counts, args.keep_sparse});
   if (!module) return rc;
   const Graph& g = *module->graph;
   if (args.ir) {

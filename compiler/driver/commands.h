@@ -62,6 +62,7 @@ struct InspectArgs {
   bool ir = false, plan = false;
   bool memory = false, json = false;  // --memory [--json]: the memory report
   bool keep_sparse = false;           // --keep-sparse, as compile's
+  std::vector<std::string> max_string_lengths, max_trip_counts;  // as compile's
   bool override_shape = false;
   size_t max_errors = kDefaultMaxErrors;
   PassFlags passes;

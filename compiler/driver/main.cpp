@@ -91,6 +91,8 @@ int run_main(int argc, char** argv) {
   insp->add_option("--max-bytes", inspect.max_bytes, max_bytes_help)->check(CLI::PositiveNumber);
   insp->add_option("--max-scratch", inspect.max_scratch, scratch_help);
   insp->add_flag("--keep-sparse", inspect.keep_sparse, sparse_help);
+  insp->add_option("--max-string-length", inspect.max_string_lengths, "As compile's");
+  insp->add_option("--max-trip-count", inspect.max_trip_counts, "As compile's");
   insp->add_option("--threads", inspect.threads, threads_help);
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
