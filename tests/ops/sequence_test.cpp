@@ -41,17 +41,6 @@ void value_info(onnx::ValueInfoProto* vi, const std::string& name, int type) {
   vi->mutable_type()->mutable_tensor_type()->set_elem_type(type);
 }
 
-onnx::NodeProto* add_node(onnx::GraphProto& g, const std::string& op,
-                          const std::vector<std::string>& ins, const std::vector<std::string>& outs,
-                          const std::string& name) {
-  auto* n = g.add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (const auto& i : ins) n->add_input(i);
-  for (const auto& o : outs) n->add_output(o);
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("SplitToSequence, SequenceAt and ConcatFromSequence become tensor nodes", "[sequence]") {
@@ -127,11 +116,11 @@ ModelBuilder loop_model(bool constant_trips) {
   value_info(body.add_input(), "i", kI);
   value_info(body.add_input(), "cond_in", kB);
   sequence_type(body.add_input(), "seq_in", kF);
-  add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
-  add_node(body, "Add", {"i", "one"}, {"end"}, "end");
-  add_node(body, "Unsqueeze", {"end", "axes"}, {"ends"}, "ends");
-  add_node(body, "Slice", {"x", "zero", "ends"}, {"piece"}, "piece");
-  add_node(body, "SequenceInsert", {"seq_in", "piece"}, {"seq_out"}, "append");
+  ModelBuilder::add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  ModelBuilder::add_node(body, "Add", {"i", "one"}, {"end"}, "end");
+  ModelBuilder::add_node(body, "Unsqueeze", {"end", "axes"}, {"ends"}, "ends");
+  ModelBuilder::add_node(body, "Slice", {"x", "zero", "ends"}, {"piece"}, "piece");
+  ModelBuilder::add_node(body, "SequenceInsert", {"seq_in", "piece"}, {"seq_out"}, "append");
   value_info(body.add_output(), "cond_out", kB);
   sequence_type(body.add_output(), "seq_out", kF);
   auto& loop = mb.node("Loop", {"M", "", "empty"}, {"seq"}, "grow");

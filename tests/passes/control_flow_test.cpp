@@ -29,17 +29,6 @@ void value_info(onnx::ValueInfoProto* vi, const std::string& name, int type,
   for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
 }
 
-onnx::NodeProto* add_node(onnx::GraphProto& g, const std::string& op,
-                          const std::vector<std::string>& ins, const std::vector<std::string>& outs,
-                          const std::string& name) {
-  auto* n = g.add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (const auto& i : ins) n->add_input(i);
-  for (const auto& o : outs) n->add_output(o);
-  return n;
-}
-
 void graph_attr(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g) {
   auto* a = n.add_attribute();
   a->set_name(name);
@@ -69,13 +58,13 @@ ModelBuilder if_model(bool constant_cond, bool mismatched = false) {
   mb.output("y", kF, {2, 3});
   onnx::GraphProto then_g, else_g;
   then_g.set_name("then_body");
-  add_node(then_g, "Add", {"x", "x"}, {"t"}, "then_add");
+  ModelBuilder::add_node(then_g, "Add", {"x", "x"}, {"t"}, "then_add");
   value_info(then_g.add_output(), "t", kF, {2, 3});
   else_g.set_name("else_body");
   if (mismatched) {
-    add_node(else_g, "ReduceSum", {"x"}, {"e"}, "else_sum");
+    ModelBuilder::add_node(else_g, "ReduceSum", {"x"}, {"e"}, "else_sum");
   } else {
-    add_node(else_g, "Mul", {"x", "one"}, {"e"}, "else_mul");
+    ModelBuilder::add_node(else_g, "Mul", {"x", "one"}, {"e"}, "else_mul");
   }
   value_info(else_g.add_output(), "e", kF, {});
   auto& n = mb.node("If", {"cond"}, {"y"}, "branch");
@@ -152,8 +141,8 @@ ModelBuilder scan_model() {
   body.set_name("scan_body");
   value_info(body.add_input(), "s_in", kF, {3, 2});
   value_info(body.add_input(), "x_t", kF, {3, 2});
-  add_node(body, "Add", {"s_in", "x_t"}, {"s_out"}, "acc");
-  add_node(body, "Identity", {"s_out"}, {"y_t"}, "copy");
+  ModelBuilder::add_node(body, "Add", {"s_in", "x_t"}, {"s_out"}, "acc");
+  ModelBuilder::add_node(body, "Identity", {"s_out"}, {"y_t"}, "copy");
   value_info(body.add_output(), "s_out", kF, {3, 2});
   value_info(body.add_output(), "y_t", kF, {3, 2});
   auto& n = mb.node("Scan", {"s0", "x"}, {"s", "ys"}, "scan");
@@ -181,13 +170,13 @@ ModelBuilder loop_model(bool constant_trips, bool with_scan_output) {
   value_info(body.add_input(), "i", kI, {});
   value_info(body.add_input(), "cond_in", kB, {});
   value_info(body.add_input(), "c_in", kF, {2});
-  add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
-  add_node(body, "Add", {"c_in", "x"}, {"c_out"}, "acc");
+  ModelBuilder::add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  ModelBuilder::add_node(body, "Add", {"c_in", "x"}, {"c_out"}, "acc");
   value_info(body.add_output(), "cond_out", kB, {});
   value_info(body.add_output(), "c_out", kF, {2});
   std::vector<std::string> outs = {"c"};
   if (with_scan_output) {
-    add_node(body, "Identity", {"c_out"}, {"c_scan"}, "emit");
+    ModelBuilder::add_node(body, "Identity", {"c_out"}, {"c_scan"}, "emit");
     value_info(body.add_output(), "c_scan", kF, {2});
     outs.push_back("cs");
   }
@@ -264,19 +253,19 @@ ModelBuilder loop_if_model() {
   mb.output("c", kF, {2});
   onnx::GraphProto then_g, else_g, body;
   then_g.set_name("then_body");
-  add_node(then_g, "Add", {"c_in", "x"}, {"t"}, "then_add");
+  ModelBuilder::add_node(then_g, "Add", {"c_in", "x"}, {"t"}, "then_add");
   value_info(then_g.add_output(), "t", kF, {2});
   else_g.set_name("else_body");
-  add_node(else_g, "Mul", {"c_in", "half"}, {"e"}, "else_mul");
+  ModelBuilder::add_node(else_g, "Mul", {"c_in", "half"}, {"e"}, "else_mul");
   value_info(else_g.add_output(), "e", kF, {2});
   body.set_name("loop_body");
   value_info(body.add_input(), "i", kI, {});
   value_info(body.add_input(), "cond_in", kB, {});
   value_info(body.add_input(), "c_in", kF, {2});
-  add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
-  add_node(body, "Mod", {"i", "two"}, {"r"}, "parity");
-  add_node(body, "Equal", {"r", "zero"}, {"even"}, "even");
-  auto* branch = add_node(body, "If", {"even"}, {"c_out"}, "branch");
+  ModelBuilder::add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  ModelBuilder::add_node(body, "Mod", {"i", "two"}, {"r"}, "parity");
+  ModelBuilder::add_node(body, "Equal", {"r", "zero"}, {"even"}, "even");
+  auto* branch = ModelBuilder::add_node(body, "If", {"even"}, {"c_out"}, "branch");
   graph_attr(*branch, "then_branch", then_g);
   graph_attr(*branch, "else_branch", else_g);
   value_info(body.add_output(), "cond_out", kB, {});
