@@ -59,6 +59,8 @@ std::vector<std::unique_ptr<Node>> clone_nodes(const Graph& body, Graph& into,
 // What `v`, a value of a body cloned by clone_nodes(), became in the copy.
 Value* cloned(Value* v, Graph& into, const std::string& tag, std::map<const Value*, Value*>& map);
 
+// How many times nodes of `g` (at any depth) read `v`.
+int64_t reads(const Graph& g, const Value* v);
 // True if `graph` (at any depth) has a sequence or optional op.
 bool has_container_ops(const Graph& graph);
 // Whether a Loop body's condition output is its condition input passed through (Identity

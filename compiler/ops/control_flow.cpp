@@ -326,10 +326,7 @@ class LoopOp final : public OpHandler {
     for (size_t k = 0; k < K; ++k) {
       const Value* out = ctx.node().output(N + k);
       if (!out || out->sequence_rows) continue;  // ops/sequence.cpp checks who reads those
-      bool read = !out->is_graph_output;
-      for (const auto& n : ctx.graph()->nodes)
-        for (const Value* in : n->inputs) read |= in == out;
-      if (read)
+      if (!out->is_graph_output || reads(*ctx.graph(), out) > 0)
         return ctx.fail(
             "scan output '{}' is bounded by --max-trip-count, so its length is known only at run "
             "time: it must be a graph output that no node reads",

@@ -11,8 +11,6 @@
 // sequence grown by a Loop that --max-trip-count bounds (ops/unroll.cpp) has a run-time length:
 // ConcatFromSequence along axis 0 gives its rows (a graph output then), SequenceLength the Loop's
 // trip count; other ops refuse it.
-#include <algorithm>
-
 #include "ops/containers.h"
 #include "ops/registry.h"
 
@@ -38,16 +36,6 @@ const Value* sequence_input(InferContext& ctx, size_t i, bool run_time = false) 
     return nullptr;
   }
   return v;
-}
-
-// Whether a node of `g`, at any depth, reads `v`.
-bool is_read(const Graph& g, const Value* v) {
-  for (const auto& n : g.nodes) {
-    if (std::find(n->inputs.begin(), n->inputs.end(), v) != n->inputs.end()) return true;
-    for (const Graph* sub : subgraphs_of(*n))
-      if (is_read(*sub, v)) return true;
-  }
-  return false;
 }
 
 // The position input `i` (absent: `def`), normalized into [0, size) or, for an insertion,
@@ -303,7 +291,7 @@ class ConcatFromSequenceOp final : public OpHandler {
           "axis 0 when its tensors' first dim is 1, not along axis {} of [{}]",
           seq.name, axis, shape_str(Shape(rows.begin() + 1, rows.end())));
     if (rows.size() < 2 && !new_axis) return ctx.fail("cannot concatenate scalars");
-    if (!out->is_graph_output || is_read(*ctx.graph(), out))
+    if (!out->is_graph_output || reads(*ctx.graph(), out) > 0)
       return ctx.fail(
           "'{}' concatenates sequence '{}', whose length is known only at run time (its Loop is "
           "bounded by --max-trip-count): it must be a graph output that no node reads",

@@ -158,16 +158,6 @@ class InlineContainerIf final : public OpHandler {
 
 // ---- Loop growing sequences to a run-time length -------------------------------------------
 
-// How many times nodes of `g` (at any depth) read `v`.
-int64_t reads(const Graph& g, const Value* v) {
-  int64_t n = 0;
-  for (const auto& node : g.nodes) {
-    n += std::count(node->inputs.begin(), node->inputs.end(), v);
-    for (const Graph* sub : subgraphs_of(*node)) n += reads(*sub, v);
-  }
-  return n;
-}
-
 // The body node that appends a tensor to carried sequence `in` (SequenceInsert without a
 // position) giving `out`, when that is all the body does with the sequence; null otherwise.
 Node* appending_insert(const Graph& body, const Value* in, const Value* out) {
@@ -336,6 +326,15 @@ const InlineContainerIf kInlineContainerIf;
 const UnrollContainerLoop kUnrollContainerLoop;
 
 }  // namespace
+
+int64_t reads(const Graph& g, const Value* v) {
+  int64_t n = 0;
+  for (const auto& node : g.nodes) {
+    n += std::count(node->inputs.begin(), node->inputs.end(), v);
+    for (const Graph* sub : subgraphs_of(*node)) n += reads(*sub, v);
+  }
+  return n;
+}
 
 bool has_container_ops(const Graph& graph) {
   for (const auto& n : graph.nodes) {
