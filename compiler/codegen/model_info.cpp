@@ -31,24 +31,26 @@ std::string training_info_comment(const Module& m) {
       "// The model carries {} TrainingInfoProto(s), validated but not compiled: run() is the "
       "inference\n// graph only.\n",
       m.training_info.size());
-  for (size_t i = 0; i < m.training_info.size(); ++i) {
-    const Module::TrainingInfo& t = m.training_info[i];
-    std::string updates;
-    for (const auto& [state, output] : t.update_binding)
-      updates += fmt::format("{}'{}' <- '{}'", updates.empty() ? "" : ", ",
-                             escape_model_text(state), escape_model_text(output));
-    s += fmt::format("//   {}: algorithm '{}' ({} nodes){}{}\n", i, escape_model_text(t.algorithm),
-                     t.algorithm_nodes,
-                     t.initialization.empty()
-                         ? std::string()
-                         : fmt::format(", initialization '{}' ({} nodes)",
-                                       escape_model_text(t.initialization), t.initialization_nodes),
-                     updates.empty() ? std::string() : ", updates " + updates);
-  }
+  for (size_t i = 0; i < m.training_info.size(); ++i)
+    s += fmt::format("//   {}: {}\n", i, training_info_summary(m.training_info[i]));
   return s;
 }
 
 }  // namespace
+
+std::string training_info_summary(const Module::TrainingInfo& t) {
+  std::string s =
+      fmt::format("algorithm '{}' ({} nodes)", escape_model_text(t.algorithm), t.algorithm_nodes);
+  if (!t.initialization.empty())
+    s += fmt::format(", initialization '{}' ({} nodes)", escape_model_text(t.initialization),
+                     t.initialization_nodes);
+  for (const auto* binding : {&t.initialization_binding, &t.update_binding})
+    for (const auto& [state, output] : *binding)
+      s +=
+          fmt::format(", {} '{}' <- '{}'", binding == &t.update_binding ? "updates" : "initializes",
+                      escape_model_text(state), escape_model_text(output));
+  return s;
+}
 
 std::string model_description(const Module& m) {
   const Graph& g = *m.graph;

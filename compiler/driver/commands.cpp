@@ -9,6 +9,7 @@
 #include <map>
 
 #include "codegen/identifiers.h"
+#include "codegen/model_info.h"
 #include "driver/pipeline.h"
 #include "ir/printer.h"
 #include "ops/kernel_variants.h"
@@ -315,20 +316,11 @@ std::string describe_model(const Module& m) {
     for (const auto& [key, value] : *list)
       s += fmt::format("metadata{} '{}' = '{}'\n", list == &m.metadata_props ? "" : " (graph)",
                        text(key), text(value));
-  for (size_t i = 0; i < m.training_info.size(); ++i) {
-    const Module::TrainingInfo& t = m.training_info[i];
-    s += fmt::format("training_info {}: algorithm '{}' ({} nodes)", i, text(t.algorithm),
-                     t.algorithm_nodes);
-    if (!t.initialization.empty())
-      s += fmt::format(", initialization '{}' ({} nodes)", text(t.initialization),
-                       t.initialization_nodes);
-    for (const auto* binding : {&t.initialization_binding, &t.update_binding})
-      for (const auto& [state, output] : *binding)
-        s += fmt::format(", {} '{}' <- '{}'",
-                         binding == &t.update_binding ? "updates" : "initializes", text(state),
-                         text(output));
-    s += ": validated, not compiled (the generated code runs the inference graph)\n";
-  }
+  for (size_t i = 0; i < m.training_info.size(); ++i)
+    s += fmt::format(
+        "training_info {}: {}: validated, not compiled (the generated code runs the inference "
+        "graph)\n",
+        i, training_info_summary(m.training_info[i]));
   return s;
 }
 
