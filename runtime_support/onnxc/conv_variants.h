@@ -55,7 +55,8 @@ constexpr index_t round_up(index_t v, index_t m) {
   return (v + m - 1) / m * m;
 }
 // Floats per padded row in scratch: stride 1 holds columns [0, out_w + K - 1) and slack; stride 2
-// holds the even columns then the odd ones, each [0, out_w + K / 2) at most, with slack.
+// holds the even columns then the odd ones, each [0, out_w + K / 2) at most, with slack: the
+// vector loads of a block and the whole vectors pad_row() / split_row() store.
 constexpr index_t phase_floats(const ConvParams& p) {
   return round_up(p.out[2] + (p.kernel[2] - 1) + kMaxLanes, kMaxLanes);
 }
@@ -66,38 +67,97 @@ constexpr index_t padded_rows(const ConvParams& p) {
   return (p.out[1] - 1) * p.stride[1] + p.kernel[1];
 }
 
-// dst[q] = src[2q - off] for q < n, 0 where that is outside [0, in_w).
-inline void split_phases(const float* src, index_t in_w, index_t off, index_t n, float* dst) {
-  index_t lo, hi;
-  steps_in_range(n, 2, -off, in_w, &lo, &hi);
-  for (index_t q = 0; q < lo; ++q) dst[q] = 0.0f;
-  for (index_t q = lo; q < hi; ++q) dst[q] = src[2 * q - off];
-  for (index_t q = hi; q < n; ++q) dst[q] = 0.0f;
+// The plane's geometry, the same for every channel of a call: computed once (recomputed per
+// channel and row block, it cost as much as the arithmetic on 7x7 and 14x14 planes).
+struct Geometry {
+  index_t in_h, in_w, pad_t, pad_l;
+  index_t out_h, out_w;
+  index_t rows;   // padded rows of the plane in scratch
+  index_t ld;     // floats per padded row
+  index_t half;   // stride 2: the odd columns' offset in a row (phase_floats)
+  index_t width;  // floats of a padded row (stride 2: of a phase) written: every one a block loads
+};
+
+template <index_t kLanes>
+constexpr Geometry geometry(const ConvParams& p) {
+  Geometry g{};
+  g.in_h = p.in[1], g.in_w = p.in[2], g.pad_t = p.pad[1], g.pad_l = p.pad[2];
+  g.out_h = p.out[1], g.out_w = p.out[2];
+  g.rows = padded_rows(p), g.ld = row_floats(p), g.half = phase_floats(p);
+  // A block loads columns [ow0 + kw, ow0 + kw + kLanes) with ow0 < out_w, kw < K (stride 1),
+  // and [ow0 + kw / 2, ow0 + kw / 2 + kLanes) of each phase (stride 2; split in whole vectors).
+  g.width = p.stride[2] == 1 ? g.out_w + p.kernel[2] + kLanes - 2
+                             : round_up(g.out_w + p.kernel[2] / 2 + kLanes - 1, kLanes);
+  return g;
+}
+
+// dst[c] = 0 for c in [from, to), in whole vectors and one masked tail.
+template <class I>
+inline void zero_run(float* dst, index_t from, index_t to) {
+  constexpr index_t L = I::kLanes;
+  for (index_t c = from; c < to; c += L)
+    I::store_n(dst + c, I::set1(0.0f), to - c < L ? to - c : L);
+}
+
+// dst[c] = src[c - pad_l] for c in [0, width) (0 outside [0, in_w)), in whole vectors and one
+// masked tail. (Scalar loops of unknown length, as in any model with several depthwise shapes,
+// become library calls or long prologues.)
+template <class I>
+inline void pad_row(const float* src, index_t in_w, index_t pad_l, index_t width, float* dst) {
+  constexpr index_t L = I::kLanes;
+  const typename I::V zero = I::set1(0.0f);
+  for (index_t c = 0; c < pad_l; c += L) I::store(dst + c, zero);
+  index_t c = 0;
+  for (; c + L <= in_w; c += L) I::store(dst + pad_l + c, I::load(src + c));
+  if (c < in_w) I::store(dst + pad_l + c, I::load_n(src + c, in_w - c)), c += L;
+  zero_run<I>(dst, pad_l + c, width);
+}
+
+// Stride 2: even[q] = padded column 2q and odd[q] = padded column 2q + 1 for q < width,
+// split in registers straight from the input row (storing the padded row and reloading it
+// split stalled every load on store forwarding). With pad_l = 2a + r, src's even columns start
+// at a of the even phase (r = 0) or of the odd one (r = 1), its odd columns at a of the odd
+// phase or a + 1 of the even one.
+template <class I>
+inline void split_row(const float* src, index_t in_w, index_t pad_l, index_t width, float* even,
+                      float* odd) {
+  using V = typename I::V;
+  constexpr index_t L = I::kLanes;
+  const V zero = I::set1(0.0f);
+  const index_t a = pad_l / 2, r = pad_l % 2;
+  float* const from_even = r ? odd + a : even + a;
+  float* const from_odd = r ? even + a + 1 : odd + a;
+  for (index_t c = 0; c <= a; c += L) I::store(even + c, zero), I::store(odd + c, zero);
+  index_t i = 0;  // column pairs of src done
+  V e, o;
+  for (; 2 * i + 2 * L <= in_w; i += L) {
+    I::deinterleave(I::load(src + 2 * i), I::load(src + 2 * i + L), &e, &o);
+    I::store(from_even + i, e), I::store(from_odd + i, o);
+  }
+  if (const index_t rest = in_w - 2 * i; rest > 0) {  // load_n reads past src as 0: padding
+    I::deinterleave(I::load_n(src + 2 * i, rest < L ? rest : L),
+                    rest > L ? I::load_n(src + 2 * i + L, rest - L) : zero, &e, &o);
+    I::store(from_even + i, e), I::store(from_odd + i, o);
+    i += L;
+  }
+  zero_run<I>(even, a + r + i, width);
+  zero_run<I>(odd, a + i, width);
 }
 
 // Copies input plane xc to `plane` with the padding made explicit (zeros) and, for stride 2,
-// the columns split into even and odd phases. Every float of `plane` is written.
-template <index_t S>
-inline void pad_plane(const ConvParams& p, const float* xc, float* plane) {
-  const index_t ld = row_floats(p), half = phase_floats(p);
-  const index_t in_h = p.in[1], in_w = p.in[2], pad_t = p.pad[1], pad_l = p.pad[2];
-  for (index_t r = 0; r < padded_rows(p); ++r) {
-    float* dst = plane + r * ld;
-    const index_t ih = r - pad_t;
-    if (ih < 0 || ih >= in_h) {
-      for (index_t i = 0; i < ld; ++i) dst[i] = 0.0f;
-      continue;
-    }
-    const float* src = xc + ih * in_w;
-    if (S == 1) {  // dst[c] = src[c - pad_l]: zeros, the row, zeros
-      const index_t lo = pad_l < ld ? pad_l : ld, hi = in_w + pad_l < ld ? in_w + pad_l : ld;
-      for (index_t c = 0; c < lo; ++c) dst[c] = 0.0f;
-      for (index_t c = lo; c < hi; ++c) dst[c] = src[c - pad_l];
-      for (index_t c = hi; c < ld; ++c) dst[c] = 0.0f;
-    } else {  // dst[q] = src[2q - pad_l], dst[half + q] = src[2q + 1 - pad_l]
-      split_phases(src, in_w, pad_l, half, dst);
-      split_phases(src, in_w, pad_l - 1, half, dst + half);
-    }
+// the columns split into even and odd phases. Every float a block loads is written.
+template <class I, index_t S>
+inline void pad_plane(const Geometry& g, const float* xc, float* plane) {
+  for (index_t r = 0; r < g.rows; ++r) {
+    float* dst = plane + r * g.ld;
+    const index_t ih = r - g.pad_t;
+    const bool in = ih >= 0 && ih < g.in_h;
+    // A padding row: an input row of no columns.
+    if (S == 1)
+      pad_row<I>(in ? xc + ih * g.in_w : xc, in ? g.in_w : 0, g.pad_l, g.width, dst);
+    else
+      split_row<I>(in ? xc + ih * g.in_w : xc, in ? g.in_w : 0, g.pad_l, g.width, dst,
+                   dst + g.half);
   }
 }
 
@@ -156,43 +216,64 @@ inline void block(const float* plane, index_t ld, index_t half, const typename I
 
 // Rows [oh0, oh0 + R) of one channel, all columns.
 template <class I, index_t K, index_t S, index_t R, class Act>
-inline void rows(const ConvParams& p, const float* plane, const typename I::V* wv,
-                 typename I::V bias, index_t oh0, float* y, const float* res,
-                 const Epilogue<Act>& e) {
-  const index_t out_w = p.out[2], ld = row_floats(p), half = phase_floats(p);
-  for (index_t ow0 = 0; ow0 < out_w; ow0 += I::kLanes) {
-    const index_t n = out_w - ow0 < I::kLanes ? out_w - ow0 : I::kLanes;
-    block<I, K, S, R>(plane, ld, half, wv, bias, oh0, ow0, n, y, res, out_w, e);
+inline void rows(const Geometry& g, const float* plane, const typename I::V* wv, typename I::V bias,
+                 index_t oh0, float* y, const float* res, const Epilogue<Act>& e) {
+  constexpr index_t L = I::kLanes;
+  index_t ow0 = 0;
+  for (; ow0 + L <= g.out_w; ow0 += L)
+    block<I, K, S, R>(plane, g.ld, g.half, wv, bias, oh0, ow0, L, y, res, g.out_w, e);
+  if (ow0 < g.out_w)
+    block<I, K, S, R>(plane, g.ld, g.half, wv, bias, oh0, ow0, g.out_w - ow0, y, res, g.out_w, e);
+}
+
+// One output channel whose input plane is padded in `plane`.
+template <class I, index_t K, index_t S, class Act>
+inline void channel(const Geometry& g, const float* plane, const float* w, float b, float* yc,
+                    const float* rc, const Epilogue<Act>& e) {
+  using V = typename I::V;
+  V wv[K * K];
+  for (index_t t = 0; t < K * K; ++t) wv[t] = I::set1(w[t]);
+  const V bias = I::set1(b);
+  index_t oh = 0;
+  for (; oh + kRows <= g.out_h; oh += kRows)
+    rows<I, K, S, kRows>(g, plane, wv, bias, oh, yc, rc, e);
+  // The last rows in one block (kRows is 4): each input row is loaded once for all of them.
+  switch (g.out_h - oh) {
+    case 3:
+      rows<I, K, S, 3>(g, plane, wv, bias, oh, yc, rc, e);
+      break;
+    case 2:
+      rows<I, K, S, 2>(g, plane, wv, bias, oh, yc, rc, e);
+      break;
+    case 1:
+      rows<I, K, S, 1>(g, plane, wv, bias, oh, yc, rc, e);
+      break;
+    default:
+      break;
   }
+  if constexpr (in_registers<Act>() == InRegisters::kLater)
+    apply_epilogue(e, yc, rc, g.out_h * g.out_w);
 }
 
 template <class I, index_t K, index_t S, class Act>
 inline void channels(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
                      void* scratch, const Epilogue<Act>& e, const float* residual) {
-  using V = typename I::V;
+  static_assert(kRows == 4, "channel() finishes the last 1 to 3 rows");
+  const Geometry g = geometry<I::kLanes>(p);
   float* plane = static_cast<float*>(scratch);
   const index_t multiplier = p.c_out / p.group;
-  const index_t in_size = p.in[1] * p.in[2], out_size = p.out[1] * p.out[2];
-  const index_t out_h = p.out[1];
+  const index_t in_size = g.in_h * g.in_w, out_size = g.out_h * g.out_w;
   const float* res_or_null = e.residual ? residual : nullptr;
-  for (index_t n = 0; n < p.batch; ++n)
-    for (index_t oc = 0; oc < p.c_out; ++oc) {
-      if (oc % multiplier == 0)
-        pad_plane<S>(p, x + (n * p.c_in + oc / multiplier) * in_size, plane);
-      V wv[K * K];
-      for (index_t t = 0; t < K * K; ++t) wv[t] = I::set1(w[oc * K * K + t]);
-      const V bias = I::set1(b ? b[oc] : 0.0f);
-      float* yc = y + (n * p.c_out + oc) * out_size;
-      const float* rc = res_or_null ? res_or_null + (n * p.c_out + oc) * out_size : nullptr;
-      index_t oh = 0;
-      for (; oh + kRows <= out_h; oh += kRows)
-        rows<I, K, S, kRows>(p, plane, wv, bias, oh, yc, rc, e);
-      // Fewer than kRows rows remain; the explicit bound lets g++ see the loop is short (with an
-      // open bound, -O3 warns that a far iteration would overflow the row offset).
-      for (index_t r = 0; r + 1 < kRows && oh < out_h; ++r, ++oh)
-        rows<I, K, S, 1>(p, plane, wv, bias, oh, yc, rc, e);
-      if constexpr (in_registers<Act>() == InRegisters::kLater) apply_epilogue(e, yc, rc, out_size);
+  for (index_t n = 0; n < p.batch; ++n) {
+    const float* xc = x + n * p.c_in * in_size;
+    for (index_t oc = 0, m = 0; oc < p.c_out; ++oc) {
+      if (m == 0) pad_plane<I, S>(g, xc, plane), xc += in_size;
+      if (++m == multiplier) m = 0;
+      const index_t at = (n * p.c_out + oc) * out_size;
+      channel<I, K, S>(g, plane, w + oc * K * K, b ? b[oc] : 0.0f, y + at,
+                       res_or_null ? res_or_null + at : nullptr, e);
     }
+  }
 }
 
 template <class I, index_t K, class Act>
@@ -204,9 +285,10 @@ inline void run(const ConvParams& p, const float* x, const float* w, const float
     channels<I, K, 2>(p, x, w, b, y, scratch, e, residual);
 }
 
-// ISA traits: V (one vector), kLanes, set1, load, load_n / store_n (the first n lanes, the rest
-// of load_n read as 0), fma(a, b, c) = a * b + c, add, relu and clip with the NaN behaviour of
-// the scalar epilogue (Relu(NaN) = 0, Clip(NaN) = NaN).
+// ISA traits: V (one vector), kLanes, set1, load, store, load_n / store_n (the first n lanes,
+// the rest of load_n read as 0), deinterleave (a row's even and odd columns), fma(a, b, c) = a * b
+// + c, add, relu and clip with the NaN behaviour of the scalar epilogue (Relu(NaN) = 0, Clip(NaN) =
+// NaN).
 #if defined(__AVX512F__)
 struct Avx512 {
   using V = __m512;
@@ -214,6 +296,13 @@ struct Avx512 {
   static __mmask16 mask(index_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
   static V set1(float f) { return _mm512_set1_ps(f); }
   static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  // Lanes 0, 2, 4, ... and 1, 3, 5, ... of the pair (a, b).
+  static void deinterleave(V a, V b, V* even, V* odd) {
+    const __m512i i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    *even = _mm512_permutex2var_ps(a, i, b);
+    *odd = _mm512_permutex2var_ps(a, _mm512_add_epi32(i, _mm512_set1_epi32(1)), b);
+  }
   static V load_n(const float* p, index_t n) {
     return n == kLanes ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(mask(n), p);
   }
@@ -246,6 +335,16 @@ struct Avx2 {
   }
   static V set1(float f) { return _mm256_set1_ps(f); }
   static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  // Lanes 0, 2, 4, ... and 1, 3, 5, ... of the pair (a, b): shuffles within the 128-bit
+  // halves, then the 64-bit quarters put in order.
+  static void deinterleave(V a, V b, V* even, V* odd) {
+    const auto order = [](V v) {
+      return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
+    };
+    *even = order(_mm256_shuffle_ps(a, b, 0x88));
+    *odd = order(_mm256_shuffle_ps(a, b, 0xDD));
+  }
   static V load_n(const float* p, index_t n) {
     return n == kLanes ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask(n));
   }
@@ -270,6 +369,12 @@ struct NeonFma {
   static constexpr index_t kLanes = 4;
   static V set1(float f) { return vdupq_n_f32(f); }
   static V load(const float* p) { return vld1q_f32(p); }
+  static void store(float* p, V v) { vst1q_f32(p, v); }
+  // Lanes 0, 2, 4, ... and 1, 3, 5, ... of the pair (a, b).
+  static void deinterleave(V a, V b, V* even, V* odd) {
+    *even = vuzp1q_f32(a, b);
+    *odd = vuzp2q_f32(a, b);
+  }
   static V load_n(const float* p, index_t n) {
     if (n == kLanes) return vld1q_f32(p);
     float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};

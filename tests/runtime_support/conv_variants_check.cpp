@@ -22,6 +22,7 @@
 // It also runs the GEMM variants' few-row products (m < 4: one dot product or axpy per output
 // row, with AVX-512 f32_dot_rows_avx512) as this ISA compiles them, against a double-precision
 // product with the same kind of bound: (k + 2) * 2^-24 * (|alpha| sum |a b| + |beta c|).
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -296,6 +297,23 @@ int run_variant(const Compiled& c, const std::string& op, const std::string& til
           }
           if (!applies(op, tile, p)) continue;
           const EpilogueSpec& e = epilogues[i % 6];
+          ++cases;
+          if (!check(c, op, tile, p, e, rng)) {
+            ok = false;
+            return cases;
+          }
+        }
+  // Depthwise planes with padding wider than a vector on one side (the padded copy's zero
+  // runs) and rows around the vector widths.
+  if (op == "dwconv")
+    for (index_t w : {3, 15, 33})
+      for (index_t s = 1; s <= 2; ++s)
+        for (const auto& pads : {std::array<index_t, 2>{17, 0}, {0, 18}, {5, 9}, {33, 1}}) {
+          const index_t k = square(tile) ? square(tile) : 3;
+          const ConvParams p = params(2, 1 + s % 2, 4 + w % 5, w, k, s, pads[1] % 4, pads[0],
+                                      pads[0] % 3, pads[1], true);
+          if (!applies(op, tile, p)) continue;
+          const EpilogueSpec& e = epilogues[static_cast<size_t>(w + s) % 7];
           ++cases;
           if (!check(c, op, tile, p, e, rng)) {
             ok = false;
