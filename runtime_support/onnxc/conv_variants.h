@@ -99,65 +99,64 @@ inline void zero_run(float* dst, index_t from, index_t to) {
     I::store_n(dst + c, I::set1(0.0f), to - c < L ? to - c : L);
 }
 
-// dst[c] = src[c - pad_l] for c in [0, width) (0 outside [0, in_w)), in whole vectors and one
-// masked tail. (Scalar loops of unknown length, as in any model with several depthwise shapes,
-// become library calls or long prologues.)
+// dst[c] = src[c] for c < in_w, in whole vectors (a masked load last: dst[c] = 0 for c in
+// [in_w, round_up(in_w, kLanes)), which in the padded plane is padding). Scalar loops of unknown
+// length, as in any model with several depthwise shapes, become library calls or long prologues.
 template <class I>
-inline void pad_row(const float* src, index_t in_w, index_t pad_l, index_t width, float* dst) {
+inline void copy_row(const float* src, index_t in_w, float* dst) {
   constexpr index_t L = I::kLanes;
-  const typename I::V zero = I::set1(0.0f);
-  for (index_t c = 0; c < pad_l; c += L) I::store(dst + c, zero);
   index_t c = 0;
-  for (; c + L <= in_w; c += L) I::store(dst + pad_l + c, I::load(src + c));
-  if (c < in_w) I::store(dst + pad_l + c, I::load_n(src + c, in_w - c)), c += L;
-  zero_run<I>(dst, pad_l + c, width);
+  for (; c + L <= in_w; c += L) I::store(dst + c, I::load(src + c));
+  if (c < in_w) I::store(dst + c, I::load_n(src + c, in_w - c));
 }
 
-// Stride 2: even[q] = padded column 2q and odd[q] = padded column 2q + 1 for q < width,
-// split in registers straight from the input row (storing the padded row and reloading it
-// split stalled every load on store forwarding). With pad_l = 2a + r, src's even columns start
-// at a of the even phase (r = 0) or of the odd one (r = 1), its odd columns at a of the odd
-// phase or a + 1 of the even one.
+// Stride 2: the input row's columns into the phases of its padded row (even[q] = padded column
+// 2q, odd[q] = padded column 2q + 1), split in registers straight from the input (storing the
+// padded row and reloading it split stalled every load on store forwarding). With pad_l = 2a + r,
+// src's even columns start at a of the even phase (r = 0) or of the odd one (r = 1), its odd
+// columns at a of the odd phase or a + 1 of the even one. Past the row's end the stores write
+// zeros (padding), up to kLanes - 1 floats past each phase's last column.
 template <class I>
-inline void split_row(const float* src, index_t in_w, index_t pad_l, index_t width, float* even,
-                      float* odd) {
+inline void split_row(const float* src, index_t in_w, index_t pad_l, float* even, float* odd) {
   using V = typename I::V;
   constexpr index_t L = I::kLanes;
-  const V zero = I::set1(0.0f);
   const index_t a = pad_l / 2, r = pad_l % 2;
   float* const from_even = r ? odd + a : even + a;
   float* const from_odd = r ? even + a + 1 : odd + a;
-  for (index_t c = 0; c <= a; c += L) I::store(even + c, zero), I::store(odd + c, zero);
   index_t i = 0;  // column pairs of src done
   V e, o;
   for (; 2 * i + 2 * L <= in_w; i += L) {
     I::deinterleave(I::load(src + 2 * i), I::load(src + 2 * i + L), &e, &o);
     I::store(from_even + i, e), I::store(from_odd + i, o);
   }
-  if (const index_t rest = in_w - 2 * i; rest > 0) {  // load_n reads past src as 0: padding
+  if (const index_t rest = in_w - 2 * i; rest > 0) {  // load_n reads past src as 0
     I::deinterleave(I::load_n(src + 2 * i, rest < L ? rest : L),
-                    rest > L ? I::load_n(src + 2 * i + L, rest - L) : zero, &e, &o);
+                    rest > L ? I::load_n(src + 2 * i + L, rest - L) : I::set1(0.0f), &e, &o);
     I::store(from_even + i, e), I::store(from_odd + i, o);
-    i += L;
   }
-  zero_run<I>(even, a + r + i, width);
-  zero_run<I>(odd, a + i, width);
 }
 
-// Copies input plane xc to `plane` with the padding made explicit (zeros) and, for stride 2,
-// the columns split into even and odd phases. Every float a block loads is written.
+// The padding of `plane`: every float a block loads, zeroed once per call. The input rows then
+// overwrite only their columns (and zeros), so the padding stays zero from channel to channel.
+template <class I, index_t S>
+inline void zero_plane(const Geometry& g, float* plane) {
+  for (index_t r = 0; r < g.rows; ++r) {
+    zero_run<I>(plane + r * g.ld, 0, g.width);
+    if (S == 2) zero_run<I>(plane + r * g.ld + g.half, 0, g.width);
+  }
+}
+
+// Input plane xc into the zero-padded `plane` (zero_plane): its rows at (pad_t, pad_l), for
+// stride 2 with the columns split into even and odd phases.
 template <class I, index_t S>
 inline void pad_plane(const Geometry& g, const float* xc, float* plane) {
-  for (index_t r = 0; r < g.rows; ++r) {
+  const index_t r0 = g.pad_t, r1 = g.pad_t + g.in_h < g.rows ? g.pad_t + g.in_h : g.rows;
+  for (index_t r = r0; r < r1; ++r) {
     float* dst = plane + r * g.ld;
-    const index_t ih = r - g.pad_t;
-    const bool in = ih >= 0 && ih < g.in_h;
-    // A padding row: an input row of no columns.
     if (S == 1)
-      pad_row<I>(in ? xc + ih * g.in_w : xc, in ? g.in_w : 0, g.pad_l, g.width, dst);
+      copy_row<I>(xc + (r - g.pad_t) * g.in_w, g.in_w, dst + g.pad_l);
     else
-      split_row<I>(in ? xc + ih * g.in_w : xc, in ? g.in_w : 0, g.pad_l, g.width, dst,
-                   dst + g.half);
+      split_row<I>(xc + (r - g.pad_t) * g.in_w, g.in_w, g.pad_l, dst, dst + g.half);
   }
 }
 
@@ -261,6 +260,7 @@ inline void channels(const ConvParams& p, const float* x, const float* w, const 
   static_assert(kRows == 4, "channel() finishes the last 1 to 3 rows");
   const Geometry g = geometry<I::kLanes>(p);
   float* plane = static_cast<float*>(scratch);
+  zero_plane<I, S>(g, plane);
   const index_t multiplier = p.c_out / p.group;
   const index_t in_size = g.in_h * g.in_w, out_size = g.out_h * g.out_w;
   const float* res_or_null = e.residual ? residual : nullptr;
