@@ -8,10 +8,11 @@
 //   f32_dwconv_3x3__avx512f, __avx2_fma, __neonfma; f32_dwconv_5x5__ the same
 //       depthwise 3x3 / 5x5 (c_in == group, any multiplier), 2-D, dilation 1, stride 1 or 2 (the
 //       same along H and W), any padding; f32_dwconv_kxk_applies(p, K) says whether p is one.
-//       Per input channel the padded plane is copied once to scratch (for stride 2 with its even
-//       and odd columns split, so every tap is a unit-stride load); then blocks of 4 output rows
-//       x one vector accumulate in registers, each loaded input row feeding every output row
-//       that uses it, and the epilogue (residual, Relu, Clip) is applied before the one store.
+//       The padding of a plane in scratch is zeroed once per call; per input channel the rows
+//       are copied in (for stride 2 with their even and odd columns split, so every tap is a
+//       unit-stride load); then blocks of 8 output rows (AVX2: 4) x one vector accumulate in
+//       registers, each loaded input row feeding every output row that uses it, and the
+//       epilogue (residual, Relu, Clip) is applied before the one store.
 //       Scratch: f32_dwconv_kxk_scratch_bytes(p). Defined only when the compiler may use the ISA.
 // The portable variants of the table are defined in onnxc/conv.h: f32_dwconv_any__scalar (any
 // depthwise shape), and the convolution GEMM with its tiles, f32_conv_8x32__avx512f (plain C++,
@@ -49,7 +50,6 @@ constexpr bool f32_dwconv_kxk_applies(const ConvParams& p, index_t k) {
 namespace dwkxk_detail {
 
 constexpr index_t kMaxLanes = 16;  // the widest vector of any variant: the scratch's slack
-constexpr index_t kRows = 4;       // output rows per register block
 
 constexpr index_t round_up(index_t v, index_t m) {
   return (v + m - 1) / m * m;
@@ -185,7 +185,7 @@ inline void block(const float* plane, index_t ld, index_t half, const typename I
   V acc[R];
 #pragma GCC unroll 8
   for (index_t r = 0; r < R; ++r) acc[r] = bias;
-#pragma GCC unroll 16
+#pragma GCC unroll 32
   for (index_t j = 0; j < (R - 1) * S + K; ++j) {
     const float* row = plane + (oh0 * S + j) * ld;
 #pragma GCC unroll 5
@@ -225,6 +225,17 @@ inline void rows(const Geometry& g, const float* plane, const typename I::V* wv,
     block<I, K, S, R>(plane, g.ld, g.half, wv, bias, oh0, ow0, g.out_w - ow0, y, res, g.out_w, e);
 }
 
+// The last out_h - oh0 < R + 1 rows in one block: each input row is loaded once for all of them.
+template <class I, index_t K, index_t S, index_t R, class Act>
+inline void last_rows(const Geometry& g, const float* plane, const typename I::V* wv,
+                      typename I::V bias, index_t oh0, float* y, const float* res,
+                      const Epilogue<Act>& e) {
+  if constexpr (R > 0) {
+    if (g.out_h - oh0 == R) return rows<I, K, S, R>(g, plane, wv, bias, oh0, y, res, e);
+    last_rows<I, K, S, R - 1>(g, plane, wv, bias, oh0, y, res, e);
+  }
+}
+
 // One output channel whose input plane is padded in `plane`.
 template <class I, index_t K, index_t S, class Act>
 inline void channel(const Geometry& g, const float* plane, const float* w, float b, float* yc,
@@ -234,22 +245,9 @@ inline void channel(const Geometry& g, const float* plane, const float* w, float
   for (index_t t = 0; t < K * K; ++t) wv[t] = I::set1(w[t]);
   const V bias = I::set1(b);
   index_t oh = 0;
-  for (; oh + kRows <= g.out_h; oh += kRows)
-    rows<I, K, S, kRows>(g, plane, wv, bias, oh, yc, rc, e);
-  // The last rows in one block (kRows is 4): each input row is loaded once for all of them.
-  switch (g.out_h - oh) {
-    case 3:
-      rows<I, K, S, 3>(g, plane, wv, bias, oh, yc, rc, e);
-      break;
-    case 2:
-      rows<I, K, S, 2>(g, plane, wv, bias, oh, yc, rc, e);
-      break;
-    case 1:
-      rows<I, K, S, 1>(g, plane, wv, bias, oh, yc, rc, e);
-      break;
-    default:
-      break;
-  }
+  for (; oh + I::kRows <= g.out_h; oh += I::kRows)
+    rows<I, K, S, I::kRows>(g, plane, wv, bias, oh, yc, rc, e);
+  last_rows<I, K, S, I::kRows - 1>(g, plane, wv, bias, oh, yc, rc, e);
   if constexpr (in_registers<Act>() == InRegisters::kLater)
     apply_epilogue(e, yc, rc, g.out_h * g.out_w);
 }
@@ -257,7 +255,6 @@ inline void channel(const Geometry& g, const float* plane, const float* w, float
 template <class I, index_t K, index_t S, class Act>
 inline void channels(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
                      void* scratch, const Epilogue<Act>& e, const float* residual) {
-  static_assert(kRows == 4, "channel() finishes the last 1 to 3 rows");
   const Geometry g = geometry<I::kLanes>(p);
   float* plane = static_cast<float*>(scratch);
   zero_plane<I, S>(g, plane);
@@ -293,6 +290,7 @@ inline void run(const ConvParams& p, const float* x, const float* w, const float
 struct Avx512 {
   using V = __m512;
   static constexpr index_t kLanes = 16;
+  static constexpr index_t kRows = 8;  // output rows per block: 8 accumulators hide FMA latency
   static __mmask16 mask(index_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
   static V set1(float f) { return _mm512_set1_ps(f); }
   static V load(const float* p) { return _mm512_loadu_ps(p); }
@@ -329,6 +327,7 @@ struct Avx512 {
 struct Avx2 {
   using V = __m256;
   static constexpr index_t kLanes = 8;
+  static constexpr index_t kRows = 4;  // 16 registers: the 3x3 weights, 4 accumulators, loads
   static __m256i mask(index_t n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
                               _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -367,6 +366,7 @@ struct Avx2 {
 struct NeonFma {
   using V = float32x4_t;
   static constexpr index_t kLanes = 4;
+  static constexpr index_t kRows = 8;  // 32 registers, as AVX-512
   static V set1(float f) { return vdupq_n_f32(f); }
   static V load(const float* p) { return vld1q_f32(p); }
   static void store(float* p, V v) { vst1q_f32(p, v); }
