@@ -190,7 +190,7 @@ inline void block(const float* plane, index_t ld, index_t half, const typename I
     const float* row = plane + (oh0 * S + j) * ld;
 #pragma GCC unroll 5
     for (index_t kw = 0; kw < K; ++kw) {
-      const V v = I::load(S == 1 ? row + ow0 + kw : row + (kw % 2 ? half : 0) + ow0 + kw / 2);
+      const V v = I::load_once(S == 1 ? row + ow0 + kw : row + (kw % 2 ? half : 0) + ow0 + kw / 2);
 #pragma GCC unroll 5
       for (index_t kh = 0; kh < K; ++kh) {
         const index_t d = j - kh;
@@ -294,6 +294,12 @@ struct Avx512 {
   static __mmask16 mask(index_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
   static V set1(float f) { return _mm512_set1_ps(f); }
   static V load(const float* p) { return _mm512_loadu_ps(p); }
+  // A load kept in a register: else g++ folds it into each FMA using it, loading up to K times.
+  static V load_once(const float* p) {
+    V v = _mm512_loadu_ps(p);
+    asm("" : "+v"(v));
+    return v;
+  }
   static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
   // Lanes 0, 2, 4, ... and 1, 3, 5, ... of the pair (a, b).
   static void deinterleave(V a, V b, V* even, V* odd) {
@@ -334,6 +340,8 @@ struct Avx2 {
   }
   static V set1(float f) { return _mm256_set1_ps(f); }
   static V load(const float* p) { return _mm256_loadu_ps(p); }
+  // 16 registers: forcing loads into them (as Avx512::load_once) spills the weights instead.
+  static V load_once(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
   // Lanes 0, 2, 4, ... and 1, 3, 5, ... of the pair (a, b): shuffles within the 128-bit
   // halves, then the 64-bit quarters put in order.
@@ -369,6 +377,7 @@ struct NeonFma {
   static constexpr index_t kRows = 8;  // 32 registers, as AVX-512
   static V set1(float f) { return vdupq_n_f32(f); }
   static V load(const float* p) { return vld1q_f32(p); }
+  static V load_once(const float* p) { return vld1q_f32(p); }  // FMAs take no memory operand
   static void store(float* p, V v) { vst1q_f32(p, v); }
   // Lanes 0, 2, 4, ... and 1, 3, 5, ... of the pair (a, b).
   static void deinterleave(V a, V b, V* even, V* odd) {
