@@ -60,6 +60,35 @@ BroadcastParams make_broadcast_params(const Shape& out, const Shape& a, const Sh
   return p;
 }
 
+void coalesce_dims(BroadcastParams& p) {
+  index_t* strides[3] = {p.a_strides, p.b_strides, p.c_strides};
+  int rank = 0;
+  for (int i = 0; i < p.rank; ++i) {
+    if (p.dims[i] == 1) continue;
+    const bool merge = rank > 0 && std::all_of(strides, strides + 3, [&](const index_t* s) {
+                         return s[rank - 1] == s[i] * p.dims[i];
+                       });
+    if (merge) {
+      p.dims[rank - 1] *= p.dims[i];
+      for (index_t* s : strides) s[rank - 1] = s[i];
+    } else {
+      p.dims[rank] = p.dims[i];
+      for (index_t* s : strides) s[rank] = s[i];
+      ++rank;
+    }
+  }
+  if (rank == 0) {  // a single element
+    p.dims[0] = 1;
+    for (index_t* s : strides) s[0] = 0;
+    rank = 1;
+  }
+  for (int i = rank; i < p.rank; ++i) {
+    p.dims[i] = 0;
+    for (index_t* s : strides) s[i] = 0;
+  }
+  p.rank = rank;
+}
+
 std::string broadcast_params_decl(const BroadcastParams& p, const char* var) {
   auto arr = [&](const index_t* v) {
     return fmt::format("{{{}}}", fmt::join(v, v + p.rank, ", "));

@@ -193,6 +193,7 @@ class BinaryOp final : public OpHandler {
     if (!check_rank(ctx, out)) return false;
     auto& s = ctx.make_state<BinaryState>();
     s.params = make_broadcast_params(out, a->shape, b_shape);
+    coalesce_dims(s.params);
     s.float_accum = kFloatForm<F> && float_accumulates(ctx.target());
     ctx.set_output(0, kOut == BinaryOut::kBool ? DataType::kBool : a->dtype, out);
     return true;
