@@ -13,6 +13,7 @@
   X(make_fuse_matmul_add_pass) \
   X(make_fold_batchnorm_pass)  \
   X(make_fuse_swish_pass)      \
+  X(make_scale_filters_pass)   \
   X(make_fuse_epilogue_pass)   \
   X(make_matmul_as_gemm_pass)  \
   X(make_dead_code_pass)       \

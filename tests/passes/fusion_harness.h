@@ -24,7 +24,7 @@ struct FusionLowered {
 };
 
 const char* const kFusionPasses[] = {"fuse-matmul-add", "fold-batchnorm", "fuse-swish",
-                                     "fuse-epilogue", "matmul-as-gemm"};
+                                     "scale-filters",   "fuse-epilogue",  "matmul-as-gemm"};
 
 // The pipeline up to dead-code, with or without the fusion passes (and without `also_off`).
 inline FusionLowered lower(ModelBuilder& mb, bool fuse,
