@@ -56,7 +56,7 @@ constexpr index_t round_up(index_t v, index_t m) {
 }
 // Floats per padded row in scratch: stride 1 holds columns [0, out_w + K - 1) and slack; stride 2
 // holds the even columns then the odd ones, each [0, out_w + K / 2) at most, with slack: the
-// vector loads of a block and the whole vectors pad_row() / split_row() store.
+// vector loads of a block and the whole vectors copy_row() / split_row() store.
 constexpr index_t phase_floats(const ConvParams& p) {
   return round_up(p.out[2] + (p.kernel[2] - 1) + kMaxLanes, kMaxLanes);
 }
@@ -282,10 +282,11 @@ inline void run(const ConvParams& p, const float* x, const float* w, const float
     channels<I, K, 2>(p, x, w, b, y, scratch, e, residual);
 }
 
-// ISA traits: V (one vector), kLanes, set1, load, store, load_n / store_n (the first n lanes,
-// the rest of load_n read as 0), deinterleave (a row's even and odd columns), fma(a, b, c) = a * b
-// + c, add, relu and clip with the NaN behaviour of the scalar epilogue (Relu(NaN) = 0, Clip(NaN) =
-// NaN).
+// ISA traits: V (one vector), kLanes, kRows (output rows per register block), set1, load,
+// load_once (a load the compiler keeps in a register), store, load_n / store_n (the first n
+// lanes, the rest of load_n read as 0), deinterleave (a row's even and odd columns),
+// fma(a, b, c) = a * b + c, add, relu and clip with the NaN behaviour of the scalar epilogue
+// (Relu(NaN) = 0, Clip(NaN) = NaN).
 #if defined(__AVX512F__)
 struct Avx512 {
   using V = __m512;
