@@ -11,7 +11,8 @@
 // It does NOT fold: when the filters hold as many values as the input or more (the late, 7x7
 // blocks: scaling the filters would cost more); batches of more than one image (a scale per
 // image); grouped or depthwise Convs; y read by anything else, or as the Conv's filters or
-// bias; s varying along any other axis; non-float tensors; patterns inside If/Loop/Scan bodies.
+// bias; filters computed after the Mul; s varying along any other axis; non-float tensors;
+// patterns inside If/Loop/Scan bodies.
 // It runs after fold-batchnorm, which needs the filters constant.
 #include "passes/fusion_util.h"
 #include "passes/pass_manager.h"
@@ -44,7 +45,6 @@ bool rewrite(Graph& g, Node& mul, Node& conv, Value* x, Value* s, const Target& 
   fusion::take_output(mul, y, scaled);
   conv.inputs[0] = x;
   conv.inputs[1] = scaled;
-  // The Mul must run before the Conv: it does (it produced y), and W and s are older still.
   stats.count("channel scale folded into Conv filters");
   return fusion::reinfer(mul, target, stats.diag(), kPass) &&
          fusion::reinfer(conv, target, stats.diag(), kPass);
@@ -63,10 +63,12 @@ bool scale_filters(Module& module, PassContext& stats) {
         conv->input(2) == y || fusion::int_attr(*conv, "group", 1) != 1)
       continue;
     const Value* w = conv->input(1);
+    // The Mul, moved onto W, stays where it is: W must be computed before it.
+    if (!w || (w->producer && fusion::position(g, w->producer) > i)) continue;
     for (int k = 0; k < 2; ++k) {
       Value* x = mul.input(static_cast<size_t>(k));
       Value* s = mul.input(static_cast<size_t>(1 - k));
-      if (x == s || x->shape != y->shape || !channel_scale(s, x) || !w ||
+      if (!x || !s || x == s || x->shape != y->shape || !channel_scale(s, x) ||
           w->dtype != DataType::kFloat || w->shape.size() != x->shape.size() ||
           w->shape[1] != x->shape[1] || w->numel() >= x->numel())
         continue;

@@ -88,6 +88,20 @@ TEST_CASE("scale-filters leaves big filters, grouped Convs and shared scaled inp
     INFO(l.ir);
     CHECK(filecheck(l.ir, {"CHECK: %y: float[1x8x6x6] = Mul@13(%x, %s)"}) == "");
   }
+  SECTION("filters computed after the Mul") {
+    ModelBuilder mb(13);
+    mb.input("x", onnx::TensorProto::FLOAT, {1, 8, 6, 6});
+    mb.input("s", onnx::TensorProto::FLOAT, {1, 8, 1, 1});
+    mb.input("w_in", onnx::TensorProto::FLOAT, {2, 8, 1, 1});
+    mb.node("Mul", {"x", "s"}, {"y"}, "scale");
+    mb.node("Relu", {"w_in"}, {"w"}, "filters");  // after the Mul in node order
+    mb.node("Conv", {"y", "w"}, {"out"}, "project");
+    mb.output("out", onnx::TensorProto::FLOAT, {1, 2, 6, 6});
+    auto l = onnxc::testing::lower(mb, true);
+    INFO(l.ir);
+    CHECK(filecheck(l.ir, {"CHECK: %y: float[1x8x6x6] = Mul@13(%x, %s)"}) == "");
+    onnxc::testing::check_same_results(mb);
+  }
   SECTION("a scale that varies along H") {
     ModelBuilder mb(13);
     mb.input("x", onnx::TensorProto::FLOAT, {1, 8, 6, 6});
