@@ -10,7 +10,7 @@
 //       same along H and W), any padding; f32_dwconv_kxk_applies(p, K) says whether p is one.
 //       The padding of a plane in scratch is zeroed once per call; per input channel the rows
 //       are copied in (for stride 2 with their even and odd columns split, so every tap is a
-//       unit-stride load); then blocks of 8 output rows (AVX2: 4) x one vector accumulate in
+//       unit-stride load); then blocks of 8 output rows (AVX2, NEON: 4) x one vector accumulate in
 //       registers, each loaded input row feeding every output row that uses it, and the
 //       epilogue (residual, Relu, Clip) is applied before the one store.
 //       Scratch: f32_dwconv_kxk_scratch_bytes(p). Defined only when the compiler may use the ISA.
