@@ -108,7 +108,13 @@ function(onnxc_add_model target)
   # deleted .bin is written again.
   add_library(${target} STATIC ${outputs})
   target_include_directories(${target} PUBLIC ${out_dir})
-  if(TARGET onnxc::runtime)  # the runtime headers, used by code generated with --runtime include
+  # The runtime headers: code generated with --runtime include #includes them, and a program
+  # running a THREADS model includes onnxc/thread_pool.h. The default (--runtime inline) code
+  # pastes what it uses and builds with no include path, as the Cortex-M examples check.
+  string(FIND "${flags}" "--runtime;include" include_list)
+  string(FIND "${flags}" "--runtime=include" include_eq)
+  if(TARGET onnxc::runtime AND (include_list GREATER -1 OR include_eq GREATER -1 OR
+                                (DEFINED ARG_THREADS AND NOT ARG_THREADS STREQUAL "1")))
     target_link_libraries(${target} PUBLIC onnxc::runtime)
   endif()
   if(ARG_IMAGE_LIBS)

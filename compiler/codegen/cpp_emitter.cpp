@@ -55,7 +55,7 @@ void collect_declared_names(const std::string& text, std::set<std::string>& name
 // Pastes a runtime_support header and, first, the onnxc/ headers it includes (once each).
 void inline_header(const std::string& path, std::set<std::string>& done, std::string& out) {
   if (!done.insert(path).second) return;
-  std::string text = runtime_header_text(path);
+  std::string text = embedded_runtime_header(path);
   std::string body;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -63,9 +63,9 @@ void inline_header(const std::string& path, std::set<std::string>& done, std::st
     if (eol == std::string::npos) eol = text.size();
     std::string line = text.substr(pos, eol - pos);
     pos = eol + 1;
-    const std::string tag = "#include \"onnxc/";
-    if (line.rfind(tag, 0) == 0) {
-      inline_header(line.substr(10, line.size() - 11), done, out);
+    const std::string included = included_runtime_header(line);
+    if (!included.empty()) {
+      inline_header(included, done, out);
       continue;
     }
     body += line + "\n";

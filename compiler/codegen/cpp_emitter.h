@@ -49,5 +49,7 @@ std::string cpp_identifier(const std::string& name);
 
 // Text of a runtime_support header, embedded in the compiler at build time; "" if unknown.
 const char* runtime_header_text(const std::string& path);
+// The paths of every embedded runtime header ("onnxc/base.h", ...), sorted.
+std::vector<std::string> runtime_header_paths();
 
 }  // namespace onnxc

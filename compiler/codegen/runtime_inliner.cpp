@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -203,12 +205,25 @@ std::string strip_decorations(const std::string& code) {
   return out;
 }
 
+// The namespaces named by `using namespace X;` directives in `code` (comments removed).
+std::vector<std::string> using_directives(const std::string& code) {
+  std::vector<std::string> out;
+  const std::vector<std::string> words = identifiers(code);
+  for (size_t i = 0; i + 2 < words.size(); ++i)
+    if (words[i] == "using" && words[i + 1] == "namespace") out.push_back(words[i + 2]);
+  return out;
+}
+
 struct Chunk {
   std::string text;
   std::string ns;               // enclosing namespaces, "onnxc::conv_detail"
   bool always = false;          // preprocessor lines, namespace braces, the opening comment
   std::set<std::string> names;  // what it declares
   std::vector<Ref> refs;        // every identifier it mentions
+  // The namespaces its `using namespace X;` directives open (a function body's
+  // `using namespace quant_detail;`): its unqualified names are looked up there too.
+  std::vector<std::string> using_namespaces;
+  bool is_template = false;     // a template's body is compiled only for the types it is used with
   std::set<std::string> types;  // element types its signature names (see element_types)
   std::string prototype;        // a function's declaration without its body, else ""
   bool kept = false;
@@ -417,6 +432,9 @@ std::vector<Chunk> split_chunks(const std::string& text, std::set<std::string>& 
     }
     c.refs = references(code);
     c.ns = fmt::format("{}", fmt::join(namespaces, "::"));
+    c.using_namespaces = using_directives(code);
+    const std::vector<std::string> words = identifiers(code);
+    c.is_template = !words.empty() && words[0] == "template";
     chunks.push_back(std::move(c));
     current.clear();
     has_code = false;
@@ -498,10 +516,10 @@ void load_header(const std::string& path, std::set<std::string>& seen,
                  std::set<std::string>& macros, std::vector<Header>& out) {
   if (!seen.insert(path).second) return;
   std::string body;
-  for (const std::string& line : split_lines(runtime_header_text(path))) {
-    const std::string tag = "#include \"onnxc/";
-    if (line.rfind(tag, 0) == 0) {
-      load_header(line.substr(10, line.size() - 11), seen, macros, out);
+  for (const std::string& line : split_lines(embedded_runtime_header(path))) {
+    const std::string included = included_runtime_header(line);
+    if (!included.empty()) {
+      load_header(included, seen, macros, out);
       continue;
     }
     body += line + "\n";
@@ -596,6 +614,23 @@ std::string merge_headers(const std::string& text) {
 
 }  // namespace
 
+std::string included_runtime_header(const std::string& line) {
+  const std::string tag = "#include \"onnxc/";
+  if (line.rfind(tag, 0) != 0) return "";
+  const size_t close = line.find('"', tag.size());
+  return close == std::string::npos ? "" : line.substr(10, close - 10);
+}
+
+std::string embedded_runtime_header(const std::string& path) {
+  const std::string text = runtime_header_text(path);
+  if (text.empty()) {
+    std::fprintf(stderr, "onnxc: internal error: no runtime header '%s' is embedded\n",
+                 path.c_str());
+    std::abort();
+  }
+  return text;
+}
+
 std::string inline_runtime(const std::set<std::string>& headers, const std::string& code,
                            const std::set<std::string>& skip) {
   std::vector<Header> loaded;
@@ -651,13 +686,24 @@ std::string inline_runtime(const std::set<std::string>& headers, const std::stri
     return true;
   };
   std::vector<bool> printed(loaded.size(), false);
-  std::vector<std::pair<Ref, std::string>> work;  // a reference and the namespace it is made in
-  for (const Ref& r : references(code_only(code))) work.push_back({r, ""});
+  // A reference, the namespace it is made in, and whether it is made where every line is
+  // compiled: in the generated code or a function that is not a template. What such a place
+  // names is used whatever the element types (quant_detail::round_to converts to float16 in a
+  // switch on the precision), so it must be defined, not only declared.
+  struct Work {
+    Ref ref;
+    std::string from;
+    bool compiled;
+  };
+  std::vector<Work> work;
+  for (const Ref& r : references(code_only(code))) work.push_back({r, "", true});
   std::set<std::string> done;
   while (!work.empty()) {
-    const auto [ref, from] = work.back();
+    const auto [ref, from, compiled] = work.back();
     work.pop_back();
-    if (!done.insert(fmt::format("{}::{}/{}@{}", ref.qualifier, ref.name, ref.args, from)).second)
+    if (!done.insert(fmt::format("{}::{}/{}@{}{}", ref.qualifier, ref.name, ref.args, from,
+                                 compiled ? "!" : ""))
+             .second)
       continue;
     for (const Decl& d : resolve(ref, from)) {
       Chunk* c = d.chunk;
@@ -666,21 +712,28 @@ std::string inline_runtime(const std::set<std::string>& headers, const std::stri
       if (ref.args >= 0 && c->min_params >= 0 &&
           (ref.args < c->min_params || ref.args > c->max_params))
         continue;
-      if (!needed(*c)) {
+      if (!compiled && !needed(*c)) {
         // Code for other element types may still name it (in template branches never taken):
         // declare it, without the body that would pull in its dependencies.
         if (c->prototype.empty() || c->prototype_kept) continue;
         c->prototype_kept = true;
-        for (const Ref& r : references(code_only(c->prototype))) work.push_back({r, c->ns});
+        for (const Ref& r : references(code_only(c->prototype))) work.push_back({r, c->ns, false});
       } else {
         c->kept = true;
-        for (const Ref& r : c->refs) work.push_back({r, c->ns});
+        const bool body_compiled = !c->is_template;
+        for (const Ref& r : c->refs) {
+          work.push_back({r, c->ns, body_compiled});
+          // Looked up from inside each namespace a directive opens, then outwards as before.
+          for (const std::string& u : c->using_namespaces)
+            if (r.qualifier.empty())
+              work.push_back({r, c->ns.empty() ? u : c->ns + "::" + u, body_compiled});
+        }
       }
       if (printed[d.header]) continue;
       printed[d.header] = true;
       for (const auto& a : loaded[d.header].chunks)
         if (a.always)
-          for (const Ref& r : a.refs) work.push_back({r, a.ns});
+          for (const Ref& r : a.refs) work.push_back({r, a.ns, false});
     }
   }
 

@@ -19,4 +19,15 @@ namespace onnxc {
 std::string inline_runtime(const std::set<std::string>& headers, const std::string& code,
                            const std::set<std::string>& skip);
 
+// The runtime header a line of a runtime header includes: "onnxc/conv.h" for
+// `#include "onnxc/conv.h"  // ConvParams`; "" when the line includes no onnxc/ header. Both
+// inliners follow includes through this one reading, so that a comment after an include cannot
+// hide a dependency (issue 33: quantize.h's were dropped, and quantized models did not compile).
+std::string included_runtime_header(const std::string& line);
+
+// The text of an embedded runtime header. An unknown path is a bug in onnxc (the headers include
+// only each other, and tests/codegen/runtime_inliner_test.cpp resolves every include): it aborts
+// with the path rather than paste nothing and emit code that does not compile.
+std::string embedded_runtime_header(const std::string& path);
+
 }  // namespace onnxc

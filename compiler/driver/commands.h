@@ -87,6 +87,9 @@ struct TestArgs {
   bool keep_sparse = false;   // --keep-sparse: as compile's, for every case
   std::vector<std::string> max_trip_counts;  // --max-trip-count NODE=N: as compile's, every case
   int threads = 1;  // --threads: compile every case for N parts, run them on a pool of N
+  // --runtime: inline (the default, what a user gets: each case's .cpp builds on its own) or
+  // include (the .cpp #includes runtime_support/; cases share one translation unit, faster).
+  std::string runtime = "inline";
 };
 int run_test(const TestArgs& args);
 

@@ -136,6 +136,10 @@ int run_main(int argc, char** argv) {
       ->check(CLI::IsMember({"double", "single", "none"}));
   tst->add_option("--cases", test.case_list,
                   "Run only the cases named in FILE (one folder/case a line), found in the paths");
+  tst->add_option("--runtime", test.runtime,
+                  "Build each case as compile's --runtime does: inline (default: each .cpp on "
+                  "its own, as users build it) or include (one translation unit per batch)")
+      ->check(CLI::IsMember({"inline", "include"}));
   tst->add_flag("--sanitize", test.sanitize,
                 "Build generated code and harness with -fsanitize=address,undefined; a sanitizer "
                 "report fails its case");

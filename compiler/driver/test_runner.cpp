@@ -308,7 +308,7 @@ class TestRunner {
     CodegenOptions cg;
     cg.name = p.symbol;
     cg.header_file = p.symbol + ".h";
-    cg.runtime = RuntimeMode::kInclude;
+    cg.runtime = inline_runtime() ? RuntimeMode::kInline : RuntimeMode::kInclude;
     std::string trips;
     for (const auto& t : args_.max_trip_counts) trips += " --max-trip-count " + t;
     cg.flags = fmt::format("(onnxc test{}{}{})", args_.check_bounds ? " --check-bounds" : "",
@@ -337,28 +337,35 @@ class TestRunner {
     p.ok = diag.ok();
   }
 
+  bool inline_runtime() const { return args_.runtime != "include"; }
+
+  // Flags for the generated code; the harness adds -I for its template and the runtime's thread
+  // pool. Inline-mode code gets no -I of the runtime: it must build on its own, as a user's does.
   std::string compile_flags() const {
-    return fmt::format(
-        "-std=c++17 -O1 {} {}{}-Wall -Wextra -Werror -I{} -I{}", target_->cxx_flags,
-        args_.sanitize ? std::string(kSanitizeFlags) + " " : "",
-        args_.threads > 1 ? fmt::format("-pthread -DONNXC_HARNESS_THREADS={} ", args_.threads) : "",
-        ONNXC_RUNTIME_DIR, ONNXC_TEMPLATES_DIR);
+    return fmt::format("-std=c++17 -O1 {} {}{}-Wall -Wextra -Werror", target_->cxx_flags,
+                       args_.sanitize ? std::string(kSanitizeFlags) + " " : "",
+                       args_.threads > 1
+                           ? fmt::format("-pthread -DONNXC_HARNESS_THREADS={} ", args_.threads)
+                           : "");
+  }
+  static std::string harness_includes() {
+    return fmt::format(" -I{} -I{}", ONNXC_RUNTIME_DIR, ONNXC_TEMPLATES_DIR);
   }
 
   // Builds a binary for `members` (indices into cases_); returns its path or "" on failure.
+  // Include mode builds one translation unit: every case's .cpp and the harness (the runtime's
+  // include guards let the cases share it). Inline mode builds each case's .cpp as its own
+  // translation unit, as a user would, since each pastes its own cut of the runtime (no guards);
+  // the harness, including only the cases' headers, is one more.
   fs::path build_batch(const std::vector<size_t>& members, std::string* log) {
-    std::string unity, models;
-    for (size_t k = 0; k < members.size(); ++k) {
-      const Prepared& p = prepared_[members[k]];
+    std::string unity, models, src;
+    for (size_t k : members) {
+      const Prepared& p = prepared_[k];
       unity += read_text(p.cpp.parent_path() / (p.symbol + ".h"));
       unity += read_text(p.cpp);
       models += fmt::format(" X({})", p.symbol);
-    }
-    // Generated .cpp files #include their own header: provide it by text instead.
-    std::string src;
-    for (size_t k = 0; k < members.size(); ++k) {
-      const Prepared& p = prepared_[members[k]];
-      src += fmt::format("#include \"{}\"\n", (p.cpp.parent_path() / (p.symbol + ".cpp")).string());
+      const fs::path own = p.cpp.parent_path() / (p.symbol + (inline_runtime() ? ".h" : ".cpp"));
+      src += fmt::format("#include \"{}\"\n", own.string());
     }
     src += fmt::format("#define ONNXC_HARNESS_MODELS{}\n#include \"test_harness.cpp\"\n", models);
     // ImageDecoder's runtime, #included or inlined.
@@ -367,15 +374,28 @@ class TestRunner {
     const std::string cflags =
         compile_flags() + (image_libs ? " " + image_library_flags().cflags : std::string());
     const std::string libs = image_libs ? image_library_flags().libs : std::string();
-    std::string key = sha256_hex(fmt::format("{}|{}|{}|{}|{}|{}", kOnnxcBuildId, cxx_, cflags, libs,
-                                             unity, src.substr(src.rfind("#define"))));
+    std::string key =
+        sha256_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}", kOnnxcBuildId, cxx_, cflags, libs,
+                               args_.runtime, unity, src.substr(src.rfind("#define"))));
     fs::path bin = cache_ / (key.substr(0, 32) + ".bin");
     if (fs::exists(bin)) return bin;
-    fs::path batch_src = work_ / fmt::format("batch_{}.cpp", key.substr(0, 16));
+    fs::path batch_dir = work_ / fmt::format("batch_{}", key.substr(0, 16));
+    fs::create_directories(batch_dir);
+    fs::path batch_src = batch_dir / "harness.cpp";
     write_text(batch_src, src);
     fs::path tmp = bin;
     tmp += fmt::format(".tmp{}", getpid());
-    std::string cmd = fmt::format("{} {} -o {} {}", cxx_, cflags, tmp.string(), batch_src.string());
+    std::string objects;
+    if (inline_runtime()) {
+      std::string cmd = fmt::format("cd {} && {} {} -c", batch_dir.string(), cxx_, cflags);
+      for (size_t k : members) {
+        cmd += " " + prepared_[k].cpp.string();
+        objects += " " + (batch_dir / (prepared_[k].symbol + ".o")).string();
+      }
+      if (run_command(cmd, log) != 0) return {};
+    }
+    std::string cmd = fmt::format("{} {}{} -o {} {}{}", cxx_, cflags, harness_includes(),
+                                  tmp.string(), batch_src.string(), objects);
     for (size_t k : members) cmd += " -I" + prepared_[k].cpp.parent_path().string();
     if (!libs.empty()) cmd += " " + libs;
     if (run_command(cmd, log) != 0) return {};

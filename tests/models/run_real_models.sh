@@ -49,4 +49,6 @@ fi
 # onnxc and ORT may round one value to a neighbouring level, so the bound is one quantization step.
 echo "== QDQ model vs onnxruntime (one output quantization step: atol 2^-9, rtol 1e-3)"
 "$onnxc" test -j 2 --rtol 1e-3 --atol 0.001953125 "$cases"/qdq_* || status=1
+# And built as a user builds it: default flags, g++ and arm-none-eabi-g++ -Werror (issue 33).
+"$here/compile_default.sh" "$onnxc" "$work/user_build" "$cases"/qdq_*/model.onnx || status=1
 exit $status
