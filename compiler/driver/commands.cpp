@@ -10,6 +10,7 @@
 
 #include "codegen/identifiers.h"
 #include "codegen/model_info.h"
+#include "driver/lower_flags.h"
 #include "driver/pipeline.h"
 #include "ir/printer.h"
 #include "ops/kernel_variants.h"
@@ -30,64 +31,6 @@ bool parse_int(const std::string& s, int64_t& out) {
   } catch (...) {
     return false;
   }
-}
-
-void print_errors(const Diagnostics& diag) {
-  std::fputs(diag.str().c_str(), stderr);
-}
-
-// Shared by compile, inspect and bench: flags -> options -> lowered module. Prints the
-// --stats table after the passes ran.
-// `limits`: --override-shape and --max-errors.
-struct LowerLimits {
-  bool override_shape = false;
-  size_t max_errors = kDefaultMaxErrors;
-  int64_t max_bytes = kMaxTensorBytes;
-  size_t max_scratch = 0;  // 0: the target's budget
-  int threads = 1;
-  bool check_bounds = false;
-  std::vector<std::string> max_string_lengths;  // --max-string-length NAME=N
-  std::vector<std::string> max_trip_counts;     // --max-trip-count NODE=N
-  bool keep_sparse = false;                     // --keep-sparse
-};
-
-std::unique_ptr<Module> lower_with_flags(const std::string& model,
-                                         const std::vector<std::string>& dims,
-                                         const std::vector<std::string>& shapes, int* exit_code,
-                                         const PassFlags& flags, const std::string& target,
-                                         const LowerLimits& limits) {
-  ImportOptions options;
-  options.override_shape = limits.override_shape;
-  options.max_bytes = limits.max_bytes;
-  options.check_bounds = limits.check_bounds;
-  options.keep_sparse = limits.keep_sparse;
-  std::string error;
-  PassOptions pass_options;
-  pass_options.disabled.insert(flags.disable.begin(), flags.disable.end());
-  pass_options.print_after = flags.print_after;
-  pass_options.stats = flags.stats;
-  if (!parse_dim_flags(dims, shapes, options, &error) ||
-      !parse_name_counts(limits.max_string_lengths, "--max-string-length", "INPUT",
-                         options.max_string_lengths, &error) ||
-      !parse_name_counts(limits.max_trip_counts, "--max-trip-count", "NODE",
-                         options.max_trip_counts, &error) ||
-      !parse_target_flag(target, options, &error) ||
-      !parse_threads_flag(limits.threads, options, &error) ||
-      !(error = check_pass_options(pass_options)).empty()) {
-    std::fprintf(stderr, "onnxc: %s\n", error.c_str());
-    *exit_code = kExitUsage;
-    return nullptr;
-  }
-  options.target = with_max_scratch(*options.target, limits.max_scratch);
-  Diagnostics diag("", limits.max_errors);
-  PassManager passes(pass_options);
-  auto module = lower_model(model, options, diag, &passes);
-  if (flags.stats) std::fputs(passes.stats_text().c_str(), stdout);
-  if (!module) {
-    print_errors(diag);
-    *exit_code = kExitModelError;
-  }
-  return module;
 }
 
 // The flags that shape the generated files, for their banner: canonical (sorted, defaults spelled
@@ -129,9 +72,20 @@ bool same_file(const fs::path& a, const fs::path& b) {
 }
 
 // Why the files `compile` writes (the -o .cpp, the .h beside it, the .bin of --weights external)
-// cannot be written: one of them is the input model, or two of them are one file. "" if they can.
+// cannot be written: the header's name cannot be #included, one of them is the input model, or
+// two of them are one file. "" if they can.
 std::string output_clash(const CompileArgs& args) {
   const fs::path cpp(args.output);
+  // The .cpp #includes its header by file name, and a name with a double quote, a backslash or
+  // a control character cannot be spelled in `#include "..."` (a newline ends the directive; what
+  // \ and " mean there is up to the compiler): refused rather than emitted broken (issue 38).
+  const std::string header = cpp.stem().string() + ".h";
+  for (const unsigned char c : header)
+    if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f)
+      return fmt::format(
+          "-o '{}': the header '{}' could not be #included (a double quote, backslash or control "
+          "character in the file name): choose another name",
+          escape_model_text(args.output), escape_model_text(header));
   std::vector<fs::path> outputs = {cpp, cpp.parent_path() / (cpp.stem().string() + ".h")};
   if (args.weights == "external") outputs.push_back(fs::path(cpp).replace_extension(".bin"));
   for (const auto& out : outputs)
@@ -146,6 +100,50 @@ std::string output_clash(const CompileArgs& args) {
 }
 
 }  // namespace
+
+void print_errors(const Diagnostics& diag) {
+  std::fputs(diag.str().c_str(), stderr);
+}
+
+std::unique_ptr<Module> lower_with_flags(const std::string& model,
+                                         const std::vector<std::string>& dims,
+                                         const std::vector<std::string>& shapes, int* exit_code,
+                                         const PassFlags& flags, const std::string& target,
+                                         const LowerLimits& limits) {
+  ImportOptions options;
+  options.override_shape = limits.override_shape;
+  options.max_bytes = limits.max_bytes;
+  options.check_bounds = limits.check_bounds;
+  options.keep_sparse = limits.keep_sparse;
+  options.default_dim = limits.default_dim;
+  std::string error;
+  PassOptions pass_options;
+  pass_options.disabled.insert(flags.disable.begin(), flags.disable.end());
+  pass_options.print_after = flags.print_after;
+  pass_options.stats = flags.stats;
+  if (!parse_dim_flags(dims, shapes, options, &error) ||
+      !parse_name_counts(limits.max_string_lengths, "--max-string-length", "INPUT",
+                         options.max_string_lengths, &error) ||
+      !parse_name_counts(limits.max_trip_counts, "--max-trip-count", "NODE",
+                         options.max_trip_counts, &error) ||
+      !parse_target_flag(target, options, &error) ||
+      !parse_threads_flag(limits.threads, options, &error) ||
+      !(error = check_pass_options(pass_options)).empty()) {
+    std::fprintf(stderr, "onnxc: %s\n", error.c_str());
+    *exit_code = kExitUsage;
+    return nullptr;
+  }
+  options.target = with_max_scratch(*options.target, limits.max_scratch);
+  Diagnostics diag("", limits.max_errors);
+  PassManager passes(pass_options);
+  auto module = lower_model(model, options, diag, &passes);
+  if (flags.stats) std::fputs(passes.stats_text().c_str(), stdout);
+  if (!module) {
+    print_errors(diag);
+    *exit_code = kExitModelError;
+  }
+  return module;
+}
 
 bool parse_name_counts(const std::vector<std::string>& flags, const char* flag, const char* what,
                        std::map<std::string, int64_t>& out, std::string* error) {
@@ -295,72 +293,6 @@ int run_check(const std::string& model, size_t max_errors) {
     return kExitModelError;
   }
   std::printf("%s: valid\n", model.c_str());
-  return kExitOk;
-}
-
-namespace {
-
-// inspect's lines on what the model says about itself, as the generated header has it
-// (codegen/model_info.cpp): doc strings, metadata_props and each TrainingInfoProto, which is
-// validated but not compiled. Model text is escaped (escape_model_text), never printed raw.
-std::string describe_model(const Module& m) {
-  std::string s;
-  auto text = [](const std::string& t) { return escape_model_text(t); };
-  if (!m.domain.empty() || m.model_version)
-    s += fmt::format("domain '{}' model_version {}\n", text(m.domain), m.model_version);
-  if (!m.doc_string.empty()) s += fmt::format("doc_string \"{}\"\n", text(m.doc_string));
-  if (!m.graph_doc_string.empty())
-    s +=
-        fmt::format("graph '{}' doc_string \"{}\"\n", text(m.graph_name), text(m.graph_doc_string));
-  for (const auto* list : {&m.metadata_props, &m.graph_metadata_props})
-    for (const auto& [key, value] : *list)
-      s += fmt::format("metadata{} '{}' = '{}'\n", list == &m.metadata_props ? "" : " (graph)",
-                       text(key), text(value));
-  for (size_t i = 0; i < m.training_info.size(); ++i)
-    s += fmt::format(
-        "training_info {}: {}: validated, not compiled (the generated code runs the inference "
-        "graph)\n",
-        i, training_info_summary(m.training_info[i]));
-  return s;
-}
-
-}  // namespace
-
-int run_inspect(const InspectArgs& args) {
-  int rc = kExitOk;
-  auto module = lower_with_flags(
-      args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-      {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, args.threads, false,
-       args.max_string_lengths, args.max_trip_counts, args.keep_sparse});
-  if (!module) return rc;
-  const Graph& g = *module->graph;
-  if (args.ir) {
-    std::fputs(print_module(*module).c_str(), stdout);
-    return kExitOk;
-  }
-  if (args.memory) {
-    std::fputs(memory_report(*module, args.json).c_str(), stdout);
-    return kExitOk;
-  }
-  std::string out =
-      fmt::format("model {} (ir_version {}, producer '{}' {})\n", module->source_path,
-                  module->ir_version, module->producer_name, module->producer_version);
-  for (const Value* v : g.inputs)
-    out += fmt::format("input  {}: {}\n", v->name, value_type_str(*v));
-  for (const Value* v : g.outputs)
-    out += fmt::format("output {}: {}\n", v->name, value_type_str(*v));
-  out += describe_model(*module);
-  std::map<std::string, int> histogram;
-  for (const auto& n : g.nodes) histogram[n->op_type]++;
-  out += "ops:";
-  for (const auto& [op, count] : histogram) out += fmt::format(" {}={}", op, count);
-  size_t params = 0;
-  for (const auto& v : g.values)
-    if (v->is_constant()) params += v->bytes();
-  out += fmt::format("\nnodes {}\nparameter_bytes {}\narena_bytes {}\n", g.nodes.size(), params,
-                     module->memory.arena_bytes);
-  if (args.plan) out += print_memory_plan(*module);
-  std::fputs(out.c_str(), stdout);
   return kExitOk;
 }
 

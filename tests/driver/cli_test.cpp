@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -156,4 +157,53 @@ TEST_CASE("inspect reports doc strings, metadata and training info", "[cli]") {
                            Catch::Contains("metadata 'license' = 'MIT'\n") &&
                            Catch::Contains("training_info 0: algorithm 'step' (1 nodes): "
                                            "validated, not compiled"));
+}
+
+// Issue 38: inspect shows a model whose dims nobody pinned, names them, takes them as 1 for the
+// figures and says how to pin them; exit 0. Compile still refuses (above).
+TEST_CASE("inspect shows a model with an unpinned dim and how to pin it, exit 0", "[cli]") {
+  ModelBuilder mb;
+  mb.input("x", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"})
+      .output("y", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"});
+  mb.node("Relu", {"x"}, {"y"}, "relu");
+  std::string path = mb.write();
+  Run r = run_onnxc("inspect " + path);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("input  x: float[batch x 4]") != std::string::npos);
+  CHECK(r.output.find("output y: float[batch x 4]") != std::string::npos);
+  CHECK(r.output.find("  batch: input 'x' axis 0, output 'y' axis 0") != std::string::npos);
+  CHECK(r.output.find("pin them with: --dim batch=N") != std::string::npos);
+  CHECK(r.output.find("opsets ai.onnx") != std::string::npos);
+  CHECK(r.output.find("flops: Relu=4") != std::string::npos);  // batch taken as 1
+  r = run_onnxc("inspect " + path + " --dim batch=3");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("input  x: float[3x4]") != std::string::npos);
+  CHECK(r.output.find("flops: Relu=12") != std::string::npos);
+  CHECK(r.output.find("not pinned") == std::string::npos);
+  r = run_onnxc("inspect " + path + " --memory --json");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("\"assumed_dims\": {\"batch\": 1},") != std::string::npos);
+}
+
+// Issue 38: the .cpp #includes its header by file name; a name that cannot be spelled in
+// `#include "..."` is refused in one line (exit 2) instead of giving a .cpp that does not build.
+TEST_CASE("-o with a double quote, a newline or a backslash is refused in one line", "[cli]") {
+  ModelBuilder mb;
+  mb.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::FLOAT, {4});
+  mb.node("Relu", {"x"}, {"y"}, "relu");
+  const std::filesystem::path model = mb.write();
+  const std::string dir = model.parent_path().string();
+  for (const std::string name : {"a\"b.cpp", "a\nb.cpp", "a\\b.cpp"}) {
+    INFO(name);
+    Run r = run_onnxc(model.string() + " -o '" + dir + "/" + name + "'");
+    CHECK(r.exit_code == 2);
+    CHECK(lines(r.output) == 1);
+    CHECK(r.output.find("could not be #included") != std::string::npos);
+    CHECK(!std::filesystem::exists(dir + "/" + name));
+  }
+  // A space and an apostrophe are fine: the output builds.
+  const std::string odd = dir + "/it's a model.cpp";
+  CHECK(run_onnxc(model.string() + " -o \"" + odd + "\"").exit_code == 0);
+  CHECK(std::system(
+            ("g++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only \"" + odd + "\"").c_str()) == 0);
 }

@@ -51,4 +51,20 @@ echo "== QDQ model vs onnxruntime (one output quantization step: atol 2^-9, rtol
 "$onnxc" test -j 2 --rtol 1e-3 --atol 0.001953125 "$cases"/qdq_* || status=1
 # And built as a user builds it: default flags, g++ and arm-none-eabi-g++ -Werror (issue 33).
 "$here/compile_default.sh" "$onnxc" "$work/user_build" "$cases"/qdq_*/model.onnx || status=1
+# Issue 38: `onnxc inspect` shows a torchvision export with a symbolic batch dim (exit 0), names
+# the dim, assumes 1 for the figures and says how to pin it.
+echo "== inspect on torchvision exports with a symbolic batch dim"
+/usr/bin/python3 "$here/export_symbolic.py" "$work/symbolic" >"$work/symbolic.log" 2>&1 ||
+  { cat "$work/symbolic.log"; status=1; }
+for model in "$work"/symbolic/*.onnx; do
+  if out=$("$onnxc" inspect "$model") && grep -q "^input  image: float\[batch x 3 x 224 x 224\]" <<<"$out" &&
+    grep -q "^  batch: input 'image' axis 0, output 'logits' axis 0" <<<"$out" &&
+    grep -q "^pin them with: --dim batch=N" <<<"$out" && grep -q "^arena_bytes [1-9]" <<<"$out"; then
+    echo "PASS         inspect $(basename "$model")"
+  else
+    echo "FAIL         inspect $(basename "$model"):"
+    echo "$out"
+    status=1
+  fi
+done
 exit $status
