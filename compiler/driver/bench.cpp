@@ -22,6 +22,7 @@
 
 #include "codegen/cpp_emitter.h"
 #include "driver/commands.h"
+#include "driver/host_files.h"
 #include "driver/node_flops.h"
 #include "driver/pipeline.h"
 #include "support/temp_dir.h"
@@ -78,11 +79,6 @@ void write_main(const fs::path& dir, const Graph& g, bool profile, int threads) 
   std::ofstream main(dir / "main.cpp");
   main << "#define ONNXC_BENCH_MODEL bench_model\n#define ONNXC_BENCH_SOURCE \"bench_model.cpp\"\n";
   main << "#define ONNXC_BENCH_THREADS " << threads << "\n";
-  if (threads > 1) {  // the pool the harness runs the model's parts on (-I dir)
-    fs::create_directories(dir / "onnxc");
-    for (const char* h : {"onnxc/parallel.h", "onnxc/thread_pool.h"})
-      std::ofstream(dir / h) << runtime_header_text(h);
-  }
   if (profile) main << "#define ONNXC_BENCH_PROFILE_NODES " << g.nodes.size() << "\n";
   main << "#include \"bench_main.cpp\"\n";
 }
@@ -202,15 +198,19 @@ int run_bench(const BenchArgs& args) {
   }
   double onnxc_seconds = seconds_since(t0);
   write_inputs(*module->graph, dir);
+  // The harness and, for --threads, the pool it runs the model's parts on (-I dir).
+  if (!write_host_files(dir)) {
+    std::fprintf(stderr, "onnxc bench: cannot write the harness into %s\n", dir.c_str());
+    return kExitUsage;
+  }
   write_main(dir, *module->graph, args.profile, args.threads);
   const char* env_cxx = std::getenv("CXX");
   std::string cxx = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
   CompileCost cost;
-  if (!compile(
-          fmt::format("{} -std=c++17 -O3 {}{} -I{} -I{} -o {} {}", cxx, options.target->cxx_flags,
-                      args.threads > 1 ? " -pthread" : "", dir.string(), ONNXC_TEMPLATES_DIR,
-                      (dir / "bench").string(), (dir / "main.cpp").string()),
-          cost)) {
+  if (!compile(fmt::format("{} -std=c++17 -O3 {}{} -I{} -o {} {}", cxx, options.target->cxx_flags,
+                           args.threads > 1 ? " -pthread" : "", dir.string(),
+                           (dir / "bench").string(), (dir / "main.cpp").string()),
+               cost)) {
     std::fprintf(stderr, "onnxc bench: %s: the C++ compiler failed on the generated code\n",
                  args.model.c_str());
     return kExitModelError;

@@ -31,6 +31,7 @@
 
 #include "driver/commands.h"
 #include "driver/compare.h"
+#include "driver/host_files.h"
 #include "driver/pipeline.h"
 #include "driver/test_case.h"
 #include "frontend/model_loader.h"
@@ -236,6 +237,10 @@ class TestRunner {
       std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
       return kExitUsage;
     }
+    if (!write_host_files(work_ / "host")) {
+      std::fprintf(stderr, "onnxc test: cannot write the harness into %s\n", work_.c_str());
+      return kExitUsage;
+    }
     results_.assign(cases_.size(), CaseResult{});
     sanitizer_found_.assign(cases_.size(), 0);
     prepared_.assign(cases_.size(), Prepared{});
@@ -348,9 +353,8 @@ class TestRunner {
                            ? fmt::format("-pthread -DONNXC_HARNESS_THREADS={} ", args_.threads)
                            : "");
   }
-  static std::string harness_includes() {
-    return fmt::format(" -I{} -I{}", ONNXC_RUNTIME_DIR, ONNXC_TEMPLATES_DIR);
-  }
+  // The harness template and the runtime headers, written once per run (driver/host_files.h).
+  std::string harness_includes() const { return " -I" + (work_ / "host").string(); }
 
   // Builds a binary for `members` (indices into cases_); returns its path or "" on failure.
   // Include mode builds one translation unit: every case's .cpp and the harness (the runtime's

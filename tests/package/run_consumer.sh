@@ -7,7 +7,8 @@
 #         installed host onnxc generating code for --target cortex-m4, run under
 #         qemu-system-arm -M mps2-an386; its outputs must also match the host run within 1e-5.
 # Each build is run a second time and must do nothing: no "onnxc:" step, "no work to do". As a
-# control, touching one model must rerun onnxc for that model only.
+# control, touching one model must rerun onnxc for that model only. Then the installed onnxc,
+# moved elsewhere, compiles, benches and tests with the source and build trees out of view.
 # Usage: run_consumer.sh ONNXC_BUILD_DIR SOURCE_DIR WORK_DIR
 # Exit 77 (skipped) after the host part when the arm-none-eabi toolchain or QEMU is missing.
 set -euo pipefail
@@ -56,6 +57,45 @@ cmake --build host >/dev/null
 cmake -S "$src/examples/consumer" -B host "-DMODEL_OPTIONS=--max-scratch;65536" >/dev/null
 [[ $(onnxc_steps) == "mlp.onnx tiny_cnn.onnx" ]] || fail "changed options did not rerun both models"
 echo "host: onnxc reruns for a changed model, onnxc or options, and only then"
+
+# Issue 38: the installed onnxc needs nothing from its source or build tree. The prefix is copied
+# to a fresh folder (moved), then, in a private mount namespace where an empty tmpfs hides both
+# trees, it compiles a model (g++ builds the output on its own), benches it on 2 threads, and
+# tests a case (its reference from numpy) in both runtime modes.
+moved=$(mktemp -d /tmp/onnxc-moved.XXXXXX)
+trap 'rm -rf "$moved"' EXIT
+cp -a prefix "$moved/prefix"
+cp host/tiny_cnn.onnx "$moved/"
+$python - "$moved/case_relu" <<'PY'
+import os, sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+out = sys.argv[1]
+os.makedirs(os.path.join(out, "test_data_set_0"))
+graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+          os.path.join(out, "model.onnx"))
+x = np.array([[-1.5, 0.0, 2.0], [3.25, -0.5, 1.0]], dtype=np.float32)
+for name, value in (("input_0", x), ("output_0", np.maximum(x, 0))):
+    with open(os.path.join(out, "test_data_set_0", name + ".pb"), "wb") as f:
+        f.write(numpy_helper.from_array(value).SerializeToString())
+PY
+unshare -rm bash -euo pipefail -c '
+  mount -t tmpfs none "$2"  # the build tree first: it may lie inside the source tree
+  mount -t tmpfs none "$1"
+  [[ -z $(ls -A "$1") ]] && [[ ! -e $2 || -z $(ls -A "$2") ]]
+  cd "$3"
+  onnxc=prefix/bin/onnxc
+  $onnxc tiny_cnn.onnx -o model.cpp --dim batch=1
+  g++ -std=c++17 -Wall -Wextra -Werror -c model.cpp
+  $onnxc bench tiny_cnn.onnx --dim batch=1 --iters 3 --threads 2 | grep -q "^median_ms="
+  for runtime in inline include; do
+    $onnxc test --runtime $runtime --cache cache case_relu | grep -q "^1 passed, 0 failed"
+  done' _ "$src" "$build" "$moved" || fail "the installed onnxc, moved, with the source and build trees hidden"
+echo "installed onnxc, moved, source and build trees hidden: compile, bench and test work"
 
 for tool in arm-none-eabi-g++ qemu-system-arm; do
   command -v $tool >/dev/null || { echo "skipped: $tool is not installed (.ci/setup)"; exit 77; }
