@@ -33,6 +33,7 @@
 #include "driver/compare.h"
 #include "driver/host_files.h"
 #include "driver/pipeline.h"
+#include "driver/progress.h"
 #include "driver/test_case.h"
 #include "frontend/model_loader.h"
 #include "ops/op.h"
@@ -244,7 +245,7 @@ class TestRunner {
     results_.assign(cases_.size(), CaseResult{});
     sanitizer_found_.assign(cases_.size(), 0);
     prepared_.assign(cases_.size(), Prepared{});
-    parallel_for(cases_.size(), args_.jobs, [&](size_t i) { prepare(i); });
+    generate_all();
     build_and_run();
     return report();
   }
@@ -407,6 +408,19 @@ class TestRunner {
     return bin;
   }
 
+  // Phase 1 over every case, with a progress line (driver/progress.h).
+  void generate_all() {
+    Progress progress("cases lowered to C++", cases_.size());
+    std::atomic<size_t> done{0}, refused{0};
+    parallel_for(cases_.size(), args_.jobs, [&](size_t i) {
+      prepare(i);
+      refused += !prepared_[i].ok;
+      const size_t n = ++done;
+      progress.update(n, fmt::format("{} not compiled", refused.load()), n == cases_.size());
+    });
+    progress.finish();
+  }
+
   void build_and_run() {
     std::vector<size_t> ready;
     for (size_t i = 0; i < cases_.size(); ++i)
@@ -416,25 +430,39 @@ class TestRunner {
       batches.emplace_back(
           ready.begin() + static_cast<long>(k),
           ready.begin() + static_cast<long>(std::min(ready.size(), k + args_.batch)));
+    Progress progress("cases built and run", ready.size());
+    std::atomic<size_t> done{0}, passed{0}, failed{0};
     parallel_for(batches.size(), args_.jobs, [&](size_t b) {
-      std::string log;
-      fs::path bin = build_batch(batches[b], &log);
-      if (!bin.empty()) {
-        for (size_t k = 0; k < batches[b].size(); ++k) run_case(batches[b][k], bin, k);
-        return;
+      build_and_run_batch(batches[b]);
+      for (size_t i : batches[b]) {
+        const CaseStatus s = results_[i].status;
+        (s == CaseStatus::kPass || s == CaseStatus::kPassRandom ? passed : failed)++;
       }
-      for (size_t i : batches[b]) {  // isolate the case(s) that do not build
-        std::string own_log;
-        fs::path own = batches[b].size() > 1 ? build_batch({i}, &own_log) : fs::path{};
-        if (own.empty()) {
-          const std::string& l = batches[b].size() > 1 ? own_log : log;
-          results_[i] = {CaseStatus::kFail, "generated code does not build: " + first_error(l)};
-          if (args_.verbose) std::fprintf(stderr, "%s\n", l.c_str());
-        } else {
-          run_case(i, own, 0);
-        }
-      }
+      const size_t n = done += batches[b].size();
+      progress.update(n, fmt::format("{} passed, {} failed", passed.load(), failed.load()), true);
     });
+    progress.finish();
+  }
+
+  // Builds one batch and runs its cases; a batch that does not build is split case by case.
+  void build_and_run_batch(const std::vector<size_t>& batch) {
+    std::string log;
+    fs::path bin = build_batch(batch, &log);
+    if (!bin.empty()) {
+      for (size_t k = 0; k < batch.size(); ++k) run_case(batch[k], bin, k);
+      return;
+    }
+    for (size_t i : batch) {  // isolate the case(s) that do not build
+      std::string own_log;
+      fs::path own = batch.size() > 1 ? build_batch({i}, &own_log) : fs::path{};
+      if (own.empty()) {
+        const std::string& l = batch.size() > 1 ? own_log : log;
+        results_[i] = {CaseStatus::kFail, "generated code does not build: " + first_error(l)};
+        if (args_.verbose) std::fprintf(stderr, "%s\n", l.c_str());
+      } else {
+        run_case(i, own, 0);
+      }
+    }
   }
 
   static std::string first_error(const std::string& log) {
