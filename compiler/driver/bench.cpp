@@ -25,6 +25,7 @@
 #include "driver/host_files.h"
 #include "driver/node_flops.h"
 #include "driver/pipeline.h"
+#include "driver/profile_picture.h"
 #include "support/temp_dir.h"
 
 namespace onnxc {
@@ -120,7 +121,9 @@ void print_profile(const Graph& g, const std::vector<std::pair<size_t, double>>&
 
 // Runs the timing program and prints its result; with profiling, its per-node lines become the
 // profile table.
-bool run_timed(const fs::path& dir, int iters, const Module& module, bool profile) {
+bool run_timed(const fs::path& dir, const BenchArgs& args, const Module& module) {
+  const int iters = args.iters;
+  const bool profile = args.profile;
   std::string cmd = fmt::format("'{}' '{}' {}", (dir / "bench").string(), dir.string(), iters);
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return false;
@@ -143,6 +146,12 @@ bool run_timed(const fs::path& dir, int iters, const Module& module, bool profil
   }
   if (summary.empty()) return false;
   if (profile) print_profile(*module.graph, node_ns);
+  if (profile && !args.svg.empty()) {
+    std::ofstream svg(args.svg, std::ios::binary);
+    svg << layer_profile_svg(*module.graph, fs::path(args.model).filename().string(), node_ns,
+                             args.peak_gflops);
+    if (!svg) return false;
+  }
   double median_ms = 0;
   std::sscanf(summary.c_str(), "median_ms=%lf", &median_ms);
   double flops = static_cast<double>(graph_flops(*module.graph));
@@ -154,6 +163,10 @@ bool run_timed(const fs::path& dir, int iters, const Module& module, bool profil
 }  // namespace
 
 int run_bench(const BenchArgs& args) {
+  if (!args.svg.empty() && !args.profile) {
+    std::fprintf(stderr, "onnxc bench: --svg draws the per-layer profile: add --profile\n");
+    return kExitUsage;
+  }
   ImportOptions options;
   std::string error;
   if (!parse_dim_flags(args.dims, args.shapes, options, &error) ||
@@ -222,7 +235,7 @@ int run_bench(const BenchArgs& args) {
               static_cast<long long>(graph_flops(*module->graph)));
   std::fflush(stdout);
   if (args.no_run) return kExitOk;
-  return run_timed(dir, args.iters, *module, args.profile) ? kExitOk : kExitModelError;
+  return run_timed(dir, args, *module) ? kExitOk : kExitModelError;
 }
 
 }  // namespace onnxc

@@ -61,6 +61,7 @@ struct InspectArgs {
   int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
   bool ir = false, plan = false;
   bool memory = false, json = false;  // --memory [--json]: the memory report
+  std::string svg;                    // --memory --svg FILE: the arena plan as a picture
   bool keep_sparse = false;           // --keep-sparse, as compile's
   std::vector<std::string> max_string_lengths, max_trip_counts;  // as compile's
   bool override_shape = false;
@@ -99,6 +100,8 @@ struct BenchArgs {
   int iters = 50, threads = 1;
   std::vector<std::string> disable_passes;  // --disable-pass: time the model without a pass
   bool profile = false;                     // --profile: per-node timing hooks and table
+  std::string svg;                          // --profile --svg FILE: the table as a picture
+  double peak_gflops = 0;                   // --peak-gflops: the picture's %-of-peak bars
   std::string out_dir;                      // --out: build here and keep it (else a temp dir)
   bool no_run = false;                      // --no-run: build only
 };

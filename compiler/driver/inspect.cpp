@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -224,6 +225,12 @@ std::string memory_with_assumption(const Module& m, bool json,
          report.substr(open + 1);
 }
 
+bool write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
 }  // namespace
 
 int run_inspect(const InspectArgs& args) {
@@ -237,6 +244,10 @@ int run_inspect(const InspectArgs& args) {
   const bool loaded = load_model(args.model, proto, load_diag) &&
                       parse_dim_flags(args.dims, args.shapes, pins, &error);
   if (loaded) dims = unpinned_dims(proto.graph(), pins);
+  if (!args.svg.empty() && !args.memory) {
+    std::fprintf(stderr, "onnxc: --svg draws the memory plan: add --memory\n");
+    return kExitUsage;
+  }
   int rc = kExitOk;
   auto module = lower_with_flags(
       args.model, args.dims, args.shapes, &rc, args.passes, args.target,
@@ -257,6 +268,10 @@ int run_inspect(const InspectArgs& args) {
     return kExitOk;
   }
   if (args.memory) {
+    if (!args.svg.empty() && !write_text_file(args.svg, memory_plan_svg(*module))) {
+      std::fprintf(stderr, "onnxc: cannot write '%s'\n", escape_model_text(args.svg).c_str());
+      return kExitUsage;
+    }
     std::fputs(memory_with_assumption(*module, args.json, dims).c_str(), stdout);
     return kExitOk;
   }

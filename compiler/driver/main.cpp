@@ -100,6 +100,9 @@ int run_main(int argc, char** argv) {
       "--memory", inspect.memory,
       "Memory report: arena, live-bytes lower bound, weights, scratch, per-tensor storage");
   insp->add_flag("--json", inspect.json, "With --memory: as JSON");
+  insp->add_option("--svg", inspect.svg,
+                   "With --memory: also draw the arena plan (buffers over steps and offsets) "
+                   "into this SVG file");
   add_pass_flags(insp, inspect.passes);
 
   TestArgs test;
@@ -156,6 +159,11 @@ int run_main(int argc, char** argv) {
   bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
   bch->add_option("--disable-pass", bench.disable_passes,
                   "Skip a pass of the pipeline (see --list-passes)");
+  bch->add_option("--svg", bench.svg,
+                  "With --profile: also draw the per-layer times into this SVG file");
+  bch->add_option("--peak-gflops", bench.peak_gflops,
+                  "The machine's peak GFLOP/s: --svg adds %-of-peak bars")
+      ->check(CLI::PositiveNumber);
   bch->add_flag("--profile", bench.profile,
                 "Time every node (hooks emitted only with this flag); table heaviest first");
   bch->add_option("--out", bench.out_dir,

@@ -24,14 +24,6 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-struct TensorRow {
-  const Value* v;
-  std::string storage, alias_of;
-  long long offset;  // -1 when not in the arena
-  Span span;
-  std::string subgraph = {};  // control flow: "NODE/GRAPH" for a value of a node's subgraph
-};
-
 }  // namespace
 
 size_t weight_bytes(const Graph& g) {
@@ -44,7 +36,7 @@ size_t weight_bytes(const Graph& g) {
   return bytes;
 }
 
-std::string memory_report(const Module& m, bool json) {
+std::vector<TensorRow> tensor_rows(const Module& m) {
   using K = Storage::Kind;
   const Graph& g = *m.graph;
   auto spans = value_spans(g);
@@ -74,6 +66,13 @@ std::string memory_report(const Module& m, bool json) {
                     g.nodes[i]->name + "/" + sub->name};
         rows.push_back(r);
       }
+  return rows;
+}
+
+std::string memory_report(const Module& m, bool json) {
+  using K = Storage::Kind;
+  const Graph& g = *m.graph;
+  const std::vector<TensorRow> rows = tensor_rows(m);
   const size_t arena = m.memory.arena_bytes, bound = m.memory.live_bytes_lower_bound;
   const double above = bound ? 100.0 * (static_cast<double>(arena) - static_cast<double>(bound)) /
                                    static_cast<double>(bound)
