@@ -109,20 +109,34 @@ TEST_CASE("flag --max-errors: bounds the error lines of every lowering subcomman
   CHECK(run_onnxc("check " + path + " --max-errors 1").exit_code == 0);  // check runs no ops
 }
 
-TEST_CASE("onnxc test fails a case with nothing to compare", "[cli][test-runner]") {
+namespace {
+
+// A conformance-style case folder: a Relu model and one data set, input [-1, 2] and, when
+// `with_output`, its output computed by hand ([0, 2]).
+std::filesystem::path relu_case(bool with_output) {
   ModelBuilder mb;
   mb.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
   mb.node("Relu", {"x"}, {"y"}, "relu");
   const std::filesystem::path model = mb.write();
   const auto data = model.parent_path() / "test_data_set_0";
   std::filesystem::create_directories(data);
-  onnx::TensorProto input;
-  input.set_data_type(onnx::TensorProto::FLOAT);
-  input.add_dims(2);
-  input.add_float_data(-1);
-  input.add_float_data(2);
-  std::ofstream(data / "input_0.pb", std::ios::binary) << input.SerializeAsString();
-  Run r = run_onnxc("test " + model.parent_path().string());
+  auto write = [&](const char* name, float a, float b) {
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    t.add_dims(2);
+    t.add_float_data(a);
+    t.add_float_data(b);
+    std::ofstream(data / name, std::ios::binary) << t.SerializeAsString();
+  };
+  write("input_0.pb", -1, 2);
+  if (with_output) write("output_0.pb", 0, 2);
+  return model.parent_path();
+}
+
+}  // namespace
+
+TEST_CASE("onnxc test fails a case with nothing to compare", "[cli][test-runner]") {
+  Run r = run_onnxc("test " + relu_case(false).string());
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("nothing compared: no test_data_set_* holds an output_*.pb") !=
         std::string::npos);
@@ -206,4 +220,17 @@ TEST_CASE("-o with a double quote, a newline or a backslash is refused in one li
   CHECK(run_onnxc(model.string() + " -o \"" + odd + "\"").exit_code == 0);
   CHECK(std::system(
             ("g++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only \"" + odd + "\"").c_str()) == 0);
+}
+
+// Issue 38: with stderr not a terminal, `onnxc test` prints plain progress lines (one at the end
+// of lowering, one per batch built and run), never carriage returns.
+TEST_CASE("onnxc test prints plain progress lines when stderr is not a terminal",
+          "[cli][test-runner][progress]") {
+  Run r = run_onnxc("test " + relu_case(true).string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("onnxc test: 1/1 cases lowered to C++ (0 not compiled)") !=
+        std::string::npos);
+  CHECK(r.output.find("onnxc test: 1/1 cases built and run (1 passed, 0 failed)") !=
+        std::string::npos);
+  CHECK(r.output.find('\r') == std::string::npos);
 }
