@@ -23,6 +23,7 @@
 #include "codegen/cpp_emitter.h"
 #include "driver/commands.h"
 #include "driver/host_files.h"
+#include "driver/lower_flags.h"
 #include "driver/node_flops.h"
 #include "driver/pipeline.h"
 #include "driver/profile_picture.h"
@@ -167,20 +168,6 @@ int run_bench(const BenchArgs& args) {
     std::fprintf(stderr, "onnxc bench: --svg draws the per-layer profile: add --profile\n");
     return kExitUsage;
   }
-  ImportOptions options;
-  std::string error;
-  if (!parse_dim_flags(args.dims, args.shapes, options, &error) ||
-      !parse_target_flag(args.target, options, &error, /*runnable=*/true) ||
-      !parse_threads_flag(args.threads, options, &error)) {
-    std::fprintf(stderr, "onnxc: %s\n", error.c_str());
-    return kExitUsage;
-  }
-  PassOptions pass_options;
-  pass_options.disabled.insert(args.disable_passes.begin(), args.disable_passes.end());
-  if (!(error = check_pass_options(pass_options)).empty()) {
-    std::fprintf(stderr, "onnxc bench: %s\n", error.c_str());
-    return kExitUsage;
-  }
   std::optional<TempDir> tmp;
   fs::path dir = args.out_dir;
   if (dir.empty()) {
@@ -195,16 +182,18 @@ int run_bench(const BenchArgs& args) {
     fs::create_directories(dir, ec);
   }
   auto t0 = Clock::now();
-  Diagnostics diag;
-  PassManager passes(pass_options);
-  auto module = lower_model(args.model, options, diag, &passes);
+  int rc = kExitOk;
+  auto module = lower_with_flags(args.model, args.lowering, {false, -1, /*runnable=*/true}, &rc);
+  if (!module) return rc;
+  const Target& target = *module->target;
   CodegenOptions cg;
   cg.name = "bench_model";
   cg.header_file = "bench_model.h";
   cg.flags = args.profile ? "(onnxc bench --profile)" : "(onnxc bench)";
   cg.profile = args.profile;
   GeneratedCode code;
-  if (!module || !generate_cpp(*module, cg, code, diag) ||
+  Diagnostics diag;
+  if (!generate_cpp(*module, cg, code, diag) ||
       !write_generated((dir / "bench_model.cpp").string(), code, cg, diag)) {
     std::fputs(diag.str().c_str(), stderr);
     return kExitModelError;
@@ -216,13 +205,14 @@ int run_bench(const BenchArgs& args) {
     std::fprintf(stderr, "onnxc bench: cannot write the harness into %s\n", dir.c_str());
     return kExitUsage;
   }
-  write_main(dir, *module->graph, args.profile, args.threads);
+  const int threads = args.lowering.threads;
+  write_main(dir, *module->graph, args.profile, threads);
   const char* env_cxx = std::getenv("CXX");
   std::string cxx = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
   CompileCost cost;
-  if (!compile(fmt::format("{} -std=c++17 -O3 {}{} -I{} -o {} {}", cxx, options.target->cxx_flags,
-                           args.threads > 1 ? " -pthread" : "", dir.string(),
-                           (dir / "bench").string(), (dir / "main.cpp").string()),
+  if (!compile(fmt::format("{} -std=c++17 -O3 {}{} -I{} -o {} {}", cxx, target.cxx_flags,
+                           threads > 1 ? " -pthread" : "", dir.string(), (dir / "bench").string(),
+                           (dir / "main.cpp").string()),
                cost)) {
     std::fprintf(stderr, "onnxc bench: %s: the C++ compiler failed on the generated code\n",
                  args.model.c_str());

@@ -37,27 +37,28 @@ bool parse_int(const std::string& s, int64_t& out) {
 // out) so that equivalent command lines give identical files. Paths (the model, -o) and flags that
 // only print (--print-plan) are left out. A new flag that changes the output belongs here.
 std::string output_flags(const CompileArgs& args, const std::string& name) {
+  const LoweringFlags& l = args.lowering;
   std::string flags = "--name " + name;
-  std::vector<std::string> dims = args.dims, shapes = args.shapes;
+  std::vector<std::string> dims = l.dims, shapes = l.shapes;
   std::sort(dims.begin(), dims.end());
   std::sort(shapes.begin(), shapes.end());
   for (const auto& d : dims) flags += " --dim " + d;
   for (const auto& s : shapes) flags += " --shape " + s;
-  if (args.override_shape) flags += " --override-shape";
-  std::vector<std::string> lengths = args.max_string_lengths;
+  if (l.override_shape) flags += " --override-shape";
+  std::vector<std::string> lengths = l.max_string_lengths;
   std::sort(lengths.begin(), lengths.end());
-  for (const auto& l : lengths) flags += " --max-string-length " + l;
-  std::vector<std::string> trips = args.max_trip_counts;
+  for (const auto& len : lengths) flags += " --max-string-length " + len;
+  std::vector<std::string> trips = l.max_trip_counts;
   std::sort(trips.begin(), trips.end());
   for (const auto& t : trips) flags += " --max-trip-count " + t;
-  flags += " --target " + std::string(find_target(args.target)->name);  // "native" resolved
-  if (args.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", args.max_bytes);
-  if (args.max_scratch) flags += " --max-scratch " + std::to_string(args.max_scratch);
-  if (args.threads != 1) flags += " --threads " + std::to_string(args.threads);
+  flags += " --target " + std::string(find_target(l.target)->name);  // "native" resolved
+  if (l.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", l.max_bytes);
+  if (l.max_scratch) flags += " --max-scratch " + std::to_string(l.max_scratch);
+  if (l.threads != 1) flags += " --threads " + std::to_string(l.threads);
   if (args.check_bounds) flags += " --check-bounds";
-  if (args.keep_sparse) flags += " --keep-sparse";
+  if (l.keep_sparse) flags += " --keep-sparse";
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
-  std::vector<std::string> disabled = args.passes.disable;  // passes change the output too
+  std::vector<std::string> disabled = l.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
   for (const auto& p : disabled) flags += " --disable-pass " + p;
   return flags;
@@ -100,50 +101,6 @@ std::string output_clash(const CompileArgs& args) {
 }
 
 }  // namespace
-
-void print_errors(const Diagnostics& diag) {
-  std::fputs(diag.str().c_str(), stderr);
-}
-
-std::unique_ptr<Module> lower_with_flags(const std::string& model,
-                                         const std::vector<std::string>& dims,
-                                         const std::vector<std::string>& shapes, int* exit_code,
-                                         const PassFlags& flags, const std::string& target,
-                                         const LowerLimits& limits) {
-  ImportOptions options;
-  options.override_shape = limits.override_shape;
-  options.max_bytes = limits.max_bytes;
-  options.check_bounds = limits.check_bounds;
-  options.keep_sparse = limits.keep_sparse;
-  options.default_dim = limits.default_dim;
-  std::string error;
-  PassOptions pass_options;
-  pass_options.disabled.insert(flags.disable.begin(), flags.disable.end());
-  pass_options.print_after = flags.print_after;
-  pass_options.stats = flags.stats;
-  if (!parse_dim_flags(dims, shapes, options, &error) ||
-      !parse_name_counts(limits.max_string_lengths, "--max-string-length", "INPUT",
-                         options.max_string_lengths, &error) ||
-      !parse_name_counts(limits.max_trip_counts, "--max-trip-count", "NODE",
-                         options.max_trip_counts, &error) ||
-      !parse_target_flag(target, options, &error) ||
-      !parse_threads_flag(limits.threads, options, &error) ||
-      !(error = check_pass_options(pass_options)).empty()) {
-    std::fprintf(stderr, "onnxc: %s\n", error.c_str());
-    *exit_code = kExitUsage;
-    return nullptr;
-  }
-  options.target = with_max_scratch(*options.target, limits.max_scratch);
-  Diagnostics diag("", limits.max_errors);
-  PassManager passes(pass_options);
-  auto module = lower_model(model, options, diag, &passes);
-  if (flags.stats) std::fputs(passes.stats_text().c_str(), stdout);
-  if (!module) {
-    print_errors(diag);
-    *exit_code = kExitModelError;
-  }
-  return module;
-}
 
 bool parse_name_counts(const std::vector<std::string>& flags, const char* flag, const char* what,
                        std::map<std::string, int64_t>& out, std::string* error) {
@@ -264,10 +221,7 @@ int run_compile(const CompileArgs& args) {
     return kExitUsage;
   }
   int rc = kExitOk;
-  auto module = lower_with_flags(
-      args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-      {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, args.threads,
-       args.check_bounds, args.max_string_lengths, args.max_trip_counts, args.keep_sparse});
+  auto module = lower_with_flags(args.model, args.lowering, {args.check_bounds}, &rc);
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
@@ -275,7 +229,7 @@ int run_compile(const CompileArgs& args) {
   options.weights = args.weights == "external" ? WeightsMode::kExternal : WeightsMode::kEmbedded;
   options.runtime = args.runtime == "include" ? RuntimeMode::kInclude : RuntimeMode::kInline;
   options.flags = output_flags(args, options.name);
-  Diagnostics diag(args.model, args.max_errors);
+  Diagnostics diag(args.model, args.lowering.max_errors);
   GeneratedCode code;
   if (!generate_cpp(*module, options, code, diag) ||
       !write_generated(args.output, code, options, diag)) {

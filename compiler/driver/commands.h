@@ -12,11 +12,28 @@ namespace onnxc {
 
 enum ExitCode { kExitOk = 0, kExitModelError = 1, kExitUsage = 2 };
 
-// --disable-pass (repeatable), --print-after=PASS|all, --stats: shared by compile and inspect.
+// --disable-pass (repeatable), --print-after=PASS|all, --stats.
 struct PassFlags {
   std::vector<std::string> disable;
   std::string print_after;
   bool stats = false;
+};
+
+// The flags that shape lowering, one struct for compile, inspect, test and bench, registered once
+// by add_lowering_flags (driver/lower_flags.h). `onnxc test` takes the shapes, dims and string
+// lengths from each case's data instead, and prints no IR.
+struct LoweringFlags {
+  std::string target = "generic";  // --target (bench: native)
+  int threads = 1;                 // --threads: parts the heavy kernels split into
+  size_t max_scratch = 0;          // --max-scratch: caps each kernel's tiles (0: target's budget)
+  int64_t max_bytes = kMaxTensorBytes;          // --max-bytes
+  std::vector<std::string> dims, shapes;        // --dim NAME=N, --shape INPUT=DIMS
+  bool override_shape = false;                  // --shape may change static dims
+  std::vector<std::string> max_string_lengths;  // --max-string-length INPUT=N
+  std::vector<std::string> max_trip_counts;     // --max-trip-count NODE=N
+  bool keep_sparse = false;                     // --keep-sparse
+  size_t max_errors = kDefaultMaxErrors;        // --max-errors
+  PassFlags passes;                             // --disable-pass, --print-after, --stats
 };
 
 // Parses --dim NAME=VALUE and --shape INPUT=1x3x224x224 flags into `options`.
@@ -35,49 +52,31 @@ bool parse_name_counts(const std::vector<std::string>& flags, const char* flag, 
 
 struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
-  std::string target = "generic";
-  size_t max_scratch = 0;  // --max-scratch: caps each kernel's tiles (0: the target's budget)
-  int threads = 1;         // --threads: parts the heavy kernels split into (run() takes a pool)
-  std::vector<std::string> dims, shapes;
-  std::vector<std::string> max_string_lengths;  // --max-string-length INPUT=N (default 64)
-  std::vector<std::string> max_trip_counts;     // --max-trip-count NODE=N
-  int64_t max_bytes = kMaxTensorBytes;          // --max-bytes
+  LoweringFlags lowering;
   bool print_plan = false;
-  bool check_bounds = false;    // --check-bounds: arena guard zones and checks in the output
-  bool keep_sparse = false;     // --keep-sparse: sparse tensors stay COO where that saves flash
-  bool override_shape = false;  // --override-shape: --shape may change static dims and the rank
-  size_t max_errors = kDefaultMaxErrors;  // --max-errors: errors printed before "... and K more"
-  PassFlags passes;
+  bool check_bounds = false;  // --check-bounds: arena guard zones and checks in the output
 };
 int run_compile(const CompileArgs& args);
 
 int run_check(const std::string& model, size_t max_errors = kDefaultMaxErrors);
 
 struct InspectArgs {
-  std::string model, target = "generic";
-  size_t max_scratch = 0;
-  int threads = 1;
-  std::vector<std::string> dims, shapes;
-  int64_t max_bytes = kMaxTensorBytes;  // --max-bytes
+  std::string model;
+  LoweringFlags lowering;
   bool ir = false, plan = false;
   bool memory = false, json = false;  // --memory [--json]: the memory report
   std::string svg;                    // --memory --svg FILE: the arena plan as a picture
-  bool keep_sparse = false;           // --keep-sparse, as compile's
-  std::vector<std::string> max_string_lengths, max_trip_counts;  // as compile's
-  bool override_shape = false;
-  size_t max_errors = kDefaultMaxErrors;
-  PassFlags passes;
 };
 int run_inspect(const InspectArgs& args);
 
 struct TestArgs {
   std::vector<std::string> cases;  // case folders, or folders holding cases, or light_*.onnx files
+  LoweringFlags lowering;          // target, threads, limits, sparse, trip counts, passes
   int jobs = 2;
   double rtol = 1e-3, atol = 1e-7;
-  std::string report, expect, cache_dir, cxx, filter, target = "generic";
+  std::string report, expect, cache_dir, cxx, filter;
   int batch = 24;  // cases compiled per translation unit
   bool keep = false, verbose = false;
-  std::vector<std::string> disable_passes;  // --disable-pass: e.g. conformance without views
   bool partial = false;  // --partial: listed cases that were not run are not regressions
   // --fpu: compile as for --target with this FPU instead ("single": float kernels accumulate in
   // float, as on a Cortex-M4F), still built and run on this machine. Empty: the target's own.
@@ -85,9 +84,6 @@ struct TestArgs {
   std::string case_list;      // --cases FILE: only the cases named there (see keep_listed_cases)
   bool sanitize = false;      // --sanitize: ASan+UBSan on the generated code and the harness
   bool check_bounds = false;  // --check-bounds: compile every case with arena guard checks
-  bool keep_sparse = false;   // --keep-sparse: as compile's, for every case
-  std::vector<std::string> max_trip_counts;  // --max-trip-count NODE=N: as compile's, every case
-  int threads = 1;  // --threads: compile every case for N parts, run them on a pool of N
   // --runtime: inline (the default, what a user gets: each case's .cpp builds on its own) or
   // include (the .cpp #includes runtime_support/; cases share one translation unit, faster).
   std::string runtime = "inline";
@@ -95,15 +91,14 @@ struct TestArgs {
 int run_test(const TestArgs& args);
 
 struct BenchArgs {
-  std::string model, cxx, target = "native";
-  std::vector<std::string> dims, shapes;
-  int iters = 50, threads = 1;
-  std::vector<std::string> disable_passes;  // --disable-pass: time the model without a pass
-  bool profile = false;                     // --profile: per-node timing hooks and table
-  std::string svg;                          // --profile --svg FILE: the table as a picture
-  double peak_gflops = 0;                   // --peak-gflops: the picture's %-of-peak bars
-  std::string out_dir;                      // --out: build here and keep it (else a temp dir)
-  bool no_run = false;                      // --no-run: build only
+  std::string model, cxx;
+  LoweringFlags lowering;  // its target defaults to native
+  int iters = 50;
+  bool profile = false;    // --profile: per-node timing hooks and table
+  std::string svg;         // --profile --svg FILE: the table as a picture
+  double peak_gflops = 0;  // --peak-gflops: the picture's %-of-peak bars
+  std::string out_dir;     // --out: build here and keep it (else a temp dir)
+  bool no_run = false;     // --no-run: build only
 };
 int run_bench(const BenchArgs& args);
 

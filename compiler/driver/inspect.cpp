@@ -241,18 +241,13 @@ int run_inspect(const InspectArgs& args) {
   std::string error;
   std::vector<UnpinnedDim> dims;
   Diagnostics load_diag;
+  const LoweringFlags& flags = args.lowering;
   const bool loaded = load_model(args.model, proto, load_diag) &&
-                      parse_dim_flags(args.dims, args.shapes, pins, &error);
+                      parse_dim_flags(flags.dims, flags.shapes, pins, &error);
   if (loaded) dims = unpinned_dims(proto.graph(), pins);
-  if (!args.svg.empty() && !args.memory) {
-    std::fprintf(stderr, "onnxc: --svg draws the memory plan: add --memory\n");
-    return kExitUsage;
-  }
   int rc = kExitOk;
-  auto module = lower_with_flags(
-      args.model, args.dims, args.shapes, &rc, args.passes, args.target,
-      {args.override_shape, args.max_errors, args.max_bytes, args.max_scratch, args.threads, false,
-       args.max_string_lengths, args.max_trip_counts, args.keep_sparse, dims.empty() ? -1 : 1});
+  auto module =
+      lower_with_flags(args.model, flags, {false, dims.empty() ? int64_t{-1} : 1, false}, &rc);
   if (!module) {
     if (dims.empty() || rc == kExitUsage) return rc;
     // The model is shown all the same, but the errors (above, on stderr) stand: exit 1.

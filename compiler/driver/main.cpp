@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "driver/commands.h"
+#include "driver/lower_flags.h"
 #include "support/temp_dir.h"
 #include "support/version.h"
 
@@ -19,57 +20,22 @@ int run_main(int argc, char** argv) {
                        std::string("onnxc ") + kOnnxcVersion + " (build " + kOnnxcBuildId + ")");
   app.require_subcommand(0, 1);
 
+  const char* bounds_help =
+      "Guard zones after every arena buffer and checksums of live values, checked after each node "
+      "(a debugging build: a planner bug or kernel overrun fails loudly)";
+
   CompileArgs compile;
   app.add_option("model", compile.model, "ONNX model to compile");
   app.add_option("-o,--output", compile.output, "Generated .cpp (the .h is written beside it)");
   app.add_option("--name", compile.name, "C++ namespace (default: the model file's stem)");
-  app.add_option("--dim", compile.dims, "Pin a symbolic dim: NAME=VALUE");
-  app.add_option("--shape", compile.shapes, "Pin an input's shape: INPUT=1x3x224x224");
-  app.add_option("--max-string-length", compile.max_string_lengths,
-                 "Most bytes one element of a string input holds: INPUT=N (default 64)");
-  app.add_option("--max-trip-count", compile.max_trip_counts,
-                 "Most iterations Loop node NODE runs, sizing its scan outputs when its trip "
-                 "count is known only at run time: NODE=N");
   app.add_option("--weights", compile.weights, "embedded (in the .cpp) or external (a .bin)")
       ->check(CLI::IsMember({"embedded", "external"}));
   app.add_option("--runtime", compile.runtime,
                  "inline (paste runtime_support into the .cpp) or include (#include it)")
       ->check(CLI::IsMember({"inline", "include"}));
   app.add_flag("--print-plan", compile.print_plan, "Print the arena memory plan");
-  const char* override_help =
-      "Let --shape change static dims and the rank (default: only pin symbolic dims)";
-  const char* max_errors_help = "Print at most N errors, then how many more (0: all)";
-  app.add_flag("--override-shape", compile.override_shape, override_help);
-  app.add_option("--max-errors", compile.max_errors, max_errors_help);
-  const std::string target_help = "CPU the code is for: " + target_names();
-  app.add_option("--target", compile.target, target_help);
-  const std::string max_bytes_help =
-      "Largest tensor, arena or weights size in bytes (default 2^40 = 1 TiB); more is refused";
-  app.add_option("--max-bytes", compile.max_bytes, max_bytes_help)->check(CLI::PositiveNumber);
-  const std::string scratch_help =
-      "Cap each kernel's scratch (tiles, packed panels) at BYTES of the arena (default: sized for "
-      "the target's cache)";
-  app.add_option("--max-scratch", compile.max_scratch, scratch_help);
-  const char* threads_help =
-      "Split the heavy kernels (convolutions, GEMMs with packed weights) into N parts that run() "
-      "hands to a thread pool (an onnxc::Parallel argument; onnxc/thread_pool.h has one); results "
-      "are bit-identical for any pool";
-  app.add_option("--threads", compile.threads, threads_help);
-  const char* bounds_help =
-      "Guard zones after every arena buffer and checksums of live values, checked after each node "
-      "(a debugging build: a planner bug or kernel overrun fails loudly)";
   app.add_flag("--check-bounds", compile.check_bounds, bounds_help);
-  const char* sparse_help =
-      "Keep sparse initializers and constants in COO form (values and indices) where that takes at "
-      "most half their dense bytes, expanding them in the arena at run time: less flash, more RAM";
-  app.add_flag("--keep-sparse", compile.keep_sparse, sparse_help);
-  auto add_pass_flags = [](CLI::App* a, PassFlags& f) {
-    a->add_option("--disable-pass", f.disable, "Skip a pass of the pipeline (see --list-passes)");
-    a->add_option("--print-after", f.print_after,
-                  "Print the IR after PASS, or after every pass: all");
-    a->add_flag("--stats", f.stats, "Print what each pass did");
-  };
-  add_pass_flags(&app, compile.passes);
+  add_lowering_flags(app, compile.lowering, LoweringScope::kModel);
   bool list_passes = false;
   app.add_flag("--list-passes", list_passes, "List the passes of the pipeline, in order");
 
@@ -77,23 +43,14 @@ int run_main(int argc, char** argv) {
   std::string check_model;
   check->add_option("model", check_model, "ONNX model")->required();
   size_t check_max_errors = kDefaultMaxErrors;
-  check->add_option("--max-errors", check_max_errors, max_errors_help);
+  check->add_option("--max-errors", check_max_errors,
+                    "Print at most N errors, then how many more (0: all)");
 
   InspectArgs inspect;
   auto* insp =
       app.add_subcommand("inspect", "Print inputs, outputs, op histogram, weights and arena size");
   insp->add_option("model", inspect.model, "ONNX model")->required();
-  insp->add_option("--dim", inspect.dims, "Pin a symbolic dim: NAME=VALUE");
-  insp->add_option("--shape", inspect.shapes, "Pin an input's shape: INPUT=1x3x224x224");
-  insp->add_option("--target", inspect.target, target_help);
-  insp->add_flag("--override-shape", inspect.override_shape, override_help);
-  insp->add_option("--max-errors", inspect.max_errors, max_errors_help);
-  insp->add_option("--max-bytes", inspect.max_bytes, max_bytes_help)->check(CLI::PositiveNumber);
-  insp->add_option("--max-scratch", inspect.max_scratch, scratch_help);
-  insp->add_flag("--keep-sparse", inspect.keep_sparse, sparse_help);
-  insp->add_option("--max-string-length", inspect.max_string_lengths, "As compile's");
-  insp->add_option("--max-trip-count", inspect.max_trip_counts, "As compile's");
-  insp->add_option("--threads", inspect.threads, threads_help);
+  add_lowering_flags(*insp, inspect.lowering, LoweringScope::kModel);
   insp->add_flag("--ir", inspect.ir, "Print the IR after inference and folding");
   insp->add_flag("--plan", inspect.plan, "Print the arena memory plan");
   insp->add_flag(
@@ -103,13 +60,13 @@ int run_main(int argc, char** argv) {
   insp->add_option("--svg", inspect.svg,
                    "With --memory: also draw the arena plan (buffers over steps and offsets) "
                    "into this SVG file");
-  add_pass_flags(insp, inspect.passes);
 
   TestArgs test;
   auto* tst = app.add_subcommand("test", "Compile, run and check ONNX backend-test cases");
   tst->add_option("cases", test.cases,
                   "Case folders (model.onnx + test_data_set_*), or folders of them")
       ->required();
+  add_lowering_flags(*tst, test.lowering, LoweringScope::kSuite);
   tst->add_option("-j,--jobs", test.jobs, "Parallel jobs")->check(CLI::Range(1, 256));
   tst->add_option("--rtol", test.rtol, "Relative tolerance");
   tst->add_option("--atol", test.atol, "Absolute tolerance");
@@ -119,18 +76,10 @@ int run_main(int argc, char** argv) {
   tst->add_option("--cache", test.cache_dir, "Cache of built cases (default ~/.cache/onnxc/test)");
   tst->add_option("--cxx", test.cxx, "C++ compiler (default $CXX, else c++)");
   tst->add_option("--batch", test.batch, "Cases per translation unit")->check(CLI::Range(1, 1000));
-  tst->add_option("--target", test.target, target_help + " (one this machine runs)");
-  tst->add_option("--threads", test.threads,
-                  "Compile every case with --threads N and run it on a pool of N threads");
   tst->add_option("--filter", test.filter, "Only cases whose name contains this");
   tst->add_flag("--keep", test.keep, "Keep the build folder");
   tst->add_flag("-v,--verbose", test.verbose, "Print compiler output of failed builds");
-  tst->add_option("--disable-pass", test.disable_passes,
-                  "Skip a pass of the pipeline (see --list-passes)");
   tst->add_flag("--check-bounds", test.check_bounds, bounds_help);
-  tst->add_flag("--keep-sparse", test.keep_sparse, sparse_help);
-  tst->add_option("--max-trip-count", test.max_trip_counts,
-                  "As compile's, for every case (a case without that Loop fails)");
   tst->add_flag("--partial", test.partial,
                 "With --expect: a subset run; listed cases that were not run are not regressions");
   tst->add_option("--fpu", test.fpu,
@@ -148,17 +97,12 @@ int run_main(int argc, char** argv) {
                 "report fails its case");
 
   BenchArgs bench;
+  bench.lowering.target = "native";
   auto* bch = app.add_subcommand("bench", "Compile with -O3 for --target and time inference");
   bch->add_option("model", bench.model, "ONNX model")->required();
-  bch->add_option("--dim", bench.dims, "Pin a symbolic dim: NAME=VALUE");
-  bch->add_option("--shape", bench.shapes, "Pin an input's shape: INPUT=1x3x224x224");
+  add_lowering_flags(*bch, bench.lowering, LoweringScope::kModel);
   bch->add_option("--iters", bench.iters, "Timed inferences")->check(CLI::Range(1, 1000000));
-  bch->add_option("--threads", bench.threads, "Threads (the generated code is single-threaded)")
-      ->check(CLI::Range(1, 256));
-  bch->add_option("--target", bench.target, target_help + " (default: native)");
   bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
-  bch->add_option("--disable-pass", bench.disable_passes,
-                  "Skip a pass of the pipeline (see --list-passes)");
   bch->add_option("--svg", bench.svg,
                   "With --profile: also draw the per-layer times into this SVG file");
   bch->add_option("--peak-gflops", bench.peak_gflops,

@@ -206,20 +206,21 @@ class TestRunner {
     }
     std::string error;
     PassOptions pass_options;
-    pass_options.disabled.insert(args_.disable_passes.begin(), args_.disable_passes.end());
+    pass_options.disabled.insert(args_.lowering.passes.disable.begin(),
+                                 args_.lowering.passes.disable.end());
     error = check_pass_options(pass_options);
     if (!error.empty()) {
       std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
       return kExitUsage;
     }
     ImportOptions target_options;
-    if (!parse_target_flag(args_.target, target_options, &error, /*runnable=*/true) ||
-        !parse_threads_flag(args_.threads, target_options, &error)) {
+    if (!parse_target_flag(args_.lowering.target, target_options, &error, /*runnable=*/true) ||
+        !parse_threads_flag(args_.lowering.threads, target_options, &error)) {
       std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
       return kExitUsage;
     }
-    target_ = target_options.target;
-    if (!parse_name_counts(args_.max_trip_counts, "--max-trip-count", "NODE", trip_counts_,
+    target_ = with_max_scratch(*target_options.target, args_.lowering.max_scratch);
+    if (!parse_name_counts(args_.lowering.max_trip_counts, "--max-trip-count", "NODE", trip_counts_,
                            &error)) {
       std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
       return kExitUsage;
@@ -262,7 +263,8 @@ class TestRunner {
     ImportOptions options;
     options.target = target_;
     options.check_bounds = args_.check_bounds;
-    options.keep_sparse = args_.keep_sparse;
+    options.keep_sparse = args_.lowering.keep_sparse;
+    options.max_bytes = args_.lowering.max_bytes;
     options.max_trip_counts = trip_counts_;
     options.default_dim = tc.light ? 1 : -1;
     if (!tc.datasets.empty()) {  // shapes from the first data set; containers' layouts too
@@ -280,7 +282,8 @@ class TestRunner {
     }
     Diagnostics diag;
     PassOptions pass_options;
-    pass_options.disabled.insert(args_.disable_passes.begin(), args_.disable_passes.end());
+    pass_options.disabled.insert(args_.lowering.passes.disable.begin(),
+                                 args_.lowering.passes.disable.end());
     PassManager passes(pass_options);
     auto module = lower_model(tc.model.string(), options, diag, &passes);
     Prepared& p = prepared_[i];
@@ -316,9 +319,9 @@ class TestRunner {
     cg.header_file = p.symbol + ".h";
     cg.runtime = inline_runtime() ? RuntimeMode::kInline : RuntimeMode::kInclude;
     std::string trips;
-    for (const auto& t : args_.max_trip_counts) trips += " --max-trip-count " + t;
+    for (const auto& t : args_.lowering.max_trip_counts) trips += " --max-trip-count " + t;
     cg.flags = fmt::format("(onnxc test{}{}{})", args_.check_bounds ? " --check-bounds" : "",
-                           args_.keep_sparse ? " --keep-sparse" : "", trips);
+                           args_.lowering.keep_sparse ? " --keep-sparse" : "", trips);
     GeneratedCode code;
     if (module && tc.light) synthesize_light_inputs(tc, *module->graph);
     if (!module || !generate_cpp(*module, cg, code, diag)) {
@@ -348,11 +351,12 @@ class TestRunner {
   // Flags for the generated code; the harness adds -I for its template and the runtime's thread
   // pool. Inline-mode code gets no -I of the runtime: it must build on its own, as a user's does.
   std::string compile_flags() const {
-    return fmt::format("-std=c++17 -O1 {} {}{}-Wall -Wextra -Werror", target_->cxx_flags,
-                       args_.sanitize ? std::string(kSanitizeFlags) + " " : "",
-                       args_.threads > 1
-                           ? fmt::format("-pthread -DONNXC_HARNESS_THREADS={} ", args_.threads)
-                           : "");
+    return fmt::format(
+        "-std=c++17 -O1 {} {}{}-Wall -Wextra -Werror", target_->cxx_flags,
+        args_.sanitize ? std::string(kSanitizeFlags) + " " : "",
+        args_.lowering.threads > 1
+            ? fmt::format("-pthread -DONNXC_HARNESS_THREADS={} ", args_.lowering.threads)
+            : "");
   }
   // The harness template and the runtime headers, written once per run (driver/host_files.h).
   std::string harness_includes() const { return " -I" + (work_ / "host").string(); }
