@@ -184,6 +184,7 @@ class Validator {
       Scope root;
       check_graph(model_.graph(), root, "", "main graph", /*is_main=*/true,
                   {&model_domains_, false, &model_versions_});
+      check_main_outputs(model_.graph());
     }
     check_functions();
     check_function_recursion(model_, diag_);
@@ -322,6 +323,14 @@ class Validator {
 
   // `prefix` qualifies node names in errors (subgraph nodes as "outer/attr/inner"); `where` names
   // the graph in errors not tied to a node.
+  // The main graph's outputs are all a caller can read of a run: without any, the generated run()
+  // computes nothing observable, which is a broken model, not one to compile. (Subgraphs of If,
+  // Loop and Scan have their own output rules, checked where the op is.)
+  void check_main_outputs(const onnx::GraphProto& g) {
+    if (g.output_size() == 0)
+      diag_.error("main graph has no outputs (a model's results are its main graph's outputs)");
+  }
+
   void check_graph(const onnx::GraphProto& g, const Scope& outer, const std::string& prefix,
                    const std::string& where, bool is_main, const NodeContext& ctx) {
     if (g.name().empty()) diag_.error("{} has no name (every graph must specify one)", where);

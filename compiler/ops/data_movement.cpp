@@ -19,6 +19,7 @@
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
+#include "support/checked_math.h"
 
 namespace onnxc {
 namespace {
@@ -232,8 +233,9 @@ class SliceOp final : public StridedCopyOp {
       const size_t ax = static_cast<size_t>(a);
       if (seen[ax]) return ctx.fail("axis {} is repeated", a);
       seen[ax] = true;
-      const int64_t dim = in[ax], step = steps[i];
-      if (step == 0) return ctx.fail("steps must be non-zero");
+      const int64_t dim = in[ax];
+      if (steps[i] == 0) return ctx.fail("steps must be non-zero");
+      const int64_t step = clamp_step(steps[i], dim);
       int64_t s = starts[i] < 0 ? starts[i] + dim : starts[i];
       int64_t e = ends[i] < 0 ? ends[i] + dim : ends[i];
       // Clamped per the spec: to [0, dim] going forwards, [-1, dim - 1] going backwards.
@@ -244,15 +246,21 @@ class SliceOp final : public StridedCopyOp {
       out[ax] = v.dims[ax] = count;
       if (count) v.offset += s * v.strides[ax];
       if (!extents.empty()) {
-        if (step != 1) return ctx.fail("starts known only at run time need steps of 1");
+        if (steps[i] != 1) return ctx.fail("starts known only at run time need steps of 1");
         run_time.push_back({i, dim, std::min(extents[i], dim), v.strides[ax]});
       }
-      v.strides[ax] *= step;
+      if (!checked_mul(v.strides[ax], step, &v.strides[ax]))
+        return ctx.fail("the stride along axis {} times step {} overflows int64", a, step);
     }
     return set_view(ctx, out, v, std::move(run_time));
   }
 
  private:
+  // A step of magnitude above dim takes at most one element, as a step of dim + 1 does: clamped
+  // so, -step and the stride times step cannot overflow (steps = INT64_MIN is a legal input).
+  static int64_t clamp_step(int64_t step, int64_t dim) {
+    return std::clamp<int64_t>(step, -(dim + 1), dim + 1);
+  }
   // starts and ends computed at run time (a Loop's iteration number, ...), one axis: true when
   // ends is starts + k for a constant k > 0, traced through views of a value (Unsqueeze, Reshape,
   // ...: the handlers' alias()) and Add/Sub of a constant. Then extents[i] = k is the output's
@@ -262,8 +270,9 @@ class SliceOp final : public StridedCopyOp {
     if (!starts || !ends || starts->numel() != 1 || ends->numel() != 1) return false;
     auto [sb, so] = base_and_offset(starts);
     auto [eb, eo] = base_and_offset(ends);
-    if (sb != eb || eo - so <= 0) return false;
-    extents = {eo - so};
+    int64_t extent;
+    if (sb != eb || !checked_sub(eo, so, &extent) || extent <= 0) return false;
+    extents = {extent};
     return true;
   }
   // v as base + offset: the value it is a constant offset from (itself if none).
@@ -282,13 +291,19 @@ class SliceOp final : public StridedCopyOp {
         const Value *a = n.input(0), *b = n.input(1);
         const bool b_const = b->is_constant() && b->numel() == 1 && is_integer(b->dtype);
         const bool a_const = a->is_constant() && a->numel() == 1 && is_integer(a->dtype);
+        // The offsets are model constants: a sum that overflows int64 traces no further.
         if (b_const) {
-          offset += op == "Add" ? b->constant->int_at(0) : -b->constant->int_at(0);
+          const int64_t k = b->constant->int_at(0);
+          int64_t sum;
+          if (!(op == "Add" ? checked_add(offset, k, &sum) : checked_sub(offset, k, &sum))) break;
+          offset = sum;
           v = a;
           continue;
         }
         if (a_const && op == "Add") {
-          offset += a->constant->int_at(0);
+          int64_t sum;
+          if (!checked_add(offset, a->constant->int_at(0), &sum)) break;
+          offset = sum;
           v = b;
           continue;
         }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "onnxc/image.h"
+#include "ops/checked_window.h"
 #include "ops/dispatch.h"
 #include "ops/half_compute.h"
 #include "ops/registry.h"
@@ -203,8 +204,13 @@ class DeformConvOp final : public OpHandler {
     p.pad_left = pads[1];
     if (p.stride_h <= 0 || p.stride_w <= 0 || p.dilation_h <= 0 || p.dilation_w <= 0)
       return ctx.fail("strides and dilations must be positive");
-    p.out_h = (p.in_h + pads[0] + pads[2] - (p.kernel_h - 1) * p.dilation_h - 1) / p.stride_h + 1;
-    p.out_w = (p.in_w + pads[1] + pads[3] - (p.kernel_w - 1) * p.dilation_w - 1) / p.stride_w + 1;
+    const std::optional<int64_t> span_h =
+        checked_window_span(p.in_h, pads[0], pads[2], p.kernel_h, p.dilation_h);
+    const std::optional<int64_t> span_w =
+        checked_window_span(p.in_w, pads[1], pads[3], p.kernel_w, p.dilation_w);
+    if (!span_h || !span_w) return ctx.fail("the padded input or the dilated kernel overflows");
+    p.out_h = *span_h / p.stride_h + 1;
+    p.out_w = *span_w / p.stride_w + 1;
     const int64_t K = p.kernel_h * p.kernel_w;
     if (os != Shape{p.batch, p.offset_group * K * 2, p.out_h, p.out_w})
       return ctx.fail("offset has shape {}, expected {}x{}x{}x{}", shape_str(os), p.batch,

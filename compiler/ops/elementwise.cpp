@@ -6,9 +6,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ops/accum.h"
@@ -167,6 +169,67 @@ constexpr const char* kFloatForm = nullptr;
 template <>
 constexpr const char* kFloatForm<Pow> = "PowIn<float>";
 
+// ---- integer division by constants -------------------------------------------------------------
+// Div and Mod of integers give x / 0 = 0 and MIN / -1 = MIN at run time (onnxc/binary.h, numpy's
+// results) instead of trapping. A constant divisor holding 0, or constants dividing MIN by -1,
+// is a broken model that folding would turn into a made-up constant: refused, naming the rule.
+
+template <typename F>
+constexpr bool kIntegerDivision =
+    std::is_same_v<F, Div> || std::is_same_v<F, Mod<0>> || std::is_same_v<F, Mod<1>>;
+
+// 1 where a / b overflows: MIN / -1 of a signed type.
+struct DivisionOverflows {
+  template <typename A>
+  uint8_t operator()(A a, A b) const {
+    if constexpr (std::is_signed_v<A>) return a == std::numeric_limits<A>::min() && b == A(-1);
+    return 0;
+  }
+};
+
+bool holds_zero(const Tensor& t) {
+  bool zero = false;
+  visit_dtype<kIntTypes>(t.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* v = t.as<T>();
+    for (int64_t i = 0; i < t.numel() && !zero; ++i) zero = v[i] == T(0);
+  });
+  return zero;
+}
+
+// Whether constants a / b (broadcast by p into `count` elements) divide MIN by -1 anywhere.
+bool divides_min_by_minus_one(const BroadcastParams& p, const Tensor& a, const Tensor& b,
+                              int64_t count) {
+  std::vector<uint8_t> hit(static_cast<size_t>(count));
+  visit_dtype<kSignedInts>(a.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    binary_ref(p, a.as<T>(), b.as<T>(), hit.data(), DivisionOverflows{});
+  });
+  return std::find(hit.begin(), hit.end(), uint8_t{1}) != hit.end();
+}
+
+// Outputs above this many elements are not checked for MIN / -1: they are too large to fold
+// (passes.h: kMaxFoldBytes), so the generated code computes them, defined as above.
+constexpr int64_t kMaxCheckedQuotients = int64_t{1} << 22;
+
+bool check_constant_divisor(InferContext& ctx, const BroadcastParams& p, int64_t count,
+                            bool is_div) {
+  const Value* y = ctx.input(1);
+  if (count == 0 || !in_type_set(y->dtype, kIntTypes)) return true;
+  const Tensor* b = ctx.constant_input(1);
+  if (!b) return true;
+  if (holds_zero(*b))
+    return ctx.fail("integer {} by zero: the divisor '{}' is a constant holding 0",
+                    is_div ? "division" : "modulo", y->name);
+  const Tensor* a = is_div ? ctx.constant_input(0) : nullptr;
+  if (!a || count > kMaxCheckedQuotients || !divides_min_by_minus_one(p, *a, *b, count))
+    return true;
+  return ctx.fail(
+      "integer division overflows: constant '{}' holds the smallest {} and '{}' divides "
+      "it by -1",
+      ctx.input(0)->name, dtype_name(a->dtype), y->name);
+}
+
 // y = F(a, b) with broadcasting. kTypesB != 0: b may have another type, from that set (Pow).
 template <typename F, unsigned kTypes, BinaryOut kOut = BinaryOut::kSameAsA, unsigned kTypesB = 0>
 class BinaryOp final : public OpHandler {
@@ -196,6 +259,8 @@ class BinaryOp final : public OpHandler {
     coalesce_dims(s.params);
     s.float_accum = kFloatForm<F> && float_accumulates(ctx.target());
     ctx.set_output(0, kOut == BinaryOut::kBool ? DataType::kBool : a->dtype, out);
+    if constexpr (kIntegerDivision<F>)
+      return check_constant_divisor(ctx, s.params, shape_numel(out), std::is_same_v<F, Div>);
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,

@@ -4,6 +4,7 @@
 // output_shape) must be compile-time constants.
 #include "onnxc/image.h"
 
+#include "ops/checked_window.h"
 #include "ops/dispatch.h"
 #include "ops/half_compute.h"
 #include "ops/registry.h"
@@ -265,11 +266,14 @@ class Col2ImOp final : public OpHandler {
       p.stride[d] = str[d];
       p.dilation[d] = dil[d];
       p.pad_begin[d] = pads[d];
-      const int64_t span = img[d] + pads[d] + pads[d + S] - dil[d] * (blk[d] - 1) - 1;
-      if (span < 0) return ctx.fail("the block does not fit the padded image on axis {}", d);
-      p.blocks[d] = span / str[d] + 1;
-      block_size *= blk[d];
-      positions *= p.blocks[d];
+      const std::optional<int64_t> span =
+          checked_window_span(img[d], pads[d], pads[d + S], blk[d], dil[d]);
+      if (!span) return ctx.fail("the padded image or the dilated block on axis {} overflows", d);
+      if (*span < 0) return ctx.fail("the block does not fit the padded image on axis {}", d);
+      p.blocks[d] = *span / str[d] + 1;
+      if (!checked_mul(block_size, blk[d], &block_size) ||
+          !checked_mul(positions, p.blocks[d], &positions))
+        return ctx.fail("the block count or size overflows int64");
     }
     const Shape& xs = x->shape;
     if (xs[1] % block_size != 0 || xs[2] != positions)
@@ -342,8 +346,14 @@ class MaxUnpoolOp final : public OpHandler {
     p.rank = static_cast<int>(rank);
     p.count = x->numel();
     Shape unpooled = {xs[0], xs[1]};
-    for (size_t d = 0; d < S; ++d)
-      unpooled.push_back((xs[d + 2] - 1) * str[d] - pads[d] - pads[d + S] + kernel[d]);
+    for (size_t d = 0; d < S; ++d) {
+      // (x - 1) * stride - pad_begin - pad_end + kernel, checked: the attributes are any int64.
+      int64_t size;
+      if (!checked_mul(xs[d + 2] - 1, str[d], &size) || !checked_sub(size, pads[d], &size) ||
+          !checked_sub(size, pads[d + S], &size) || !checked_add(size, kernel[d], &size))
+        return ctx.fail("the unpooled size on axis {} overflows int64", d + 2);
+      unpooled.push_back(size);
+    }
     Shape out = unpooled;
     if (ctx.has_input(2)) {
       const Tensor* os = ctx.constant_input(2);

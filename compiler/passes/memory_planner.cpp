@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 #include "passes/lifetime_index.h"
@@ -17,25 +18,6 @@ namespace {
 
 size_t align_up(size_t x) {
   return (x + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-}
-
-// Every pair (i, j), i < j, of items whose inclusive lifetimes [first(k), last(k)] overlap, in
-// (i, j) order: the candidates the plan checkers compare byte ranges of. Sorting by start and
-// stopping at the first item that starts after i dies costs O(n log n + pairs), not O(n^2), so
-// checking stays cheap on long chains while every overlapping pair is still compared.
-template <class First, class Last>
-std::vector<std::pair<size_t, size_t>> lifetime_overlapping_pairs(size_t n, First first,
-                                                                  Last last) {
-  std::vector<size_t> by_start(n);
-  std::iota(by_start.begin(), by_start.end(), 0);
-  std::stable_sort(by_start.begin(), by_start.end(),
-                   [&](size_t a, size_t b) { return first(a) < first(b); });
-  std::vector<std::pair<size_t, size_t>> pairs;
-  for (size_t x = 0; x < n; ++x)
-    for (size_t y = x + 1; y < n && first(by_start[y]) <= last(by_start[x]); ++y)
-      pairs.emplace_back(std::min(by_start[x], by_start[y]), std::max(by_start[x], by_start[y]));
-  std::sort(pairs.begin(), pairs.end());
-  return pairs;
 }
 
 // Places the buffers in `order`, each at the lowest aligned offset where it overlaps no placed
@@ -300,29 +282,221 @@ size_t offset_in_root(const Value* v) {
   return off;
 }
 
+std::vector<std::pair<size_t, size_t>> overlapping_live_pairs(
+    const std::vector<LiveInterval>& items) {
+  std::vector<size_t> by_first;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (items[i].end > items[i].begin) by_first.push_back(i);  // empty intervals overlap nothing
+  std::stable_sort(by_first.begin(), by_first.end(),
+                   [&](size_t a, size_t b) { return items[a].first < items[b].first; });
+  std::set<std::pair<size_t, size_t>> live;  // (begin, index): disjoint, ordered by offset
+  std::multimap<int, size_t> expiry;         // last -> index of the live ones
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t i : by_first) {
+    const LiveInterval& x = items[i];
+    while (!expiry.empty() && expiry.begin()->first < x.first) {
+      const size_t dead = expiry.begin()->second;
+      live.erase({items[dead].begin, dead});
+      expiry.erase(expiry.begin());
+    }
+    // In a disjoint set ordered by begin, an interval overlapping x is the last one beginning
+    // before x or the first one beginning at or after it.
+    auto next = live.lower_bound({x.begin, 0});
+    bool clash = false;
+    if (next != live.end() && next->first < x.end) {
+      pairs.emplace_back(std::min(i, next->second), std::max(i, next->second));
+      clash = true;
+    }
+    if (next != live.begin() && items[std::prev(next)->second].end > x.begin) {
+      const size_t j = std::prev(next)->second;
+      pairs.emplace_back(std::min(i, j), std::max(i, j));
+      clash = true;
+    }
+    if (clash) continue;  // reported; left out so that the live set stays disjoint
+    live.insert({x.begin, i});
+    expiry.emplace(x.last, i);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+namespace {
+
+using K = Storage::Kind;
+
+// An arena interval of check_storage: [begin, end) bytes over nodes [def, last], for a value, a
+// node's scratch or (control flow) the hull of a node's subgraph values.
+struct Block {
+  std::string name;
+  const Value* value;  // null for scratch and regions
+  size_t begin, end;
+  Span span;
+};
+
+std::string overlap_error(const Block& a, const Block& b) {
+  return fmt::format("'{}' [{}, {}) overlaps '{}' [{}, {}) while both are live", a.name, a.begin,
+                     a.end, b.name, b.begin, b.end);
+}
+
+// Pairs of `blocks` live at the same time whose bytes overlap (overlapping_live_pairs).
+std::vector<std::pair<size_t, size_t>> clashes(const std::vector<Block>& blocks) {
+  std::vector<LiveInterval> items;
+  items.reserve(blocks.size());
+  for (const Block& b : blocks) items.push_back({b.begin, b.end, b.span.def, b.span.last});
+  return overlapping_live_pairs(items);
+}
+
+// Every pair (i, j), i < j, of `blocks` whose inclusive lifetimes overlap, found by sorting by
+// start: O(n log n + pairs). Only for the values of one storage root, which may share bytes
+// (views, in place), so each such pair needs its own look; a root has few values live at once.
+std::vector<std::pair<size_t, size_t>> lifetime_overlapping_pairs(const std::vector<Block>& b) {
+  std::vector<size_t> by_start(b.size());
+  std::iota(by_start.begin(), by_start.end(), 0);
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t x, size_t y) { return b[x].span.def < b[y].span.def; });
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t x = 0; x < b.size(); ++x)
+    for (size_t y = x + 1; y < b.size() && b[by_start[y]].span.def <= b[by_start[x]].span.last; ++y)
+      pairs.emplace_back(std::min(by_start[x], by_start[y]), std::max(by_start[x], by_start[y]));
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+// The sharing rules of one value that views, is written in place over or into another.
+void check_sharing(const Value* v, Span span, const std::map<const Value*, Span>& spans,
+                   const Value* root, std::vector<std::string>& errors) {
+  const Storage& st = v->storage;
+  const Value* a = st.alias_of;
+  if (st.offset + v->bytes() > a->bytes())
+    errors.push_back(fmt::format("view '{}' [{}, {}) runs past '{}' ({} bytes)", v->name, st.offset,
+                                 st.offset + v->bytes(), a->name, a->bytes()));
+  auto sa = spans.find(a);
+  if (st.kind == K::kSlice) {
+    // Written into a later Concat's output, which then runs no code. (Whether the slice is
+    // overwritten while still read is the overlap check's.)
+    if (!a->producer || !a->producer->elided || sa == spans.end() || sa->second.def <= span.def)
+      errors.push_back(fmt::format("'{}' is written into '{}', which is not a later elided Concat",
+                                   v->name, a->name));
+  }
+  if (st.kind != K::kInPlace) return;
+  if (root->storage.kind != K::kArena)
+    errors.push_back(
+        fmt::format("'{}' is written in place over '{}', which is not an arena buffer (graph "
+                    "input, output or constant)",
+                    v->name, a->name));
+  if (v->bytes() != a->bytes() || v->dtype != a->dtype)
+    errors.push_back(fmt::format("'{}' is written in place over '{}' of another type or size",
+                                 v->name, a->name));
+  if (sa != spans.end() && sa->second.last != span.def)
+    errors.push_back(fmt::format(
+        "'{}' is written in place over '{}', which is still read at node {} after node {}", v->name,
+        a->name, sa->second.last, span.def));
+}
+
+// Control flow: every value of a node's subgraphs (at any depth) lives while the node runs, at
+// node index `at`, except that the branches of an If exclude each other. So within one subgraph
+// its values and its nested nodes' regions (the hull of their subgraph values) must be disjoint,
+// the subgraphs of a node other than If too, and the branches of an If may share bytes. Checked
+// level by level, each hull standing for what it holds: a tree of n values costs O(n log n).
+// (Comparing every pair live at `at` made If nested 15 deep, 131,070 values, take 17 GB.)
+class RegionChecker {
+ public:
+  RegionChecker(int at, std::vector<std::string>& errors) : at_(at), errors_(errors) {}
+
+  // The hull of `node`'s subgraph values, after checking them; empty when it has none.
+  Block region(const Node& node) {
+    const bool exclusive = node.op_type == "If" && node.domain.empty();
+    std::vector<Block> subs;
+    for (const Graph* sub : subgraphs_of(node)) {
+      Block hull = subgraph(*sub);
+      if (hull.end > hull.begin) subs.push_back(std::move(hull));
+    }
+    if (!exclusive) disjoint(subs);
+    return hull_of("subgraphs of '" + node.name + "'", subs);
+  }
+  // Every subgraph value with an arena buffer, for the checks of single blocks.
+  const std::vector<Block>& values() const { return values_; }
+
+ private:
+  Block subgraph(const Graph& sub) {
+    std::vector<Block> items;
+    for (const auto& v : sub.values) {
+      if (v->is_constant()) continue;
+      if (v->storage.kind != K::kArena) {
+        errors_.push_back(fmt::format("subgraph value '{}' has no arena buffer", v->name));
+        continue;
+      }
+      items.push_back({v->name, v.get(), v->storage.offset,
+                       v->storage.offset + std::max<size_t>(v->bytes(), 1), Span{at_, at_}});
+      values_.push_back(items.back());
+    }
+    for (const auto& m : sub.nodes) {
+      Block hull = region(*m);
+      if (hull.end > hull.begin) items.push_back(std::move(hull));
+    }
+    disjoint(items);
+    return hull_of("subgraph '" + sub.name + "'", items);
+  }
+  void disjoint(const std::vector<Block>& items) {
+    for (const auto& [i, j] : clashes(items)) errors_.push_back(overlap_error(items[i], items[j]));
+  }
+  Block hull_of(std::string name, const std::vector<Block>& items) const {
+    Block h{std::move(name), nullptr, 0, 0, Span{at_, at_}};
+    for (const Block& b : items) {
+      h.begin = h.end > h.begin ? std::min(h.begin, b.begin) : b.begin;
+      h.end = std::max(h.end, b.end);
+    }
+    return h;
+  }
+  int at_;
+  std::vector<std::string>& errors_;
+  std::vector<Block> values_;
+};
+
+// The main graph's blocks: a value shares bytes legitimately only with values of its own storage
+// root (views, in place, Concat slices), so those are compared pair by pair; each root's values
+// as one unit (their hull over the union of their lifetimes: what the planner reserved), each
+// scratch buffer and each control-flow region are then swept against each other.
+void check_overlaps(const std::vector<Block>& blocks, AliasChains& chains,
+                    std::vector<std::string>& errors) {
+  std::map<const Value*, std::vector<Block>> by_root;
+  std::vector<Block> units;
+  for (const Block& b : blocks)
+    if (b.value)
+      by_root[chains.root(b.value)].push_back(b);
+    else
+      units.push_back(b);
+  for (const auto& [root, members] : by_root) {
+    Block unit = members[0];
+    for (const Block& m : members) {
+      unit.begin = std::min(unit.begin, m.begin), unit.end = std::max(unit.end, m.end);
+      unit.span = Span{std::min(unit.span.def, m.span.def), std::max(unit.span.last, m.span.last)};
+    }
+    unit.name = root->name;
+    units.push_back(unit);
+    for (const auto& [i, j] : lifetime_overlapping_pairs(members)) {
+      const Block &a = members[i], &b = members[j];
+      if (a.begin >= b.end || b.begin >= a.end) continue;
+      if (chains.is_view_of(a.value, b.value) || chains.is_view_of(b.value, a.value)) continue;
+      // In place: the output's node is the last reader of the value it overwrites.
+      auto in_place = [](const Block& out, const Block& in) {
+        return out.value->storage.kind == K::kInPlace && out.value->storage.alias_of == in.value &&
+               in.span.last == out.span.def;
+      };
+      if (!in_place(a, b) && !in_place(b, a)) errors.push_back(overlap_error(a, b));
+    }
+  }
+  for (const auto& [i, j] : clashes(units)) errors.push_back(overlap_error(units[i], units[j]));
+}
+
+}  // namespace
+
 std::vector<std::string> check_storage(const Module& module) {
-  using K = Storage::Kind;
   const Graph& g = *module.graph;
   std::vector<std::string> errors;
   auto spans = value_spans(g);
   AliasChains chains;
-  // Arena intervals: [begin, end) bytes and [def, last] nodes, for values and scratch.
-  struct Block {
-    std::string name;
-    const Value* value;
-    size_t begin, end;
-    Span span;
-    // Control flow: the If branches (If node, branch graph) the value is in, outermost first.
-    std::vector<std::pair<const Node*, const Graph*>> branches;
-  };
-  // Whether a and b are in different branches of one If: never both live.
-  auto exclusive_branches = [](const Block& a, const Block& b) {
-    for (const auto& [if_a, branch_a] : a.branches)
-      for (const auto& [if_b, branch_b] : b.branches)
-        if (if_a == if_b && branch_a != branch_b) return true;
-    return false;
-  };
-  std::vector<Block> blocks;
+  std::vector<Block> blocks;  // the main graph's values and scratch, the control-flow regions
   for (const auto& [v, span] : spans) {
     const Storage& st = v->storage;
     if (v->is_constant()) continue;
@@ -334,79 +508,31 @@ std::vector<std::string> check_storage(const Module& module) {
     if (v->is_graph_output && !v->is_graph_input && st.kind != K::kGraphOutput)
       errors.push_back(fmt::format("graph output '{}' is not in the caller's buffer", v->name));
     if (st.shares()) {
-      const Value* a = st.alias_of;
-      if (!a) {
+      if (!st.alias_of) {
         errors.push_back(fmt::format("'{}' aliases nothing", v->name));
         continue;
       }
-      if (st.offset + v->bytes() > a->bytes())
-        errors.push_back(fmt::format("view '{}' [{}, {}) runs past '{}' ({} bytes)", v->name,
-                                     st.offset, st.offset + v->bytes(), a->name, a->bytes()));
-      if (st.kind == K::kSlice) {
-        // Written into a later Concat's output, which then runs no code. (Whether the slice is
-        // overwritten while still read is the overlap check's below.)
-        auto sa = spans.find(a);
-        if (!a->producer || !a->producer->elided || sa == spans.end() || sa->second.def <= span.def)
-          errors.push_back(
-              fmt::format("'{}' is written into '{}', which is not a later elided "
-                          "Concat",
-                          v->name, a->name));
-      }
-      if (st.kind == K::kInPlace) {
-        if (root->storage.kind != K::kArena)
-          errors.push_back(
-              fmt::format("'{}' is written in place over '{}', which is not an arena "
-                          "buffer (graph input, output or constant)",
-                          v->name, a->name));
-        if (v->bytes() != a->bytes() || v->dtype != a->dtype)
-          errors.push_back(fmt::format("'{}' is written in place over '{}' of another type or size",
-                                       v->name, a->name));
-        auto sa = spans.find(a);
-        if (sa != spans.end() && sa->second.last != span.def)
-          errors.push_back(
-              fmt::format("'{}' is written in place over '{}', which is still read at "
-                          "node {} after node {}",
-                          v->name, a->name, sa->second.last, span.def));
-      }
+      check_sharing(v, span, spans, root, errors);
     }
     if (root->storage.kind != K::kArena) continue;
     size_t begin = root->storage.offset + chains.offset(v);
-    blocks.push_back({v->name, v, begin, begin + std::max<size_t>(v->bytes(), 1), span, {}});
+    blocks.push_back({v->name, v, begin, begin + std::max<size_t>(v->bytes(), 1), span});
   }
+  std::vector<Block> singles = blocks;  // what the end and alignment checks look at
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = *g.nodes[n];
-    if (!node.scratch_bytes) continue;
-    int at = static_cast<int>(n);
-    blocks.push_back({"scratch:" + node.name,
-                      nullptr,
-                      node.scratch_offset,
-                      node.scratch_offset + node.scratch_bytes,
-                      Span{at, at},
-                      {}});
-  }
-  // Control flow: every non-constant value of a node's subgraphs (at any depth) lives over that
-  // node, except that the branches of an If exclude each other.
-  std::function<void(const Node&, int, std::vector<std::pair<const Node*, const Graph*>>)> add;
-  add = [&](const Node& node, int at, std::vector<std::pair<const Node*, const Graph*>> path) {
-    const bool exclusive = node.op_type == "If" && node.domain.empty();
-    for (const Graph* sub : subgraphs_of(node)) {
-      auto inner = path;
-      if (exclusive) inner.emplace_back(&node, sub);
-      for (const auto& v : sub->values) {
-        if (v->is_constant()) continue;
-        if (v->storage.kind != K::kArena) {
-          errors.push_back(fmt::format("subgraph value '{}' has no arena buffer", v->name));
-          continue;
-        }
-        blocks.push_back({v->name, v.get(), v->storage.offset,
-                          v->storage.offset + std::max<size_t>(v->bytes(), 1), Span{at, at},
-                          inner});
-      }
-      for (const auto& m : sub->nodes) add(*m, at, inner);
+    const int at = static_cast<int>(n);
+    if (node.scratch_bytes) {
+      blocks.push_back({"scratch:" + node.name, nullptr, node.scratch_offset,
+                        node.scratch_offset + node.scratch_bytes, Span{at, at}});
+      singles.push_back(blocks.back());
     }
-  };
-  for (size_t n = 0; n < g.nodes.size(); ++n) add(*g.nodes[n], static_cast<int>(n), {});
-  for (const auto& b : blocks) {
+    RegionChecker regions(at, errors);
+    Block hull = regions.region(node);
+    if (hull.end > hull.begin) blocks.push_back(std::move(hull));
+    singles.insert(singles.end(), regions.values().begin(), regions.values().end());
+  }
+  for (const auto& b : singles) {
     if (b.end > module.memory.arena_bytes)
       errors.push_back(fmt::format("'{}' [{}, {}) ends past the arena ({} bytes)", b.name, b.begin,
                                    b.end, module.memory.arena_bytes));
@@ -414,26 +540,7 @@ std::vector<std::string> check_storage(const Module& module) {
       errors.push_back(fmt::format("'{}' at offset {} is not {}-byte aligned", b.name, b.begin,
                                    kArenaAlignment));
   }
-  auto pairs = lifetime_overlapping_pairs(
-      blocks.size(), [&](size_t i) { return blocks[i].span.def; },
-      [&](size_t i) { return blocks[i].span.last; });
-  for (const auto& [i, j] : pairs) {
-    const Block &a = blocks[i], &b = blocks[j];
-    if (a.begin >= b.end || b.begin >= a.end) continue;
-    if (a.span.def == b.span.def && exclusive_branches(a, b))
-      continue;  // two branches of one If: only one runs
-    if (a.value && b.value) {
-      if (chains.is_view_of(a.value, b.value) || chains.is_view_of(b.value, a.value)) continue;
-      // In place: the output's node is the last reader of the value it overwrites.
-      auto in_place = [](const Block& out, const Block& in) {
-        return out.value->storage.kind == Storage::Kind::kInPlace &&
-               out.value->storage.alias_of == in.value && in.span.last == out.span.def;
-      };
-      if (in_place(a, b) || in_place(b, a)) continue;
-    }
-    errors.push_back(fmt::format("'{}' [{}, {}) overlaps '{}' [{}, {}) while both are live", a.name,
-                                 a.begin, a.end, b.name, b.begin, b.end));
-  }
+  check_overlaps(blocks, chains, errors);
   return errors;
 }
 
@@ -479,9 +586,12 @@ std::vector<std::string> check_plan(const std::vector<BufferRequest>& req, const
         fmt::format("plan has {} offsets for {} buffers", plan.offsets.size(), req.size()));
     return errors;
   }
-  auto pairs = lifetime_overlapping_pairs(
-      req.size(), [&](size_t i) { return req[i].first_use; },
-      [&](size_t i) { return req[i].last_use; });
+  std::vector<LiveInterval> items;
+  items.reserve(req.size());
+  for (size_t i = 0; i < req.size(); ++i)
+    items.push_back(
+        {plan.offsets[i], plan.offsets[i] + req[i].size, req[i].first_use, req[i].last_use});
+  auto pairs = overlapping_live_pairs(items);
   auto next_pair = pairs.begin();
   for (size_t i = 0; i < req.size(); ++i) {
     size_t oi = plan.offsets[i];

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/ir.h"
@@ -99,6 +100,20 @@ std::vector<std::string> check_storage(const Module& module);
 // The stored plan, one line per planned value and scratch buffer: offset, size, lifetime,
 // storage, name; then the arena size and the lower bound.
 std::string print_memory_plan(const Module& module);
+
+// An arena interval [begin, end) live over nodes [first, last] (inclusive).
+struct LiveInterval {
+  size_t begin = 0, end = 0;
+  int first = 0, last = 0;
+};
+
+// Pairs (i, j), i < j, of intervals live at the same time whose bytes overlap; empty if and only
+// if no two do. A sweep in time order keeps the live set disjoint and ordered by offset, so a new
+// interval is compared with its two neighbours there only: O(n log n) however many are live at
+// once. An interval found overlapping is reported with those neighbours and left out of the live
+// set, so each bad placement gives at least one pair, not every pair it is part of.
+std::vector<std::pair<size_t, size_t>> overlapping_live_pairs(
+    const std::vector<LiveInterval>& intervals);
 
 // Every violation of a plan: buffers live at the same time that overlap, misaligned offsets,
 // buffers past the arena end. Empty means the plan is sound.

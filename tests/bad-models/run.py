@@ -16,9 +16,13 @@ external data or symlinks, beside OUT.onnx). Its header comments say what onnxc 
 `compile` gets `-o {dir}/out.cpp` unless the flags hold their own -o. Each run has a time limit (a
 hang is a failure) and must end by exit code, not by a signal; its stderr must match the regex,
 stay bounded (at most --max-lines lines of at most --max-line-bytes bytes: one line per error) and
-hold no sanitizer report.
+hold no sanitizer report (whatever the exit code: a report fails the case even when onnxc exits 1).
 
-Usage: run.py ONNXC WORK_DIR [--timeout S] [-j N] [NAME_FILTER...]
+--all-commands (the ASan/UBSan job) also runs the model through the other two of compile, check
+and inspect, without the case's flags: those runs may exit 0 or 1, but must not crash, hang, print
+unbounded stderr or a sanitizer report. Only the case's own command is held to its message.
+
+Usage: run.py ONNXC WORK_DIR [--timeout S] [-j N] [--all-commands] [NAME_FILTER...]
 Exit 0 when every case passes, 1 otherwise, 77 (CTest skip) when /usr/bin/python3 has no onnx.
 """
 import argparse
@@ -154,32 +158,63 @@ def run_case(name, args):
     else:
         argv += [command[0], model] + flags
     returncode, stderr, rss_mb, timed_out = run_limited(argv, case_dir, args.timeout)
+    why = run_problem(returncode, stderr, timed_out, args, want_exit)
+    if why:
+        return name, why, time.monotonic() - start
+    lines = stderr.splitlines()
+    shown = " | ".join(lines[:3])[:300]
+    if max_rss_mb and args.check_rss and rss_mb > max_rss_mb:
+        return name, "peak memory %d MB, at most %d MB allowed" % (rss_mb, max_rss_mb), \
+            time.monotonic() - start
+    if not regex.search(stderr):
+        return name, "stderr does not match /%s/: %s" % (regex.pattern, shown), \
+            time.monotonic() - start
+    why = check_output(case_dir, extra) if extra else None
+    if not why and args.all_commands:
+        why = other_commands(command[0], model, case_dir, args)
+    return name, why, time.monotonic() - start
+
+
+def run_problem(returncode, stderr, timed_out, args, want_exit):
+    """What is wrong with one onnxc run whatever the case expects, then its exit code against
+    want_exit (a set of codes or one); None when nothing is. The sanitizer check comes before the
+    exit code's: a report fails the run even when onnxc exits 1 as expected."""
     if timed_out:
-        return name, "timed out after %g s (a hang)" % args.timeout, args.timeout
-    seconds = time.monotonic() - start
+        return "timed out after %g s (a hang)" % args.timeout
     lines = stderr.splitlines()
     shown = " | ".join(lines[:3])[:300]
     if returncode < 0:
-        return name, "killed by signal %d: %s" % (-returncode, shown), seconds
+        return "killed by signal %d: %s" % (-returncode, shown)
     if any(mark in stderr for mark in SANITIZER_MARKS):
         report = [l for l in lines if any(m in l for m in SANITIZER_MARKS)][:2]
-        return name, "sanitizer report: " + " | ".join(report)[:300], seconds
-    if returncode != want_exit:
-        return name, "exit %d, expected %d: %s" % (returncode, want_exit, shown), seconds
+        return "sanitizer report: " + " | ".join(report)[:300]
+    wanted = want_exit if isinstance(want_exit, tuple) else (want_exit,)
+    if returncode not in wanted:
+        return "exit %d, expected %s: %s" % (returncode, " or ".join(map(str, wanted)), shown)
     if len(lines) > args.max_lines:
-        return name, "%d stderr lines, at most %d allowed" % (len(lines), args.max_lines), seconds
+        return "%d stderr lines, at most %d allowed" % (len(lines), args.max_lines)
     longest = max((len(l.encode()) for l in lines), default=0)
     if longest > args.max_line_bytes:
-        return name, "a stderr line of %d bytes, at most %d allowed" % (
-            longest, args.max_line_bytes), seconds
+        return "a stderr line of %d bytes, at most %d allowed" % (longest, args.max_line_bytes)
     if "\0" in stderr:
-        return name, "a NUL byte in stderr", seconds
-    if max_rss_mb and args.check_rss and rss_mb > max_rss_mb:
-        return name, "peak memory %d MB, at most %d MB allowed" % (rss_mb, max_rss_mb), seconds
-    if not regex.search(stderr):
-        return name, "stderr does not match /%s/: %s" % (regex.pattern, shown), seconds
-    why = check_output(case_dir, extra) if extra else None
-    return name, why, time.monotonic() - start
+        return "a NUL byte in stderr"
+    return None
+
+
+def other_commands(own, model, case_dir, args):
+    """--all-commands: the model through the commands other than the case's own, without its
+    flags (they belong to that command). Exit 0 or 1 both pass; a crash, hang, unbounded stderr or
+    sanitizer report fails. Returns a failure reason or None."""
+    for other in ("compile", "check", "inspect"):
+        if other == own:
+            continue
+        argv = [args.onnxc, model, "-o", os.path.join(case_dir, "all_commands.cpp")] \
+            if other == "compile" else [args.onnxc, other, model]
+        returncode, stderr, _, timed_out = run_limited(argv, case_dir, args.timeout)
+        why = run_problem(returncode, stderr, timed_out, args, (0, 1))
+        if why:
+            return "%s (--all-commands): %s" % (other, why)
+    return None
 
 
 def case_names(filters):
@@ -202,6 +237,8 @@ def main():
     p.add_argument("--max-line-bytes", type=int, default=1000)
     p.add_argument("--no-rss", dest="check_rss", action="store_false",
                    help="skip the '# max-rss-mb:' limits (sanitizer builds use more memory)")
+    p.add_argument("--all-commands", action="store_true",
+                   help="also run each model through the other two of compile, check and inspect")
     args = p.parse_args()
     args.onnxc = os.path.abspath(args.onnxc)
     args.work = os.path.abspath(args.work)

@@ -169,6 +169,12 @@ TEST_CASE("main graph inputs and outputs are typed and ranked", "[validator]") {
   }
 }
 
+TEST_CASE("the main graph has outputs; a subgraph's are its op's business", "[validator]") {
+  ModelBuilder mb = valid_model();
+  mb.proto().mutable_graph()->clear_output();
+  CHECK_THAT(single_error(mb.proto()), Catch::Contains("main graph has no outputs"));
+}
+
 // The attribute-form rules below use made-up attributes: the node is put in a domain of no known
 // schema, so the unknown-attribute rule (validator_rules_test.cpp) stays out of the way.
 void use_unchecked_domain(ModelBuilder& mb, onnx::NodeProto& node) {

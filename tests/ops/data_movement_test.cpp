@@ -2,6 +2,7 @@
 // differences between opset versions (Split's split/num_outputs, Slice's attributes, Pad's inputs,
 // Tile-1), errors naming the rule broken, emitted calls, and folding of constant inputs.
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "onnxc/transform.h"
 #include "ops/infer_harness.h"
@@ -101,6 +102,22 @@ TEST_CASE("Slice-1 reads attributes; later versions need constant inputs", "[dat
   zero.constant<int64_t>(I64, {1}, {0});
   CHECK_FALSE(zero.infer());
   CHECK(contains(zero.error(), "steps must be non-zero"));
+}
+
+TEST_CASE("Slice: steps of any int64, INT64_MIN included, take at most one element past the dim",
+          "[data-movement]") {
+  const int64_t kMin = std::numeric_limits<int64_t>::min();
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  InferHarness h("Slice", 13);
+  h.constant<float>(F, {4, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  h.constant<int64_t>(I64, {2}, {-1, 0});
+  h.constant<int64_t>(I64, {2}, {kMin, kMax});
+  h.constant<int64_t>(I64, {2}, {0, 1});
+  h.constant<int64_t>(I64, {2}, {kMin, kMax});
+  REQUIRE(h.infer());
+  CHECK(h.out().shape == Shape{1, 1});  // row 3 going back, column 0 going forward
+  REQUIRE(h.fold());
+  CHECK(h.folded().as<float>()[0] == 6);
 }
 
 TEST_CASE("Expand: output is the broadcast of the input and target shapes", "[data-movement]") {

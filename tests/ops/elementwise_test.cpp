@@ -4,6 +4,7 @@
 #include "onnxc/elementwise.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "ops/infer_harness.h"
 
@@ -139,13 +140,13 @@ TEST_CASE("Shape subgraphs fold on int64", "[elementwise]") {
 
   InferHarness div("Div", 14);
   div.constant<int64_t>(I64, {3}, {-7, 7, 7});
-  div.constant<int64_t>(I64, {3}, {2, -2, 0});
+  div.constant<int64_t>(I64, {3}, {2, -2, 1});
   REQUIRE(div.infer());
   REQUIRE(div.fold());
   const int64_t* q = div.folded().as<int64_t>();
   CHECK(q[0] == -3);  // truncation, as the ONNX reference
   CHECK(q[1] == -3);
-  CHECK(q[2] == 0);
+  CHECK(q[2] == 7);
 
   InferHarness eq("Equal", 13);
   eq.constant<int64_t>(I64, {2}, {4, -1});
@@ -163,6 +164,38 @@ TEST_CASE("Shape subgraphs fold on int64", "[elementwise]") {
   REQUIRE(where.fold());
   CHECK(where.folded().as<int64_t>()[0] == 1);
   CHECK(where.folded().as<int64_t>()[1] == -5);
+}
+
+TEST_CASE("Integer Div and Mod refuse constants dividing by 0 or MIN by -1", "[elementwise]") {
+  InferHarness div("Div", 14);
+  div.input(I32, {3});
+  div.constant<int32_t>(I32, {3}, {2, 0, 1});  // a run-time dividend: 0 still divides it
+  CHECK_FALSE(div.infer());
+  CHECK(contains(div.error(), "integer division by zero: the divisor"));
+  InferHarness mod("Mod", 13);
+  mod.constant<int64_t>(I64, {1}, {7});
+  mod.constant<int64_t>(I64, {1}, {0});
+  CHECK_FALSE(mod.infer());
+  CHECK(contains(mod.error(), "integer modulo by zero"));
+  // MIN / -1 only where they meet under broadcasting.
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  InferHarness min_apart("Div", 14);
+  min_apart.constant<int32_t>(I32, {2, 1}, {kMin, 4});
+  min_apart.constant<int32_t>(I32, {2, 1}, {2, -1});
+  REQUIRE(min_apart.infer());
+  REQUIRE(min_apart.fold());
+  CHECK(min_apart.folded().as<int32_t>()[0] == kMin / 2);
+  CHECK(min_apart.folded().as<int32_t>()[1] == -4);
+  InferHarness min_met("Div", 14);
+  min_met.constant<int32_t>(I32, {2, 1}, {kMin, 4});
+  min_met.constant<int32_t>(I32, {1, 2}, {2, -1});
+  CHECK_FALSE(min_met.infer());
+  CHECK(contains(min_met.error(), "integer division overflows"));
+  // Floats divide by zero as IEEE says: not refused.
+  InferHarness f("Div", 14);
+  f.constant<float>(F, {1}, {1.0f});
+  f.constant<float>(F, {1}, {0.0f});
+  CHECK(f.infer());
 }
 
 TEST_CASE("Pow takes an exponent of another type from opset 12", "[elementwise]") {

@@ -1,6 +1,7 @@
 // Image and detection handlers: output shapes, the constants they require, refusals, and
 // folding (NonMaxSuppression always folds).
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "ops/infer_harness.h"
 
@@ -69,6 +70,34 @@ TEST_CASE("CenterCropPad, Col2Im and MaxUnpool shapes", "[image]") {
   u.attr_ints("strides", {2, 2});
   REQUIRE(u.infer());
   CHECK(u.out().shape == Shape{1, 1, 4, 4});
+}
+
+TEST_CASE("Col2Im, MaxUnpool and DeformConv refuse attributes that overflow int64", "[image]") {
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  InferHarness col("Col2Im", 18);
+  col.input(F, {1, 10, 3});
+  col.constant<int64_t>(I64, {2}, {3, 5});
+  col.constant<int64_t>(I64, {2}, {1, 5});
+  col.attr_ints("pads", {kMax, 0, kMax, 0});
+  CHECK_FALSE(col.infer());
+  CHECK(col.error().find("the padded image or the dilated block on axis 0 overflows") !=
+        std::string::npos);
+  InferHarness u("MaxUnpool", 11);
+  u.input(F, {1, 1, 3, 2});
+  u.input(I64, {1, 1, 3, 2});
+  u.attr_ints("kernel_shape", {2, 2});
+  u.attr_ints("strides", {kMax, 2});
+  CHECK_FALSE(u.infer());
+  CHECK(u.error().find("the unpooled size on axis 2 overflows int64") != std::string::npos);
+  InferHarness d("DeformConv", 19);
+  d.input(F, {1, 4, 5, 5});
+  d.input(F, {6, 2, 3, 3});
+  d.input(F, {1, 2 * 2 * 9, 3, 3});
+  d.attr_int("group", 2);
+  d.attr_int("offset_group", 2);
+  d.attr_ints("dilations", {kMax, 1});
+  CHECK_FALSE(d.infer());
+  CHECK(d.error().find("the padded input or the dilated kernel overflows") != std::string::npos);
 }
 
 TEST_CASE("RoiAlign output is rois x C x output_height x output_width", "[image]") {

@@ -319,3 +319,52 @@ TEST_CASE("plan-memory: the branches of an If inside a Loop body share one regio
       CHECK(v->storage.offset != t->storage.offset);
   CHECK(check_storage(*r.module).empty());
 }
+
+namespace {
+
+// A branch graph whose one node is an If nested `level` deep over both branches (0: Identity).
+onnx::GraphProto nested_branch(int level, int& count) {
+  onnx::GraphProto g;
+  const std::string id = std::to_string(++count), out = "o" + id;
+  g.set_name("g" + id);
+  if (level == 0) {
+    ModelBuilder::add_node(g, "Identity", {"x"}, {out}, "id" + id);
+  } else {
+    onnx::NodeProto* n = ModelBuilder::add_node(g, "If", {"c"}, {out}, "if" + id);
+    graph_attr(*n, "then_branch", nested_branch(level - 1, count));
+    graph_attr(*n, "else_branch", nested_branch(level - 1, count));
+  }
+  value_info(g.add_output(), out, kF, {4});
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("check_storage: If nested both ways is checked level by level", "[passes]") {
+  ModelBuilder mb(13);
+  mb.input("x", kF, {4}).input("c", kB, {});
+  int count = 0;
+  onnx::GraphProto top = nested_branch(8, count);  // 510 branch values, all live at node 0
+  *mb.proto().mutable_graph()->add_node() = top.node(0);
+  mb.output(top.output(0).name(), kF, {4});
+  auto r = run_passes(mb);
+  INFO(r.diag.str());
+  REQUIRE(r.ok);
+  CHECK(check_storage(*r.module).empty());
+  // The then branch's value and its nested If's region sit side by side: moving a value of that
+  // region onto the branch's own value is caught (both live while the branch runs) ...
+  const Graph& then_g = *r.module->graph->nodes[0]->attr("then_branch")->g;
+  const Graph& inner = *then_g.nodes[0]->attr("then_branch")->g;
+  Value* own = then_g.outputs[0];
+  Value* nested = inner.outputs[0];
+  const size_t kept = nested->storage.offset;
+  nested->storage.offset = own->storage.offset;
+  auto errors = check_storage(*r.module);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("overlaps") != std::string::npos);
+  // ... while the two branches of one If share their bytes: only one runs.
+  nested->storage.offset = kept;
+  const Graph& inner_else = *then_g.nodes[0]->attr("else_branch")->g;
+  CHECK(inner_else.outputs[0]->storage.offset == nested->storage.offset);
+  CHECK(check_storage(*r.module).empty());
+}
