@@ -209,7 +209,7 @@ bool divides_min_by_minus_one(const BroadcastParams& p, const Tensor& a, const T
 }
 
 // Outputs above this many elements are not checked for MIN / -1: they are too large to fold
-// (passes.h: kMaxFoldBytes), so the generated code computes them, defined as above.
+// (ops/folding.h: kMaxFoldBytes), so the generated code computes them, defined as above.
 constexpr int64_t kMaxCheckedQuotients = int64_t{1} << 22;
 
 bool check_constant_divisor(InferContext& ctx, const BroadcastParams& p, int64_t count,

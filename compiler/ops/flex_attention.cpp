@@ -10,9 +10,9 @@
 
 #include "onnxc/attention.h"
 #include "ops/dispatch.h"
+#include "ops/folding.h"
 #include "ops/half_compute.h"
 #include "ops/registry.h"
-#include "passes/passes.h"
 
 namespace onnxc {
 namespace {

@@ -16,6 +16,8 @@
 // ai.onnx nodes are given opset 14; FillLike and SumToShape are onnxc's own helpers (domain
 // onnxc.gradient, float and double only; runtime_support/onnxc/training.h). The Gradient node
 // itself has no handler.
+#include "ops/gradient.h"
+
 #include <map>
 #include <memory>
 #include <set>
@@ -23,7 +25,6 @@
 #include "onnxc/training.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
-#include "passes/passes.h"
 
 namespace onnxc {
 namespace {

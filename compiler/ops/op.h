@@ -26,8 +26,8 @@ namespace onnxc {
 
 // Binds every node of a control-flow subgraph to its handler and runs inference over it, in
 // order, folding on demand as for the main graph; the subgraph's inputs must already carry their
-// types and shapes. Values of enclosing graphs it reads are already inferred. Defined by the
-// infer-shapes pass (passes/infer_shapes.cpp).
+// types and shapes. Values of enclosing graphs it reads are already inferred. Defined with the
+// inference engine (ops/inference.cpp).
 bool infer_subgraph(Graph& g, Diagnostics& diag, const Target& target);
 
 class InferContext {

@@ -3,6 +3,7 @@
 // (lower_gradients() in ops/gradient.cpp, which knows the derivative of each supported op). It runs
 // first, before handlers are bound, so the new nodes go through inference like any other. It does
 // not differentiate through subgraphs and refuses ops it has no derivative for.
+#include "ops/gradient.h"
 #include "passes/pass_manager.h"
 #include "passes/passes.h"
 

@@ -17,18 +17,8 @@ bool bind_handlers(Graph& graph, Diagnostics& diag);
 // `folded_on_demand` receives how many. Stops at the first node that fails.
 bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand = nullptr);
 
-// lower_gradients (ops/gradient.cpp, run by the lower-gradients pass): runs before inference;
-// replaces each Gradient node (ai.onnx.preview.training) by the nodes of its symbolic derivative,
-// or reports why it cannot.
-bool lower_gradients(Module& module, Diagnostics& diag);
-
-// fold_node: evaluates one node whose inputs are all constant, turning its outputs into constants.
-// Does nothing (returns false) when the handler cannot evaluate or the result would exceed
-// kMaxFoldBytes. Does not remove the node: dead-code elimination does.
-constexpr size_t kMaxFoldBytes = size_t{16} << 20;
-bool fold_node(Node& node);
-// fold-constants: fold_node() on every node in order; returns how many were folded.
-int64_t fold_constants(Graph& graph);
+// lower-gradients: lower_gradients() in ops/gradient.h. fold-constants: fold_constants() in
+// ops/folding.h (the engine lives with the ops, which fold and infer their own expansions).
 
 // dead-code: drops nodes whose outputs are all constant or unused; returns how many.
 int64_t eliminate_dead_code(Graph& graph);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ops/folding.h"
 #include "ops/op.h"
 #include "ops/registry.h"
 #include "passes/passes.h"

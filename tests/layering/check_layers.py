@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""CTest `layering` (issue 34): no call runs from a lower layer of the compiler into a higher one.
+
+The layers, lowest first: support, ir, ops, then frontend and passes (peers: neither reaches the
+other), codegen, driver. runtime_support is a leaf the compiler embeds. Two checks:
+  1. includes: a file of compiler/L may include headers of L and of lower layers only;
+  2. links: an object file of layer L may leave undefined only symbols that objects of L or of
+     lower layers define (a function declared low and defined high, as infer_subgraph was, fails
+     here even though no include shows it).
+Usage: check_layers.py SOURCE_DIR OBJECT_DIR   (OBJECT_DIR: the onnxc_core objects, compiler/*/)
+"""
+import os
+import re
+import subprocess
+import sys
+
+RANK = {"support": 0, "ir": 1, "ops": 2, "frontend": 3, "passes": 3, "codegen": 4, "driver": 5}
+
+
+def allowed(src, dst):
+    return src == dst or RANK[dst] < RANK[src]
+
+
+def include_violations(root):
+    bad = []
+    for layer in RANK:
+        folder = os.path.join(root, "compiler", layer)
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith((".cpp", ".h", ".inc")):
+                continue
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    m = re.match(r'#include "(\w+)/', line)
+                    if m and m.group(1) in RANK and not allowed(layer, m.group(1)):
+                        bad.append(f"compiler/{layer}/{name}:{number}: includes {m.group(1)}/ "
+                                   f"({layer} is below {m.group(1)})")
+    return bad
+
+
+def symbols(obj, flag):
+    out = subprocess.run(["nm", flag, obj], capture_output=True, text=True, check=True).stdout
+    return {line.split()[-1] for line in out.splitlines() if line.strip()}
+
+
+def link_violations(objects):
+    defined, undefined = {}, {}
+    for layer in RANK:
+        folder = os.path.join(objects, "compiler", layer)
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if name.endswith(".o"):
+                path = os.path.join(folder, name)
+                for s in symbols(path, "--defined-only"):
+                    defined.setdefault(s, set()).add(layer)
+                undefined[(layer, name)] = symbols(path, "--undefined-only")
+    bad = []
+    for (layer, name), needs in sorted(undefined.items()):
+        for s in sorted(needs):
+            owners = defined.get(s, set())
+            if owners and not any(allowed(layer, o) for o in owners):
+                demangled = subprocess.run(["c++filt", s], capture_output=True,
+                                           text=True).stdout.strip()
+                bad.append(f"compiler/{layer}/{name}: calls {demangled}, defined in "
+                           f"{'/'.join(sorted(owners))}/")
+    return bad, len(undefined)
+
+
+def main():
+    root, objects = sys.argv[1], sys.argv[2]
+    bad = include_violations(root)
+    link_bad, count = link_violations(objects)
+    bad += link_bad
+    for b in bad:
+        print("UPWARD  " + b)
+    if count == 0:
+        print(f"no object files under {objects}/compiler: build onnxc_core first")
+        return 1
+    print(f"layering: {len(bad)} upward edges (includes of compiler/, symbols of {count} objects)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
