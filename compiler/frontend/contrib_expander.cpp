@@ -253,6 +253,25 @@ std::map<std::string, int> known_ranks(const onnx::GraphProto& g) {
   return r;
 }
 
+// Ops ORT writes only for the machine or the provider that saved the model: refused by name with
+// what to do instead (issue 35), rather than as unknown ops.
+std::string host_specific(const onnx::NodeProto& n) {
+  static const char* kGpuOnly[] = {"NhwcConv", "GroupNorm", "SkipGroupNorm", "BiasSplitGelu",
+                                   "BiasAdd"};
+  const bool nchwc = n.domain() == "com.microsoft.nchwc" ||
+                     (n.domain() == "com.microsoft" &&
+                      (n.op_type() == "ReorderInput" || n.op_type() == "ReorderOutput"));
+  if (nchwc)
+    return "NCHWc blocked layout of the machine that saved the model (a session saved at "
+           "optimization level `all`); save the session at level `extended` for a portable model";
+  if (n.domain() == "com.microsoft" &&
+      std::any_of(std::begin(kGpuOnly), std::end(kGpuOnly),
+                  [&](const char* op) { return n.op_type() == op; }))
+    return "this com.microsoft op exists only for ONNX Runtime's GPU execution providers; save "
+           "the model with the CPU provider";
+  return "";
+}
+
 class Expander {
  public:
   Expander(onnx::ModelProto& model, Diagnostics& diag) : model_(model), diag_(diag) {
@@ -286,6 +305,11 @@ class Expander {
       for (auto& a : *n.mutable_attribute()) {
         if (a.has_g()) expand_graph(*a.mutable_g());
         for (auto& sg : *a.mutable_graphs()) expand_graph(sg);
+      }
+      if (std::string why = host_specific(n); !why.empty()) {
+        diag_.node_error(n.name().empty() ? n.op_type() : n.name(), n.domain() + " " + n.op_type(),
+                         "{}", why);
+        ok_ = false;
       }
       any = any || rule_for(n);
     }

@@ -21,10 +21,7 @@ bool fused_conv(Expansion& e) {
   for (const auto& a : e.n.attribute())
     if (a.name() != "activation" && a.name() != "activation_params") *conv->add_attribute() = a;
   std::string y = conv->output(0);
-  if (e.has_in(3)) {
-    if (!e.has_in(2)) conv->add_input("");
-    y = e.emit1("Add", {y, e.in(3)});
-  }
+  if (e.has_in(3)) y = e.emit1("Add", {y, e.in(3)});
   return emit_activation(e, act, e.attr_floats("activation_params"), y, e.out(0));
 }
 

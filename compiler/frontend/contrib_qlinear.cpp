@@ -76,6 +76,20 @@ bool qlinear_concat(Expansion& e) {
   return true;
 }
 
+// QLinearConv (contrib_ops/cpu/quantization/qlinear_conv.cc): the standard ONNX QLinearConv
+// with a channels_last attribute; channels_last=1 (NHWC) is the saving machine's layout.
+bool qlinear_conv(Expansion& e) {
+  if (e.attr_i("channels_last", 0))
+    return e.fail(
+        "channels_last=1 is a layout of the machine that saved the model; save the "
+        "session at optimization level `extended` for a portable model");
+  std::vector<std::string> inputs(e.n.input().begin(), e.n.input().end());
+  onnx::NodeProto* conv = e.emit("QLinearConv", inputs, {e.out(0)});
+  for (const auto& a : e.n.attribute())
+    if (a.name() != "channels_last") *conv->add_attribute() = a;
+  return true;
+}
+
 // QGemm (contrib_ops/cpu/quantization/quant_gemm.cc): inputs A, a_scale, a_zero_point, B,
 // b_scale, b_zero_point (per column of op(B) when 1-D), C (optional int32, zero point 0, scale
 // alpha * a_scale * b_scale as the doc states), y_scale, y_zero_point (optional: float output
@@ -116,6 +130,7 @@ std::vector<ExpandRule> qlinear_rules() {
           {"QLinearLeakyRelu", qlinear_leaky_relu},
           {"QLinearGlobalAveragePool", qlinear_global_average_pool},
           {"QLinearConcat", qlinear_concat},
+          {"QLinearConv", qlinear_conv},
           {"QGemm", qgemm}};
 }
 

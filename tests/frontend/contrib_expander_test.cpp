@@ -439,7 +439,57 @@ TEST_CASE("com.microsoft ops without a rule or in a form not expanded are refuse
   CHECK_THAT(d2.str(), Catch::Contains("node 'att' (com.microsoft Attention): unidirectional=1 "
                                        "is not supported"));
 
+  // Layouts of the saving machine and GPU-only fusions: refused by name, saying what to do.
+  for (auto [domain, op, why] :
+       {std::tuple<const char*, const char*, const char*>{"com.microsoft.nchwc", "Conv",
+                                                          "save the session at level `extended`"},
+        {"com.microsoft", "ReorderInput", "NCHWc blocked layout"},
+        {"com.microsoft", "BiasSplitGelu", "only for ONNX Runtime's GPU execution providers"}}) {
+    ModelBuilder hm = contrib_model();
+    auto* os = hm.proto().add_opset_import();
+    os->set_domain("com.microsoft.nchwc");
+    os->set_version(1);
+    hm.input("x", TensorProto::FLOAT, {1, 8}).output("y", TensorProto::FLOAT, {1, 8});
+    auto& hn = hm.node(op, {"x"}, {"y"}, "host");
+    hn.set_domain(domain);
+    Diagnostics d;
+    CHECK_FALSE(lower_model(hm.write(), ImportOptions{}, d));
+    CHECK(d.count() == 1);
+    CHECK_THAT(d.str(), Catch::Contains(std::string("node 'host' (") + domain + " " + op + "): ") &&
+                            Catch::Contains(why));
+  }
+
   const auto ops = expanded_contrib_ops();
   CHECK(std::find(ops.begin(), ops.end(), "FusedConv") != ops.end());
   CHECK(std::find(ops.begin(), ops.end(), "NoSuchFusion") == ops.end());
+}
+
+TEST_CASE("com.microsoft QLinearConv is the standard one; channels_last=1 is refused",
+          "[frontend][contrib]") {
+  const std::vector<double> x = {0, 50, 128, 200, 255, 90};  // 1 x 1 x 2 x 3, zero point 128
+  for (int channels_last : {0, 1}) {
+    ModelBuilder mb = contrib_model();
+    mb.input("x", TensorProto::UINT8, {1, 1, 2, 3}).output("y", TensorProto::UINT8, {1, 1, 2, 3});
+    scalar(mb, "sx", 0.047f), scalar(mb, "sw", 0.02f), scalar(mb, "sy", 0.031f);
+    zp_u8(mb, "zx", 128), zp_u8(mb, "zy", 100);
+    mb.int_initializer("w", TensorProto::INT8, {1, 1, 1, 1}, {-37});
+    mb.int_initializer("zw", TensorProto::INT8, {}, {0});
+    mb.int_initializer("b", TensorProto::INT32, {1}, {300});
+    auto& n =
+        ms_node(mb, "QLinearConv", {"x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b"}, {"y"});
+    n.set_name("qconv");
+    ModelBuilder::int_attr(n, "channels_last", channels_last);
+    if (channels_last) {
+      Diagnostics d;
+      CHECK_FALSE(lower_model(mb.write(), ImportOptions{}, d));
+      CHECK_THAT(d.str(), Catch::Contains("node 'qconv' (com.microsoft QLinearConv): "
+                                          "channels_last=1 is a layout of the machine"));
+      continue;
+    }
+    auto got = run_model(mb, {Buf{"uint8_t", x}}, {Buf{"uint8_t", std::vector<double>(6)}});
+    std::vector<double> want;
+    const double sx = 0.047f, sw = 0.02f, sy = 0.031f;
+    for (double v : x) want.push_back(quant_u8(((v - 128) * -37 + 300) * sx * sw, sy, 100));
+    CHECK(got[0] == want);
+  }
 }
