@@ -12,6 +12,7 @@
 #include "codegen/model_info.h"
 #include "driver/lower_flags.h"
 #include "driver/pipeline.h"
+#include "frontend/contrib_expander.h"
 #include "ir/printer.h"
 #include "ops/kernel_variants.h"
 #include "ops/registry.h"
@@ -257,6 +258,20 @@ int run_list_passes() {
 
 int run_ops(bool markdown) {
   const auto& rows = OpRegistry::instance().rows();
+  auto print = [&](const char* domain, const char* op, const std::string& ranges) {
+    if (markdown)
+      std::printf("| %s | %s | %s |\n", domain, op, ranges.c_str());
+    else
+      std::printf("%-10s %-28s %s\n", domain, op, ranges.c_str());
+  };
+  // com.microsoft ops have no handler: they are expanded into standard nodes before import
+  // (frontend/contrib_expander.cpp). Listed in domain order among the registry's rows.
+  const char* kContrib = "com.microsoft";
+  bool contrib_listed = false;
+  auto list_contrib = [&] {
+    for (const std::string& op : expanded_contrib_ops()) print(kContrib, op.c_str(), "1-1");
+    contrib_listed = true;
+  };
   if (markdown) std::printf("| domain | op | opsets |\n|---|---|---|\n");
   for (size_t i = 0; i < rows.size();) {
     // One line per op with all its version ranges.
@@ -267,13 +282,11 @@ int run_ops(bool markdown) {
          ++j)
       ranges += fmt::format("{}{}-{}", ranges.empty() ? "" : ", ", rows[j].since_version,
                             rows[j].until_version);
-    const char* domain = *rows[i].domain ? rows[i].domain : "ai.onnx";
-    if (markdown)
-      std::printf("| %s | %s | %s |\n", domain, rows[i].op_type, ranges.c_str());
-    else
-      std::printf("%-10s %-28s %s\n", domain, rows[i].op_type, ranges.c_str());
+    if (!contrib_listed && std::string(rows[i].domain) > kContrib) list_contrib();
+    print(*rows[i].domain ? rows[i].domain : "ai.onnx", rows[i].op_type, ranges);
     i = j;
   }
+  if (!contrib_listed) list_contrib();
   return kExitOk;
 }
 

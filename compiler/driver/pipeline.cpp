@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "frontend/contrib_expander.h"
 #include "frontend/function_inliner.h"
 #include "frontend/model_loader.h"
 #include "frontend/pin_flags.h"
@@ -26,6 +27,7 @@ std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions
   if (!load_model(path, proto, diag)) return nullptr;
   if (!validate_model(proto, diag)) return nullptr;
   if (!inline_model_functions(proto, diag)) return nullptr;  // calls become ordinary nodes
+  if (!expand_contrib_ops(proto, diag)) return nullptr;      // com.microsoft -> standard nodes
   if (!check_pin_flags(proto, options, diag)) return nullptr;
   auto module = import_model(proto, options, diag);
   if (!diag.ok()) return nullptr;

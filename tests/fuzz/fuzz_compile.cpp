@@ -16,6 +16,7 @@
 #include <string>
 
 #include "codegen/cpp_emitter.h"
+#include "frontend/contrib_expander.h"
 #include "frontend/function_inliner.h"
 #include "frontend/importer.h"
 #include "frontend/model_loader.h"
@@ -33,7 +34,8 @@ bool compile(const std::string& bytes) {
   diag.set_model("fuzz.onnx");
   onnx::ModelProto proto;
   if (!onnxc::load_model_from_bytes(bytes, model_dir(), proto, diag)) return false;
-  if (!onnxc::validate_model(proto, diag) || !onnxc::inline_model_functions(proto, diag))
+  if (!onnxc::validate_model(proto, diag) || !onnxc::inline_model_functions(proto, diag) ||
+      !onnxc::expand_contrib_ops(proto, diag))
     return false;
   onnxc::ImportOptions options;
   options.default_dim = 1;

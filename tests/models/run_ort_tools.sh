@@ -2,8 +2,8 @@
 # CTest `ort_tools`: the models ONNX Runtime's own tools wrote (../shared/ort-tools: optimizer,
 # quantizer, sessions saved at `extended`) through `onnxc test` in the default --runtime inline,
 # against the outputs onnxruntime 1.30 stored with them. The cases listed in
-# tests/conformance/ort_tools_expected.txt must pass (the others need com.microsoft ops, issue
-# 35); then the QDQ-quantized ones are built as a user builds them (compile_default.sh).
+# tests/conformance/ort_tools_expected.txt must pass (all of them since issue 35 added the
+# com.microsoft ops); then the QDQ-quantized ones are built as a user builds them (compile_default.sh).
 # Usage: run_ort_tools.sh ONNXC ORT_TOOLS_DIR WORK_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,0 +1,137 @@
+// com.microsoft QOperator-format quantized ops (ORT's quantize_static, QOperator format) as
+// DequantizeLinear -> float op -> QuantizeLinear (see contrib_expander.cpp), the QDQ form that
+// lower-qdq turns into integer kernels where it has them. Definitions: ORT
+// docs/ContribOperators.md, version 1; contrib_ops/cpu/quantization decides where it is silent.
+#include "frontend/contrib_expand_util.h"
+
+namespace onnxc::contrib {
+namespace {
+
+// DequantizeLinear(x, scale, zero_point) ("" zero point: absent).
+std::string dq(Expansion& e, const std::string& x, const std::string& scale, const std::string& zp,
+               int64_t axis = 1) {
+  onnx::NodeProto* d = e.emit("DequantizeLinear", {x, scale}, {""});
+  if (!zp.empty()) d->add_input(zp);
+  if (axis != 1) set_attr(d, "axis", axis);
+  return d->output(0);
+}
+
+void q(Expansion& e, const std::string& x, const std::string& scale, const std::string& zp,
+       const std::string& y) {
+  onnx::NodeProto* node = e.emit("QuantizeLinear", {x, scale}, {y});
+  if (!zp.empty()) node->add_input(zp);
+}
+
+// QLinearAdd / QLinearMul (contrib_ops/cpu/quantization/qlinear_binary_op.cc): inputs A,
+// A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point;
+// C = Quantize(Dequantize(A) op Dequantize(B)).
+template <const char* kOp>
+bool qlinear_binary(Expansion& e) {
+  std::string a = dq(e, e.in(0), e.in(1), e.in(2)), b = dq(e, e.in(3), e.in(4), e.in(5));
+  q(e, e.emit1(kOp, {a, b}), e.in(6), e.in(7), e.out(0));
+  return true;
+}
+constexpr char kAdd[] = "Add";
+constexpr char kMul[] = "Mul";
+
+// QLinearSigmoid / QLinearLeakyRelu (contrib_ops/cpu/quantization/qlinear_lookup_table.cc):
+// inputs X, X_scale, X_zero_point, Y_scale, Y_zero_point; Y = Quantize(op(Dequantize(X))).
+bool qlinear_sigmoid(Expansion& e) {
+  q(e, e.emit1("Sigmoid", {dq(e, e.in(0), e.in(1), e.in(2))}), e.in(3), e.in(4), e.out(0));
+  return true;
+}
+bool qlinear_leaky_relu(Expansion& e) {
+  onnx::NodeProto* lr = e.emit("LeakyRelu", {dq(e, e.in(0), e.in(1), e.in(2))}, {""});
+  set_attr(lr, "alpha", e.attr_f("alpha", 0.01f));
+  q(e, lr->output(0), e.in(3), e.in(4), e.out(0));
+  return true;
+}
+
+// QLinearGlobalAveragePool (contrib_ops/cpu/quantization/qlinear_global_average_pool.cc):
+// inputs X, x_scale, x_zero_point, y_scale, y_zero_point; channels_last 0 only.
+bool qlinear_global_average_pool(Expansion& e) {
+  if (e.attr_i("channels_last", 0))
+    return e.fail(
+        "channels_last=1 is a layout of the machine that saved the model; save the "
+        "session at optimization level `extended` for a portable model");
+  std::string x = dq(e, e.in(0), e.in(1), e.in(2));
+  q(e, e.emit1("GlobalAveragePool", {x}), e.in(3), e.in(4), e.out(0));
+  return true;
+}
+
+// QLinearConcat (contrib_ops/cpu/quantization/qlinear_concat.cc): inputs Y_scale, Y_zero_point,
+// then (X, X_scale, X_zero_point) per input; attribute axis.
+bool qlinear_concat(Expansion& e) {
+  if (e.n.input_size() < 5 || (e.n.input_size() - 2) % 3)
+    return e.fail(
+        "inputs must be Y_scale, Y_zero_point, then triples (X, X_scale, "
+        "X_zero_point); got {}",
+        e.n.input_size());
+  std::vector<std::string> xs;
+  for (int i = 2; i + 2 < e.n.input_size(); i += 3)
+    xs.push_back(dq(e, e.in(i), e.in(i + 1), e.in(i + 2)));
+  onnx::NodeProto* c = e.emit("Concat", xs, {""});
+  set_attr(c, "axis", e.attr_i("axis", 0));
+  q(e, c->output(0), e.in(0), e.in(1), e.out(0));
+  return true;
+}
+
+// QLinearConv (contrib_ops/cpu/quantization/qlinear_conv.cc): the standard ONNX QLinearConv
+// with a channels_last attribute; channels_last=1 (NHWC) is the saving machine's layout.
+bool qlinear_conv(Expansion& e) {
+  if (e.attr_i("channels_last", 0))
+    return e.fail(
+        "channels_last=1 is a layout of the machine that saved the model; save the "
+        "session at optimization level `extended` for a portable model");
+  std::vector<std::string> inputs(e.n.input().begin(), e.n.input().end());
+  onnx::NodeProto* conv = e.emit("QLinearConv", inputs, {e.out(0)});
+  for (const auto& a : e.n.attribute())
+    if (a.name() != "channels_last") *conv->add_attribute() = a;
+  return true;
+}
+
+// QGemm (contrib_ops/cpu/quantization/quant_gemm.cc): inputs A, a_scale, a_zero_point, B,
+// b_scale, b_zero_point (per column of op(B) when 1-D), C (optional int32, zero point 0, scale
+// alpha * a_scale * b_scale as the doc states), y_scale, y_zero_point (optional: float output
+// without them); Y = alpha * (op(A') op(B') + a_scale * b_scale * C), quantized to (y_scale,
+// y_zero_point) where given.
+bool qgemm(Expansion& e) {
+  const int64_t trans_b = e.attr_i("transB", 0);
+  const float alpha = e.attr_f("alpha", 1.0f);
+  std::string a = dq(e, e.in(0), e.in(1), e.in(2));
+  std::string b = dq(e, e.in(3), e.in(4), e.in(5), trans_b ? 0 : 1);
+  std::string c;  // a_scale * b_scale * C
+  if (e.has_in(6)) {
+    onnx::NodeProto* cast = e.emit("Cast", {e.in(6)}, {""});
+    set_attr(cast, "to", int64_t{onnx::TensorProto::FLOAT});
+    c = e.emit1("Mul", {cast->output(0), e.emit1("Mul", {e.in(1), e.in(4)})});
+  }
+  onnx::NodeProto* gemm = e.emit("Gemm", {a, b}, {""});
+  set_attr(gemm, "alpha", alpha);
+  set_attr(gemm, "transA", e.attr_i("transA", 0));
+  set_attr(gemm, "transB", trans_b);
+  if (!c.empty()) {
+    gemm->add_input(c);
+    set_attr(gemm, "beta", alpha);  // C's scale is alpha * a_scale * b_scale
+  }
+  if (e.has_in(7))
+    q(e, gemm->output(0), e.in(7), e.in(8), e.out(0));
+  else
+    e.emit("Identity", {gemm->output(0)}, {e.out(0)});
+  return true;
+}
+
+}  // namespace
+
+std::vector<ExpandRule> qlinear_rules() {
+  return {{"QLinearAdd", qlinear_binary<kAdd>},
+          {"QLinearMul", qlinear_binary<kMul>},
+          {"QLinearSigmoid", qlinear_sigmoid},
+          {"QLinearLeakyRelu", qlinear_leaky_relu},
+          {"QLinearGlobalAveragePool", qlinear_global_average_pool},
+          {"QLinearConcat", qlinear_concat},
+          {"QLinearConv", qlinear_conv},
+          {"QGemm", qgemm}};
+}
+
+}  // namespace onnxc::contrib

@@ -1,0 +1,183 @@
+// com.microsoft transformer fusions (ORT's transformer optimizer) as standard ONNX nodes (see
+// contrib_expander.cpp). Definitions: ORT docs/ContribOperators.md, version 1; the CPU kernels
+// in onnxruntime/contrib_ops/cpu/bert decide where the text is silent.
+#include <cmath>
+
+#include "frontend/contrib_expand_util.h"
+
+namespace onnxc::contrib {
+namespace {
+
+// ReduceMean over the last axis, keepdims=1 (axes an attribute before opset 18, an input after).
+std::string reduce_mean_last(Expansion& e, const std::string& x) {
+  if (e.opset >= 18) return e.emit1("ReduceMean", {x, e.const_i64({-1}, {1})});
+  onnx::NodeProto* r = e.emit("ReduceMean", {x}, {""});
+  set_attr(r, "axes", std::vector<int64_t>{-1});
+  return r->output(0);
+}
+
+// input + skip (+ bias), into output `sum_out` where the node asks for it.
+std::string skip_sum(Expansion& e, int bias_input, int sum_output) {
+  std::string s = e.emit1("Add", {e.in(0), e.in(1)});
+  if (e.has_in(bias_input)) s = e.emit1("Add", {s, e.in(bias_input)});
+  if (!e.out(sum_output).empty()) e.emit("Identity", {s}, {e.out(sum_output)});
+  return s;
+}
+
+// SkipLayerNormalization (contrib_ops/cpu/skip_layer_norm.cc): s = input + skip (+ bias);
+// output = LayerNormalization(s, gamma, beta, axis=-1, epsilon); mean and inv_std_var are
+// LayerNormalization's; input_skip_bias_sum (output 3) is s. epsilon defaults to 1e-12.
+bool skip_layer_norm(Expansion& e) {
+  const float eps = e.attr_f("epsilon", 1e-12f);
+  const std::string s = skip_sum(e, 4, 3);
+  if (e.opset >= 17) {
+    onnx::NodeProto* ln = e.emit("LayerNormalization", {s, e.in(2)}, {e.out(0)});
+    if (e.has_in(3)) ln->add_input(e.in(3));
+    if (!e.out(1).empty() || !e.out(2).empty()) ln->add_output(e.out(1));
+    if (!e.out(2).empty()) ln->add_output(e.out(2));
+    set_attr(ln, "axis", int64_t{-1});
+    set_attr(ln, "epsilon", eps);
+    return true;
+  }
+  // LayerNormalization's function body, before opset 17.
+  std::string mean = reduce_mean_last(e, s);
+  if (!e.out(1).empty()) e.emit("Identity", {mean}, {e.out(1)});
+  std::string d = e.emit1("Sub", {s, mean});
+  std::string var = reduce_mean_last(e, e.emit1("Mul", {d, d}));
+  std::string inv =
+      e.emit1("Reciprocal", {e.emit1("Sqrt", {e.emit1("Add", {var, e.const_f({eps})})})});
+  if (!e.out(2).empty()) e.emit("Identity", {inv}, {e.out(2)});
+  std::string y = e.emit1("Mul", {e.emit1("Mul", {d, inv}), e.in(2)});
+  if (e.has_in(3))
+    e.emit("Add", {y, e.in(3)}, {e.out(0)});
+  else
+    e.emit("Identity", {y}, {e.out(0)});
+  return true;
+}
+
+// SkipSimplifiedLayerNormalization (contrib_ops/cpu/skip_layer_norm.cc, simplified): s = input +
+// skip (+ bias, input 3); output = s / sqrt(mean(s^2, last axis) + epsilon) * gamma (RMS norm);
+// output 1 (mean) is unused, output 2 is inv_std_var, output 3 is s.
+bool skip_simplified_layer_norm(Expansion& e) {
+  const float eps = e.attr_f("epsilon", 1e-12f);
+  if (!e.out(1).empty()) return e.fail("output 1 (mean) is not produced by this op");
+  const std::string s = skip_sum(e, 3, 3);
+  std::string ms = reduce_mean_last(e, e.emit1("Mul", {s, s}));
+  std::string inv =
+      e.emit1("Reciprocal", {e.emit1("Sqrt", {e.emit1("Add", {ms, e.const_f({eps})})})});
+  if (!e.out(2).empty()) e.emit("Identity", {inv}, {e.out(2)});
+  e.emit("Mul", {e.emit1("Mul", {s, inv}), e.in(2)}, {e.out(0)});
+  return true;
+}
+
+std::string unsqueeze(Expansion& e, const std::string& x, int64_t axis) {
+  if (e.opset >= 13) return e.emit1("Unsqueeze", {x, e.const_i64({axis}, {1})});
+  onnx::NodeProto* u = e.emit("Unsqueeze", {x}, {""});
+  set_attr(u, "axes", std::vector<int64_t>{axis});
+  return u->output(0);
+}
+
+// The additive mask (broadcastable to B x N x S x S) of Attention's mask_index: 0 where a key is
+// attended, mask_filter_value where it is not (contrib_ops/cpu/bert/attention_helper.h
+// PrepareMask). Forms: 1-D (B) end positions, 2-D (B, S) and 3-D (B, S, S) raw masks (> 0 keeps).
+bool attention_mask(Expansion& e, const std::string& mask, float filter, std::string* add) {
+  const int r = e.rank(mask);
+  const std::string zero = e.const_f({0.0f}), fill = e.const_f({filter});
+  std::string keep;  // bool, true where attended
+  if (r == 1) {
+    // key position j < end[b]
+    std::string len = e.emit1("Gather", {e.emit1("Shape", {e.in(0)}), e.const_i64({1}, {})});
+    std::string pos = e.emit1("Range", {e.const_i64({0}, {}), len, e.const_i64({1}, {})});
+    onnx::NodeProto* end = e.emit("Cast", {mask}, {""});
+    set_attr(end, "to", int64_t{onnx::TensorProto::INT64});
+    std::string end_col = e.emit1("Reshape", {end->output(0), e.const_i64({-1, 1}, {2})});
+    keep = e.emit1("Less", {pos, end_col});
+  } else if (r == 2 || r == 3) {
+    onnx::NodeProto* f = e.emit("Cast", {mask}, {""});
+    set_attr(f, "to", int64_t{onnx::TensorProto::FLOAT});
+    keep = e.emit1("Greater", {f->output(0), zero});
+  } else {
+    return e.fail(
+        "mask_index '{}' of rank {} is not supported (1-D end positions, 2-D or 3-D "
+        "masks)",
+        mask, r < 0 ? std::string("unknown") : std::to_string(r));
+  }
+  std::string m = e.emit1("Where", {keep, zero, fill});
+  if (r == 3)
+    *add = unsqueeze(e, m, 1);
+  else
+    *add = e.emit1("Reshape", {m, e.const_i64({0, 1, 1, -1}, {4})});
+  return true;
+}
+
+// Attention (contrib_ops/cpu/bert/attention.cc), packed QKV weights:
+//   QKV = input x weights + bias, split along the last axis into Q, K, V (qkv_hidden_sizes or
+//   thirds); each B x S x (N*h) -> B x N x S x h; P = Softmax(scale * Q K^T + mask +
+//   attention_bias); output = (P V) -> B x S x (N*h_v). scale defaults to 1/sqrt(h).
+bool attention(Expansion& e) {
+  const int64_t heads = e.attr_i("num_heads", 0);
+  if (heads <= 0) return e.fail("num_heads must be positive");
+  if (e.attr_i("unidirectional", 0)) return e.fail("unidirectional=1 is not supported");
+  if (e.attr_i("do_rotary", 0)) return e.fail("do_rotary=1 is not supported");
+  if (e.has_in(4) || !e.out(1).empty() || e.has_in(6))
+    return e.fail("past/present state is not supported");
+  std::vector<int64_t> sizes = e.attr_ints("qkv_hidden_sizes");
+  if (!sizes.empty() && sizes.size() != 3) return e.fail("qkv_hidden_sizes must have 3 values");
+  if (sizes.empty()) {
+    if (const onnx::TensorProto* w = e.initializer(e.in(1)); w && w->dims_size() == 2) {
+      if (w->dims(1) % 3) return e.fail("weights' last dim {} is not 3 hidden sizes", w->dims(1));
+      sizes.assign(3, w->dims(1) / 3);
+    }
+  }
+  float scale = e.attr_f("scale", 0.0f);
+  if (scale == 0.0f) {
+    if (sizes.empty())
+      return e.fail("the head size is unknown (weights not an initializer, no qkv_hidden_sizes)");
+    if (sizes[0] % heads) return e.fail("hidden size {} is not a multiple of num_heads", sizes[0]);
+    scale = 1.0f / std::sqrt(static_cast<float>(sizes[0] / heads));
+  }
+  std::string mask;
+  if (e.has_in(3) && !attention_mask(e, e.in(3), e.attr_f("mask_filter_value", -10000.0f), &mask))
+    return false;
+
+  std::string qkv = e.emit1("MatMul", {e.in(0), e.in(1)});
+  if (e.has_in(2)) qkv = e.emit1("Add", {qkv, e.in(2)});
+  onnx::NodeProto* split = e.emit("Split", {qkv}, {"", "", ""});
+  set_attr(split, "axis", int64_t{-1});
+  if (!sizes.empty()) {
+    if (e.opset >= 13)
+      split->add_input(e.const_i64(sizes, {3}));
+    else
+      set_attr(split, "split", sizes);
+  } else if (e.opset >= 18) {
+    set_attr(split, "num_outputs", int64_t{3});
+  }
+  const std::string heads_shape = e.const_i64({0, 0, heads, -1}, {4});
+  auto to_heads = [&](int i, std::vector<int64_t> perm) {
+    onnx::NodeProto* t =
+        e.emit("Transpose", {e.emit1("Reshape", {split->output(i), heads_shape})}, {""});
+    set_attr(t, "perm", perm);
+    return t->output(0);
+  };
+  std::string q = to_heads(0, {0, 2, 1, 3}), kt = to_heads(1, {0, 2, 3, 1});
+  std::string v = to_heads(2, {0, 2, 1, 3});
+  std::string s = e.emit1("Mul", {e.emit1("MatMul", {q, kt}), e.const_f({scale})});
+  if (!mask.empty()) s = e.emit1("Add", {s, mask});
+  if (e.has_in(5)) s = e.emit1("Add", {s, e.in(5)});
+  onnx::NodeProto* sm = e.emit("Softmax", {s}, {""});
+  set_attr(sm, "axis", int64_t{-1});
+  onnx::NodeProto* back = e.emit("Transpose", {e.emit1("MatMul", {sm->output(0), v})}, {""});
+  set_attr(back, "perm", std::vector<int64_t>{0, 2, 1, 3});
+  e.emit("Reshape", {back->output(0), e.const_i64({0, 0, -1}, {3})}, {e.out(0)});
+  return true;
+}
+
+}  // namespace
+
+std::vector<ExpandRule> transformer_rules() {
+  return {{"SkipLayerNormalization", skip_layer_norm},
+          {"SkipSimplifiedLayerNormalization", skip_simplified_layer_norm},
+          {"Attention", attention}};
+}
+
+}  // namespace onnxc::contrib
