@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "frontend/contrib_expand_util.h"
+#include "frontend/proto_names.h"
 
 namespace onnxc {
 namespace contrib {
@@ -57,10 +58,7 @@ std::vector<int64_t> Expansion::attr_ints(const std::string& name) const {
 }
 
 std::string Expansion::fresh(const std::string& what) {
-  const std::string want = (n.name().empty() ? n.op_type() : n.name()) + "/" + what;
-  std::string name = want;
-  for (int k = 2; !used_.insert(name).second; ++k) name = want + "_" + std::to_string(k);
-  return name;
+  return fresh_proto_name((n.name().empty() ? n.op_type() : n.name()) + "/" + what, used_);
 }
 
 onnx::NodeProto* Expansion::emit(const std::string& op_type, std::vector<std::string> inputs,
@@ -277,7 +275,7 @@ class Expander {
   Expander(onnx::ModelProto& model, Diagnostics& diag) : model_(model), diag_(diag) {
     for (const auto& os : model.opset_import())
       if (os.domain().empty() || os.domain() == "ai.onnx") opset_ = static_cast<int>(os.version());
-    collect_names(model.graph());
+    collect_proto_names(model.graph(), used_);
   }
 
   bool run() {
@@ -286,19 +284,6 @@ class Expander {
   }
 
  private:
-  void collect_names(const onnx::GraphProto& g) {
-    for (const auto& v : g.input()) used_.insert(v.name());
-    for (const auto& v : g.initializer()) used_.insert(v.name());
-    for (const auto& n : g.node()) {
-      used_.insert(n.name());
-      for (const auto& o : n.output()) used_.insert(o);
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) collect_names(a.g());
-        for (const auto& sg : a.graphs()) collect_names(sg);
-      }
-    }
-  }
-
   void expand_graph(onnx::GraphProto& g) {
     bool any = false;
     for (auto& n : *g.mutable_node()) {

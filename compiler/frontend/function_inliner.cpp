@@ -27,6 +27,8 @@
 #include <tuple>
 #include <vector>
 
+#include "frontend/proto_names.h"
+
 namespace onnxc {
 namespace {
 
@@ -48,7 +50,7 @@ class Inliner {
     for (const auto& f : model.functions())
       functions_[{canonical(f.domain()), f.name(), f.overload()}] = &f;
     for (const auto& os : model.opset_import()) opsets_[canonical(os.domain())] = os.version();
-    collect_names(model.graph());
+    collect_proto_names(model.graph(), used_);
   }
 
   bool run() {
@@ -64,23 +66,7 @@ class Inliner {
  private:
   // ---- names ------------------------------------------------------------------------------
 
-  void collect_names(const onnx::GraphProto& g) {
-    for (const auto& v : g.input()) used_.insert(v.name());
-    for (const auto& v : g.initializer()) used_.insert(v.name());
-    for (const auto& n : g.node()) {
-      used_.insert(n.name());
-      for (const auto& o : n.output()) used_.insert(o);
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) collect_names(a.g());
-        for (const auto& sg : a.graphs()) collect_names(sg);
-      }
-    }
-  }
-  std::string fresh(const std::string& want) {
-    std::string name = want;
-    for (int k = 2; !used_.insert(name).second; ++k) name = want + "_" + std::to_string(k);
-    return name;
-  }
+  std::string fresh(const std::string& want) { return fresh_proto_name(want, used_); }
 
   // ---- graphs -----------------------------------------------------------------------------
 
