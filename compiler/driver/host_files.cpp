@@ -19,7 +19,10 @@ bool write_file(const fs::path& path, const std::string& text) {
 
 bool write_host_files(const fs::path& dir) {
   std::error_code ec;
-  fs::create_directories(dir / "onnxc", ec);
+  // One level at a time, never the parent: under `onnxc test` the parent is the work folder,
+  // which a signal may have removed meanwhile (support/temp_dir.h).
+  fs::create_directory(dir, ec);
+  if (!ec) fs::create_directory(dir / "onnxc", ec);
   if (ec) return false;
   for (const char* name : {"test_harness.cpp", "bench_main.cpp"})
     if (!write_file(dir / name, template_text(name))) return false;

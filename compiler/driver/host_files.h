@@ -13,7 +13,8 @@ namespace onnxc {
 const char* template_text(const std::string& name);
 
 // Writes every template into `dir` and every runtime header into `dir`/onnxc/, so that `-I dir`
-// finds both. False when a file cannot be written.
+// finds both; `dir` itself is created if missing, its parent never is. False when a file cannot be
+// written.
 bool write_host_files(const std::filesystem::path& dir);
 
 }  // namespace onnxc

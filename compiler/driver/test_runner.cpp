@@ -69,6 +69,14 @@ void write_text(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
+// Creates one folder inside the work folder, whose parent must exist. Never create_directories:
+// a worker thread still running after the signal handler removed the work folder would bring the
+// work folder back, and it would outlive onnxc.
+void make_work_folder(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directory(dir, ec);
+}
+
 // Runs a shell command, capturing combined output; returns the exit status.
 int run_command(const std::string& cmd, std::string* output) {
   std::string full = cmd + " 2>&1";
@@ -340,7 +348,7 @@ class TestRunner {
       p.input_slots.push_back(v->dtype == DataType::kString ? v->string_slot() : 0);
     p.random_outputs = random_outputs(*module->graph);
     fs::path dir = work_ / p.symbol;
-    fs::create_directories(dir);
+    make_work_folder(dir);
     p.cpp = dir / (p.symbol + ".cpp");
     write_generated(p.cpp.string(), code, cg, diag);
     p.ok = diag.ok();
@@ -389,7 +397,7 @@ class TestRunner {
     fs::path bin = cache_ / (key.substr(0, 32) + ".bin");
     if (fs::exists(bin)) return bin;
     fs::path batch_dir = work_ / fmt::format("batch_{}", key.substr(0, 16));
-    fs::create_directories(batch_dir);
+    make_work_folder(batch_dir);
     fs::path batch_src = batch_dir / "harness.cpp";
     write_text(batch_src, src);
     fs::path tmp = bin;
@@ -493,7 +501,7 @@ class TestRunner {
     for (size_t d = 0; d < tc.datasets.size(); ++d) {
       const TestData& data = tc.datasets[d];
       fs::path dir = work_ / p.symbol / fmt::format("data{}", d);
-      fs::create_directories(dir);
+      make_work_folder(dir);
       size_t written = 0;  // sequences and optionals go in flattened (DataLayout)
       for (size_t k = 0; k < data.input_layout.size(); ++k) {
         if (std::count(p.bound_inputs.begin(), p.bound_inputs.end(), k)) continue;

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -32,14 +33,21 @@ Slot g_slots[kMaxLiveTempDirs];
 // Folders nest at most this deep below a temp folder before the handler gives up on a branch
 // (bounds its stack: one getdents buffer per level).
 constexpr int kMaxRemoveDepth = 24;
+// Attempts at emptying and removing one folder before giving up on it.
+constexpr int kRemovePasses = 8;
 
 // Removes `name` under the open folder `parent`: a file or link by unlinkat, a folder by emptying
-// it first. A few passes, since a compiler still running may add files meanwhile.
+// it first. A few passes a few milliseconds apart, since a compiler that got the same Ctrl-C may
+// still add a file before it dies.
 bool remove_at(int parent, const char* name, int depth) {
   if (::unlinkat(parent, name, 0) == 0 || errno == ENOENT) return true;
   if ((errno != EISDIR && errno != EPERM) || depth > kMaxRemoveDepth) return false;
 #if defined(__linux__) && defined(SYS_getdents64)
-  for (int pass = 0; pass < 3; ++pass) {
+  for (int pass = 0; pass < kRemovePasses; ++pass) {
+    if (pass > 0) {
+      const struct timespec pause = {0, 5 * 1000 * 1000};  // nanosleep is async-signal-safe
+      ::nanosleep(&pause, nullptr);
+    }
     int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return errno == ENOENT;
     alignas(8) char buf[1024];
