@@ -631,6 +631,29 @@ std::string embedded_runtime_header(const std::string& path) {
   return text;
 }
 
+namespace {
+
+// The inlined runtime: each header with a chunk in use, in load order, under a banner naming it,
+// with the chunks kept whole or as prototypes.
+std::string print_kept_chunks(const std::vector<Header>& loaded, const std::vector<bool>& printed) {
+  std::string out;
+  for (size_t h = 0; h < loaded.size(); ++h) {
+    if (!printed[h]) continue;  // nothing in it is used
+    std::string kept;
+    for (const auto& c : loaded[h].chunks) {
+      if (c.always || c.kept)
+        kept += c.text;
+      else if (c.prototype_kept)
+        kept += c.prototype;
+    }
+    out += fmt::format("// ---- runtime_support/{} ----\n", loaded[h].path);
+    out += drop_empty_blocks(kept);
+  }
+  return merge_headers(out);
+}
+
+}  // namespace
+
 std::string inline_runtime(const std::set<std::string>& headers, const std::string& code,
                            const std::set<std::string>& skip) {
   std::vector<Header> loaded;
@@ -737,20 +760,7 @@ std::string inline_runtime(const std::set<std::string>& headers, const std::stri
     }
   }
 
-  std::string out;
-  for (size_t h = 0; h < loaded.size(); ++h) {
-    if (!printed[h]) continue;  // nothing in it is used
-    std::string kept;
-    for (const auto& c : loaded[h].chunks) {
-      if (c.always || c.kept)
-        kept += c.text;
-      else if (c.prototype_kept)
-        kept += c.prototype;
-    }
-    out += fmt::format("// ---- runtime_support/{} ----\n", loaded[h].path);
-    out += drop_empty_blocks(kept);
-  }
-  return merge_headers(out);
+  return print_kept_chunks(loaded, printed);
 }
 
 }  // namespace onnxc

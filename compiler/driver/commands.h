@@ -17,6 +17,7 @@ struct PassFlags {
   std::vector<std::string> disable;
   std::string print_after;
   bool stats = false;
+  bool verify_each = false;
 };
 
 // The flags that shape lowering, one struct for compile, inspect, test and bench, registered once
@@ -33,7 +34,7 @@ struct LoweringFlags {
   std::vector<std::string> max_trip_counts;     // --max-trip-count NODE=N
   bool keep_sparse = false;                     // --keep-sparse
   size_t max_errors = kDefaultMaxErrors;        // --max-errors
-  PassFlags passes;                             // --disable-pass, --print-after, --stats
+  PassFlags passes;  // --disable-pass, --print-after, --stats, --verify-each
 };
 
 // Parses --dim NAME=VALUE and --shape INPUT=1x3x224x224 flags into `options`.

@@ -33,6 +33,9 @@ void add_lowering_flags(CLI::App& app, LoweringFlags& f, LoweringScope scope) {
                  "Print at most N errors, then how many more (0: all)");
   app.add_option("--disable-pass", f.passes.disable,
                  "Skip a pass of the pipeline (see --list-passes)");
+  app.add_flag("--verify-each", f.passes.verify_each,
+               "Check the IR's invariants after every pass (ir/verify.h); a broken one is an "
+               "onnxc bug, reported naming the pass");
   if (!model) return;
   app.add_option("--dim", f.dims, "Pin a symbolic dim: NAME=VALUE");
   app.add_option("--shape", f.shapes, "Pin an input's shape: INPUT=1x3x224x224");
@@ -62,6 +65,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model, const Lowerin
   pass_options.disabled.insert(flags.passes.disable.begin(), flags.passes.disable.end());
   pass_options.print_after = flags.passes.print_after;
   pass_options.stats = flags.passes.stats;
+  pass_options.verify_each = flags.passes.verify_each;
   if (!parse_dim_flags(flags.dims, flags.shapes, options, &error) ||
       !parse_name_counts(flags.max_string_lengths, "--max-string-length", "INPUT",
                          options.max_string_lengths, &error) ||

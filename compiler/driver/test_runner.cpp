@@ -292,6 +292,7 @@ class TestRunner {
     PassOptions pass_options;
     pass_options.disabled.insert(args_.lowering.passes.disable.begin(),
                                  args_.lowering.passes.disable.end());
+    pass_options.verify_each = args_.lowering.passes.verify_each;
     PassManager passes(pass_options);
     auto module = lower_model(tc.model.string(), options, diag, &passes);
     Prepared& p = prepared_[i];

@@ -3,7 +3,6 @@
 // lists everything a model needs. It does not look at types or shapes and never changes the graph.
 // Required: every later pass consults the handlers.
 #include "ops/registry.h"
-#include "passes/pass_manager.h"
 #include "passes/passes.h"
 
 namespace onnxc {
@@ -22,26 +21,12 @@ bool bind_handlers(Graph& graph, Diagnostics& diag) {
   return ok;
 }
 
-namespace {
+namespace {}  // namespace
 
-class BindHandlersPass final : public Pass {
- public:
-  const char* name() const override { return "bind-handlers"; }
-  const char* description() const override {
-    return "binds each node to its op handler; lists every unsupported op";
-  }
-  bool can_disable() const override { return false; }
-  bool run(Module& module, PassContext& ctx) override {
-    if (bind_handlers(*module.graph, ctx.diag()))
-      ctx.count("handlers bound", static_cast<int64_t>(module.graph->nodes.size()));
-    return false;
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_bind_handlers_pass() {
-  return std::make_unique<BindHandlersPass>();
+bool run_bind_handlers(Module& module, PassContext& ctx) {
+  if (bind_handlers(*module.graph, ctx.diag()))
+    ctx.count("handlers bound", static_cast<int64_t>(module.graph->nodes.size()));
+  return false;
 }
 
 }  // namespace onnxc

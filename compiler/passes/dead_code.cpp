@@ -5,7 +5,6 @@
 // cannot run a node whose outputs are constants (infer-shapes folds some on demand).
 #include <set>
 
-#include "passes/pass_manager.h"
 #include "passes/passes.h"
 
 namespace onnxc {
@@ -31,26 +30,12 @@ int64_t eliminate_dead_code(Graph& graph) {
   return nested + static_cast<int64_t>(before - graph.nodes.size());
 }
 
-namespace {
+namespace {}  // namespace
 
-class DeadCodePass final : public Pass {
- public:
-  const char* name() const override { return "dead-code"; }
-  const char* description() const override {
-    return "removes folded nodes and nodes no graph output depends on";
-  }
-  bool can_disable() const override { return false; }
-  bool run(Module& module, PassContext& ctx) override {
-    int64_t removed = eliminate_dead_code(*module.graph);
-    if (removed) ctx.count("nodes removed", removed);
-    return removed > 0;
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_dead_code_pass() {
-  return std::make_unique<DeadCodePass>();
+bool run_dead_code(Module& module, PassContext& ctx) {
+  int64_t removed = eliminate_dead_code(*module.graph);
+  if (removed) ctx.count("nodes removed", removed);
+  return removed > 0;
 }
 
 }  // namespace onnxc

@@ -16,9 +16,8 @@
 // weights shared with other nodes are left as they are.
 #include <cmath>
 
-#include "passes/fusion.h"
 #include "passes/fusion_util.h"
-#include "passes/pass_manager.h"
+#include "passes/passes.h"
 
 namespace onnxc {
 namespace {
@@ -182,7 +181,7 @@ bool fold_into(Graph& g, Node& p, const Shape& out, const std::vector<double>& s
 
 }  // namespace
 
-bool fold_batchnorm(Module& module, PassContext& stats) {
+bool run_fold_batchnorm(Module& module, PassContext& stats) {
   Diagnostics& diag = stats.diag();
   Graph& g = *module.graph;
   bool changed = false;
@@ -215,23 +214,6 @@ bool fold_batchnorm(Module& module, PassContext& stats) {
     changed = true;
   }
   return changed;
-}
-
-namespace {
-
-class FoldBatchnormPass final : public Pass {
- public:
-  const char* name() const override { return kPass; }
-  const char* description() const override {
-    return "folds BatchNormalization and per-channel Mul/Add into Conv/Gemm/MatMul weights";
-  }
-  bool run(Module& module, PassContext& ctx) override { return fold_batchnorm(module, ctx); }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_fold_batchnorm_pass() {
-  return std::make_unique<FoldBatchnormPass>();
 }
 
 }  // namespace onnxc

@@ -6,30 +6,16 @@
 // remove the folded nodes: dead-code does. Nodes of control-flow subgraphs are folded too. The
 // engine is ops/folding.cpp (inference folds on demand through it too); this is the pass.
 #include "ops/folding.h"
-#include "passes/pass_manager.h"
 #include "passes/passes.h"
 
 namespace onnxc {
 
-namespace {
+namespace {}  // namespace
 
-class FoldConstantsPass final : public Pass {
- public:
-  const char* name() const override { return "fold-constants"; }
-  const char* description() const override {
-    return "evaluates nodes whose inputs are all constant at compile time";
-  }
-  bool run(Module& module, PassContext& ctx) override {
-    int64_t folded = fold_constants(*module.graph);
-    if (folded) ctx.count("nodes folded", folded);
-    return folded > 0;
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_fold_constants_pass() {
-  return std::make_unique<FoldConstantsPass>();
+bool run_fold_constants(Module& module, PassContext& ctx) {
+  int64_t folded = fold_constants(*module.graph);
+  if (folded) ctx.count("nodes folded", folded);
+  return folded > 0;
 }
 
 }  // namespace onnxc

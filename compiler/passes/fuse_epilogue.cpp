@@ -18,9 +18,8 @@
 #include <limits>
 
 #include "ops/epilogue.h"
-#include "passes/fusion.h"
 #include "passes/fusion_util.h"
-#include "passes/pass_manager.h"
+#include "passes/passes.h"
 
 namespace onnxc {
 namespace {
@@ -160,7 +159,7 @@ bool fuse_activation(Graph& g, Node& p, PassContext& stats) {
 
 }  // namespace
 
-bool fuse_epilogue(Module& module, PassContext& stats) {
+bool run_fuse_epilogue(Module& module, PassContext& stats) {
   Diagnostics& diag = stats.diag();
   Graph& g = *module.graph;
   // Candidates first: fusing moves nodes, so walk a snapshot.
@@ -181,23 +180,6 @@ bool fuse_epilogue(Module& module, PassContext& stats) {
     if (!fusion::reinfer(*p, *module.target, diag, kPass)) return changed;
   }
   return changed;
-}
-
-namespace {
-
-class FuseEpiloguePass final : public Pass {
- public:
-  const char* name() const override { return kPass; }
-  const char* description() const override {
-    return "bias, residual Add and activation into Conv/Gemm/MatMul epilogues";
-  }
-  bool run(Module& module, PassContext& ctx) override { return fuse_epilogue(module, ctx); }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_fuse_epilogue_pass() {
-  return std::make_unique<FuseEpiloguePass>();
 }
 
 }  // namespace onnxc

@@ -13,9 +13,8 @@
 // that broadcast along other axes or grow the output; fold other permutations, 1-D operands or
 // Transposes feeding anything else; touch non-float nodes or nodes with a fused epilogue.
 #include "ops/registry.h"
-#include "passes/fusion.h"
 #include "passes/fusion_util.h"
-#include "passes/pass_manager.h"
+#include "passes/passes.h"
 
 namespace onnxc {
 namespace {
@@ -121,7 +120,7 @@ bool fuse_add(Graph& g, Node& m, const Target& target, PassContext& stats, Diagn
 
 }  // namespace
 
-bool fuse_matmul_add(Module& module, PassContext& stats) {
+bool run_fuse_matmul_add(Module& module, PassContext& stats) {
   Diagnostics& diag = stats.diag();
   Graph& g = *module.graph;
   bool changed = false, ok = true;
@@ -134,23 +133,6 @@ bool fuse_matmul_add(Module& module, PassContext& stats) {
     if (ok && n.op_type == "MatMul") changed |= fuse_add(g, n, *module.target, stats, diag, ok);
   }
   return changed;
-}
-
-namespace {
-
-class FuseMatMulAddPass final : public Pass {
- public:
-  const char* name() const override { return kPass; }
-  const char* description() const override {
-    return "MatMul+Add(bias row) -> Gemm or biased MatMul; Transposes -> transA/transB";
-  }
-  bool run(Module& module, PassContext& ctx) override { return fuse_matmul_add(module, ctx); }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_fuse_matmul_add_pass() {
-  return std::make_unique<FuseMatMulAddPass>();
 }
 
 }  // namespace onnxc

@@ -12,7 +12,7 @@
 // shape); non-float tensors; x * HardSigmoid(x) (exporters write HardSwish for that); patterns
 // inside If/Loop/Scan bodies (it walks the top-level graph only).
 #include "passes/fusion_util.h"
-#include "passes/pass_manager.h"
+#include "passes/passes.h"
 
 namespace onnxc {
 namespace {
@@ -34,7 +34,9 @@ bool rewrite(Graph& g, Node& sig, Node& mul, const Target& target, PassContext& 
   return fusion::reinfer(sig, target, stats.diag(), kPass);
 }
 
-bool fuse_swish(Module& module, PassContext& stats) {
+}  // namespace
+
+bool run_fuse_swish(Module& module, PassContext& stats) {
   Graph& g = *module.graph;
   bool changed = false;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -50,19 +52,6 @@ bool fuse_swish(Module& module, PassContext& stats) {
     changed = true;
   }
   return changed;
-}
-
-class FuseSwishPass final : public Pass {
- public:
-  const char* name() const override { return kPass; }
-  const char* description() const override { return "x * Sigmoid(x) -> Swish(x) (SiLU)"; }
-  bool run(Module& module, PassContext& ctx) override { return fuse_swish(module, ctx); }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_fuse_swish_pass() {
-  return std::make_unique<FuseSwishPass>();
 }
 
 }  // namespace onnxc

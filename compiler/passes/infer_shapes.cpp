@@ -15,7 +15,6 @@
 #include "ops/containers.h"
 #include "ops/inference.h"
 #include "ops/op.h"
-#include "passes/pass_manager.h"
 #include "passes/passes.h"
 
 namespace onnxc {
@@ -75,31 +74,17 @@ bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand) 
   return true;
 }
 
-namespace {
+namespace {}  // namespace
 
-class InferShapesPass final : public Pass {
- public:
-  const char* name() const override { return "infer-shapes"; }
-  const char* description() const override {
-    return "types and static shapes for every value; folds only what later shapes need";
+bool run_infer_shapes(Module& module, PassContext& ctx) {
+  int64_t folded = 0;
+  if (!infer_shapes(module, ctx.diag(), &folded)) {
+    if (ctx.diag().ok()) ctx.diag().error("shape inference failed");
+    return false;
   }
-  bool can_disable() const override { return false; }
-  bool run(Module& module, PassContext& ctx) override {
-    int64_t folded = 0;
-    if (!infer_shapes(module, ctx.diag(), &folded)) {
-      if (ctx.diag().ok()) ctx.diag().error("shape inference failed");
-      return false;
-    }
-    ctx.count("nodes inferred", static_cast<int64_t>(module.graph->nodes.size()));
-    if (folded) ctx.count("nodes folded for shapes", folded);
-    return folded > 0;
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_infer_shapes_pass() {
-  return std::make_unique<InferShapesPass>();
+  ctx.count("nodes inferred", static_cast<int64_t>(module.graph->nodes.size()));
+  if (folded) ctx.count("nodes folded for shapes", folded);
+  return folded > 0;
 }
 
 }  // namespace onnxc

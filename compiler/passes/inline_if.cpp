@@ -5,7 +5,7 @@
 // the taken branch (the If handler drops the other). It does not fold, evaluate the condition
 // itself, or touch an If whose condition is known only at run time.
 #include "ops/registry.h"
-#include "passes/pass_manager.h"
+#include "passes/passes.h"
 
 namespace onnxc {
 namespace {
@@ -55,23 +55,12 @@ int64_t inline_ifs(Graph& graph, const Target& target, Diagnostics& diag) {
   return inlined;
 }
 
-class InlineIfPass final : public Pass {
- public:
-  const char* name() const override { return "inline-if"; }
-  const char* description() const override {
-    return "splices the taken branch of an If with a compile-time constant condition";
-  }
-  bool run(Module& module, PassContext& ctx) override {
-    int64_t inlined = inline_ifs(*module.graph, *module.target, ctx.diag());
-    if (inlined) ctx.count("Ifs inlined", inlined);
-    return inlined > 0;
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> make_inline_if_pass() {
-  return std::make_unique<InlineIfPass>();
+bool run_inline_if(Module& module, PassContext& ctx) {
+  int64_t inlined = inline_ifs(*module.graph, *module.target, ctx.diag());
+  if (inlined) ctx.count("Ifs inlined", inlined);
+  return inlined > 0;
 }
 
 }  // namespace onnxc

@@ -4,33 +4,18 @@
 // first, before handlers are bound, so the new nodes go through inference like any other. It does
 // not differentiate through subgraphs and refuses ops it has no derivative for.
 #include "ops/gradient.h"
-#include "passes/pass_manager.h"
 #include "passes/passes.h"
 
 namespace onnxc {
-namespace {
+namespace {}  // namespace
 
-class LowerGradientsPass final : public Pass {
- public:
-  const char* name() const override { return "lower-gradients"; }
-  const char* description() const override {
-    return "replaces Gradient nodes by their symbolic derivative";
-  }
-  bool can_disable() const override { return false; }  // no handler runs Gradient itself
-  bool run(Module& module, PassContext& ctx) override {
-    const size_t before = module.graph->nodes.size();
-    if (!lower_gradients(module, ctx.diag())) return false;
-    const size_t after = module.graph->nodes.size();
-    if (after != before)
-      ctx.count("nodes added", static_cast<int64_t>(after) - static_cast<int64_t>(before));
-    return after != before;
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_lower_gradients_pass() {
-  return std::make_unique<LowerGradientsPass>();
+bool run_lower_gradients(Module& module, PassContext& ctx) {
+  const size_t before = module.graph->nodes.size();
+  if (!lower_gradients(module, ctx.diag())) return false;
+  const size_t after = module.graph->nodes.size();
+  if (after != before)
+    ctx.count("nodes added", static_cast<int64_t>(after) - static_cast<int64_t>(before));
+  return after != before;
 }
 
 }  // namespace onnxc

@@ -28,7 +28,7 @@
 
 #include "ops/epilogue.h"
 #include "passes/fusion_util.h"
-#include "passes/pass_manager.h"
+#include "passes/passes.h"
 
 namespace onnxc {
 namespace {
@@ -285,7 +285,9 @@ bool lower_matmul(Graph& g, Node& n, const Target& target, PassContext& stats, b
   return true;
 }
 
-bool lower_qdq(Module& module, PassContext& stats) {
+}  // namespace
+
+bool run_lower_qdq(Module& module, PassContext& stats) {
   Graph& g = *module.graph;
   bool changed = false, ok = true;
   for (size_t i = 0; i < g.nodes.size() && ok; ++i) {
@@ -297,22 +299,6 @@ bool lower_qdq(Module& module, PassContext& stats) {
       changed |= lower_matmul(g, n, *module.target, stats, ok);
   }
   return changed;
-}
-
-class LowerQdqPass final : public Pass {
- public:
-  const char* name() const override { return kPass; }
-  const char* description() const override {
-    return "DequantizeLinear -> Conv/MatMul/Gemm [-> bias] [-> Relu] -> QuantizeLinear as "
-           "QLinearConv/QLinearMatMul in integers";
-  }
-  bool run(Module& module, PassContext& ctx) override { return lower_qdq(module, ctx); }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_lower_qdq_pass() {
-  return std::make_unique<LowerQdqPass>();
 }
 
 }  // namespace onnxc

@@ -17,7 +17,7 @@
 #include "ops/op.h"
 #include "ops/registry.h"
 #include "passes/fusion_util.h"
-#include "passes/pass_manager.h"
+#include "passes/passes.h"
 
 namespace onnxc {
 namespace {
@@ -91,7 +91,9 @@ bool rewrite(Graph& g, Node& n, const Target& target, PassContext& stats) {
   return true;
 }
 
-bool matmul_as_gemm(Module& module, PassContext& stats) {
+}  // namespace
+
+bool run_matmul_as_gemm(Module& module, PassContext& stats) {
   Graph& g = *module.graph;
   std::vector<Node*> todo;
   for (const auto& n : g.nodes)
@@ -99,21 +101,6 @@ bool matmul_as_gemm(Module& module, PassContext& stats) {
   for (Node* n : todo)
     if (!rewrite(g, *n, *module.target, stats)) return true;
   return !todo.empty();
-}
-
-class MatMulAsGemmPass final : public Pass {
- public:
-  const char* name() const override { return kPass; }
-  const char* description() const override {
-    return "MatMul by a constant 2-D B -> Gemm over A's rows (views around it)";
-  }
-  bool run(Module& module, PassContext& ctx) override { return matmul_as_gemm(module, ctx); }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_matmul_as_gemm_pass() {
-  return std::make_unique<MatMulAsGemmPass>();
 }
 
 }  // namespace onnxc

@@ -10,7 +10,6 @@
 // select-kernels keeps every constant as ONNX lays it out.
 #include "ops/op.h"
 #include "passes/fusion_util.h"
-#include "passes/pass_manager.h"
 #include "passes/passes.h"
 
 namespace onnxc {
@@ -34,20 +33,10 @@ bool pack_in(Graph& g, PassContext& stats) {
   return changed;
 }
 
-class PackWeightsPass final : public Pass {
- public:
-  const char* name() const override { return "pack-weights"; }
-  const char* description() const override {
-    return "stores constant inputs in the layout of the kernel variant that reads them";
-  }
-  bool can_disable() const override { return false; }  // the chosen variants need the layout
-  bool run(Module& module, PassContext& ctx) override { return pack_in(*module.graph, ctx); }
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> make_pack_weights_pass() {
-  return std::make_unique<PackWeightsPass>();
+bool run_pack_weights(Module& module, PassContext& ctx) {
+  return pack_in(*module.graph, ctx);
 }
 
 }  // namespace onnxc

@@ -5,28 +5,29 @@
 #include <cstdio>
 
 #include "ir/printer.h"
+#include "passes/passes.h"
 
 namespace onnxc {
 
-std::vector<std::unique_ptr<Pass>> make_pipeline_passes() {
-  std::vector<std::unique_ptr<Pass>> passes;
-#define ONNXC_MAKE_PASS(factory) passes.push_back(factory());
-  ONNXC_PASS_LIST(ONNXC_MAKE_PASS)
-#undef ONNXC_MAKE_PASS
+const std::vector<PassInfo>& pipeline_passes() {
+#define ONNXC_PASS_ROW(name, entry, kind, stage, description) \
+  PassInfo{name, run_##entry, PassKind::kind, IrStage::stage, description},
+  static const std::vector<PassInfo> passes = {ONNXC_PASS_LIST(ONNXC_PASS_ROW)};
+#undef ONNXC_PASS_ROW
   return passes;
 }
 
 std::string check_pass_options(const PassOptions& options) {
-  auto passes = make_pipeline_passes();
-  auto find = [&](const std::string& name) -> const Pass* {
-    for (const auto& p : passes)
-      if (name == p->name()) return p.get();
+  const auto& passes = pipeline_passes();
+  auto find = [&](const std::string& name) -> const PassInfo* {
+    for (const PassInfo& p : passes)
+      if (name == p.name) return &p;
     return nullptr;
   };
   std::string names;
-  for (const auto& p : passes) names += fmt::format("{}{}", names.empty() ? "" : ", ", p->name());
+  for (const PassInfo& p : passes) names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
   for (const auto& d : options.disabled) {
-    const Pass* p = find(d);
+    const PassInfo* p = find(d);
     if (!p) return fmt::format("--disable-pass: unknown pass '{}' (passes: {})", d, names);
     if (!p->can_disable())
       return fmt::format("--disable-pass: pass '{}' is required and cannot be disabled", d);
@@ -39,9 +40,9 @@ std::string check_pass_options(const PassOptions& options) {
 
 std::string list_passes_text() {
   std::string s;
-  for (const auto& p : make_pipeline_passes())
-    s += fmt::format("{:<16} {:<10} {}\n", p->name(), p->can_disable() ? "" : "(required)",
-                     p->description());
+  for (const PassInfo& p : pipeline_passes())
+    s += fmt::format("{:<16} {:<10} {}\n", p.name, p.can_disable() ? "" : "(required)",
+                     p.description);
   return s;
 }
 
@@ -51,18 +52,22 @@ PassManager::PassManager(PassOptions options) : options_(std::move(options)) {
 
 bool PassManager::run(Module& module, Diagnostics& diag) {
   records_.clear();
-  for (auto& pass : make_pipeline_passes()) {
+  IrStage stage = IrStage::kImported;
+  if (options_.verify_each && !verify(module, stage, "import", diag)) return false;
+  for (const PassInfo& pass : pipeline_passes()) {
     PassRecord rec;
-    rec.name = pass->name();
-    bool disabled = pass->can_disable() && options_.disabled.count(rec.name);
+    rec.name = pass.name;
+    bool disabled = pass.can_disable() && options_.disabled.count(rec.name);
     if (!disabled) {
       PassContext ctx(diag);
       size_t errors = diag.count();
       rec.ran = true;
-      rec.changed = pass->run(module, ctx);
+      rec.changed = pass.run(module, ctx);
       rec.counters = ctx.counters();
       records_.push_back(rec);
       if (diag.count() != errors || !diag.ok()) return false;
+      stage = pass.stage;
+      if (options_.verify_each && !verify(module, stage, pass.name, diag)) return false;
     } else {
       records_.push_back(rec);
     }
@@ -72,6 +77,14 @@ bool PassManager::run(Module& module, Diagnostics& diag) {
     if (rec.name == options_.stop_after) break;
   }
   return true;
+}
+
+bool PassManager::verify(const Module& module, IrStage stage, const char* after,
+                         Diagnostics& diag) {
+  const std::vector<std::string> problems = verify_module(module, stage);
+  for (const std::string& p : problems)
+    diag.error("IR verifier, after {} (an onnxc bug): {}", after, p);
+  return problems.empty();
 }
 
 std::string PassManager::stats_text() const {

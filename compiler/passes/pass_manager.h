@@ -1,6 +1,8 @@
 // The pass manager: runs the passes of pass_list.h in order over a Module, skipping disabled
 // ones, dumping the IR after the passes asked for and collecting each pass's counters. A pass
 // reports errors to the Diagnostics; the pipeline stops after the first pass that reports any.
+// With verify_each, the IR verifier (ir/verify.h) checks the module after every pass and a
+// broken invariant stops the pipeline with an error naming the pass (an onnxc bug).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/verify.h"
 #include "support/diagnostics.h"
 
 namespace onnxc {
@@ -30,31 +33,31 @@ class PassContext {
   std::map<std::string, int64_t> counters_;
 };
 
-class Pass {
- public:
-  virtual ~Pass() = default;
-  virtual const char* name() const = 0;         // "fold-constants"
-  virtual const char* description() const = 0;  // one line
-  // False for passes later stages need (handlers, shapes, the memory plan).
-  virtual bool can_disable() const { return true; }
-  // Returns whether the graph (or its plan) changed. Errors go to ctx.diag().
-  virtual bool run(Module& module, PassContext& ctx) = 0;
+enum class PassKind {
+  kRequired,  // later stages need what it does; --disable-pass refuses it
+  kOptional,  // an optimization: --disable-pass may skip it
 };
 
-// One make_*_pass() per entry of ONNXC_PASS_LIST, defined in that pass's file.
-#define ONNXC_DECLARE_PASS_FACTORY(factory) std::unique_ptr<Pass> factory();
-#include "passes/pass_list.h"
-ONNXC_PASS_LIST(ONNXC_DECLARE_PASS_FACTORY)
-#undef ONNXC_DECLARE_PASS_FACTORY
+// One row of pass_list.h: the whole declaration of a pass. The pass manager runs `run`; nothing
+// else about a pass lives outside its row and its file.
+struct PassInfo {
+  const char* name;                    // "fold-constants"
+  bool (*run)(Module&, PassContext&);  // whether the graph (or its plan) changed
+  PassKind kind;
+  IrStage stage;  // how far lowering has come once it ran: what --verify-each checks after it
+  const char* description;  // one line
+  bool can_disable() const { return kind == PassKind::kOptional; }
+};
 
-// Every pass of the pipeline, in order.
-std::vector<std::unique_ptr<Pass>> make_pipeline_passes();
+// Every pass of the pipeline, in order: the rows of ONNXC_PASS_LIST.
+const std::vector<PassInfo>& pipeline_passes();
 
 struct PassOptions {
   std::set<std::string> disabled;  // pass names (--disable-pass)
   std::string print_after;         // a pass name, "all" or "" (--print-after)
   bool stats = false;              // --stats
   std::string stop_after;          // run up to and including this pass ("" = all; for tests)
+  bool verify_each = false;        // --verify-each: run the IR verifier after every pass
 };
 
 // "" when every name in `options` is a known pass (and every disabled one may be disabled),
@@ -83,6 +86,9 @@ class PassManager {
   std::function<void(const std::string&)> dump;
 
  private:
+  // --verify-each: reports each broken invariant of `stage` as an error naming the pass `after`.
+  static bool verify(const Module& module, IrStage stage, const char* after, Diagnostics& diag);
+
   PassOptions options_;
   std::vector<PassRecord> records_;
 };

@@ -1,13 +1,35 @@
-// Entry points of the passes listed in pass_list.h, for callers and tests that run one directly.
-// The pipeline itself runs them through the PassManager (pass_manager.h).
+// Entry points of the passes listed in pass_list.h: one run_<entry>(Module&, PassContext&) per
+// row, defined in passes/<entry>.cpp, which the PassManager (pass_manager.h) runs in order; and
+// the engines behind some of them, for callers and tests that want one step alone.
 #pragma once
 
 #include <cstdint>
 
 #include "ir/ir.h"
+#include "passes/pass_list.h"
+#include "passes/pass_manager.h"
 #include "support/diagnostics.h"
 
 namespace onnxc {
+
+#define ONNXC_DECLARE_PASS_ENTRY(name, entry, kind, stage, description) \
+  bool run_##entry(Module& module, PassContext& ctx);
+ONNXC_PASS_LIST(ONNXC_DECLARE_PASS_ENTRY)
+#undef ONNXC_DECLARE_PASS_ENTRY
+
+// The fusion passes (after fold-constants, before dead-code) rewrite float nodes only and count
+// what they did in their PassContext (--stats). Disable one with --disable-pass=NAME.
+//
+//   fuse-matmul-add  MatMul + Add(bias row) -> Gemm (2-D) or MatMul with a bias input;
+//                    Transpose(swap last two axes) -> MatMul/Gemm -> transA/transB.
+//   fold-batchnorm   BatchNormalization (and Mul/Add by per-channel constants) after a Conv,
+//                    Gemm or MatMul with constant weights -> folded into the weights and bias.
+//   fuse-swish       x * Sigmoid(x) -> Swish(x) (SiLU), for fuse-epilogue to take next.
+//   fuse-epilogue    Conv/Gemm/MatMul -> [Add residual] -> [activation] -> one node whose
+//                    kernel applies them while its output tile is in cache (ops/epilogue.h).
+//
+// Shared rules: an intermediate value is only removed when it has no other user and is not a
+// graph output; nodes are re-inferred after every rewrite (their handlers re-check them).
 
 // bind-handlers: binds each node to its registry handler; reports every unsupported op.
 bool bind_handlers(Graph& graph, Diagnostics& diag);

@@ -12,7 +12,7 @@
 #include <map>
 
 #include "passes/memory_planner.h"
-#include "passes/pass_manager.h"
+#include "passes/passes.h"
 #include "support/checked_math.h"
 
 namespace onnxc {
@@ -66,61 +66,49 @@ void record_guard_zones(const std::vector<BufferRequest>& buffers, const MemoryP
   }
 }
 
-class PlanMemoryPass final : public Pass {
- public:
-  const char* name() const override { return "plan-memory"; }
-  const char* description() const override {
-    return "arena offsets for every intermediate value and kernel scratch";
-  }
-  bool can_disable() const override { return false; }
-  bool run(Module& module, PassContext& ctx) override {
-    using K = Storage::Kind;
-    Graph& g = *module.graph;
-    for (Value* v : all_values(g)) {  // subgraph values too (see collect_buffers)
-      Storage& st = v->storage;
-      if (v->is_constant())
-        st = Storage{K::kConstant, nullptr, 0};
-      else if (v->is_graph_input)
-        st = Storage{K::kGraphInput, nullptr, 0};
-      else if (v->is_graph_output)
-        st = Storage{K::kGraphOutput, nullptr, 0};
-      else if (!st.shares())
-        st = Storage{};
-    }
-    auto buffers = collect_buffers(g);
-    if (module.check_bounds) add_guard_zones(buffers);
-    auto planner = make_greedy_by_size_planner();
-    MemoryPlan plan = planner->plan(buffers);
-    for (const auto& e : check_plan(buffers, plan)) ctx.diag().error("memory plan: {}", e);
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      if (buffers[i].value) {
-        auto* v = const_cast<Value*>(buffers[i].value);
-        v->storage = Storage{K::kArena, nullptr, plan.offsets[i]};
-      }
-      if (buffers[i].scratch_of)
-        const_cast<Node*>(buffers[i].scratch_of)->scratch_offset = plan.offsets[i];
-      if (buffers[i].region_of)  // control flow: its subgraphs' values inside the region
-        layout_subgraphs(*buffers[i].region_of, plan.offsets[i], /*assign=*/true);
-    }
-    module.memory.planned = true;
-    module.memory.arena_bytes = plan.arena_size;
-    module.memory.live_bytes_lower_bound = live_bytes_lower_bound(buffers);
-    module.memory.planner = planner->name();
-    module.memory.guards.clear();
-    if (module.check_bounds) record_guard_zones(buffers, plan, module.memory);
-    for (const auto& e : check_storage(module)) ctx.diag().error("memory plan: {}", e);
-    if (!within_byte_budget(module, plan.arena_size, ctx.diag())) return false;
-    ctx.count("arena bytes", static_cast<int64_t>(plan.arena_size));
-    ctx.count("live-bytes lower bound", static_cast<int64_t>(module.memory.live_bytes_lower_bound));
-    ctx.count("buffers placed", static_cast<int64_t>(buffers.size()));
-    return true;
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> make_plan_memory_pass() {
-  return std::make_unique<PlanMemoryPass>();
+bool run_plan_memory(Module& module, PassContext& ctx) {
+  using K = Storage::Kind;
+  Graph& g = *module.graph;
+  for (Value* v : all_values(g)) {  // subgraph values too (see collect_buffers)
+    Storage& st = v->storage;
+    if (v->is_constant())
+      st = Storage{K::kConstant, nullptr, 0};
+    else if (v->is_graph_input)
+      st = Storage{K::kGraphInput, nullptr, 0};
+    else if (v->is_graph_output)
+      st = Storage{K::kGraphOutput, nullptr, 0};
+    else if (!st.shares())
+      st = Storage{};
+  }
+  auto buffers = collect_buffers(g);
+  if (module.check_bounds) add_guard_zones(buffers);
+  auto planner = make_greedy_by_size_planner();
+  MemoryPlan plan = planner->plan(buffers);
+  for (const auto& e : check_plan(buffers, plan)) ctx.diag().error("memory plan: {}", e);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].value) {
+      auto* v = const_cast<Value*>(buffers[i].value);
+      v->storage = Storage{K::kArena, nullptr, plan.offsets[i]};
+    }
+    if (buffers[i].scratch_of)
+      const_cast<Node*>(buffers[i].scratch_of)->scratch_offset = plan.offsets[i];
+    if (buffers[i].region_of)  // control flow: its subgraphs' values inside the region
+      layout_subgraphs(*buffers[i].region_of, plan.offsets[i], /*assign=*/true);
+  }
+  module.memory.planned = true;
+  module.memory.arena_bytes = plan.arena_size;
+  module.memory.live_bytes_lower_bound = live_bytes_lower_bound(buffers);
+  module.memory.planner = planner->name();
+  module.memory.guards.clear();
+  if (module.check_bounds) record_guard_zones(buffers, plan, module.memory);
+  for (const auto& e : check_storage(module)) ctx.diag().error("memory plan: {}", e);
+  if (!within_byte_budget(module, plan.arena_size, ctx.diag())) return false;
+  ctx.count("arena bytes", static_cast<int64_t>(plan.arena_size));
+  ctx.count("live-bytes lower bound", static_cast<int64_t>(module.memory.live_bytes_lower_bound));
+  ctx.count("buffers placed", static_cast<int64_t>(buffers.size()));
+  return true;
 }
 
 }  // namespace onnxc

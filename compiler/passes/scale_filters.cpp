@@ -17,7 +17,7 @@
 // space where x * s could have overwritten x in place: at most the filters' bytes, below x's
 // (in efficientnet_b0 and mobilenet_v3_small the arena's peak lies elsewhere and is unchanged).
 #include "passes/fusion_util.h"
-#include "passes/pass_manager.h"
+#include "passes/passes.h"
 
 namespace onnxc {
 namespace {
@@ -52,7 +52,9 @@ bool rewrite(Graph& g, Node& mul, Node& conv, Value* x, Value* s, const Target& 
          fusion::reinfer(conv, target, stats.diag(), kPass);
 }
 
-bool scale_filters(Module& module, PassContext& stats) {
+}  // namespace
+
+bool run_scale_filters(Module& module, PassContext& stats) {
   Graph& g = *module.graph;
   bool changed = false;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -80,21 +82,6 @@ bool scale_filters(Module& module, PassContext& stats) {
     }
   }
   return changed;
-}
-
-class ScaleFiltersPass final : public Pass {
- public:
-  const char* name() const override { return kPass; }
-  const char* description() const override {
-    return "Conv(x * s[1,C,1,1], W) -> Conv(x, W * s) where W is the smaller";
-  }
-  bool run(Module& module, PassContext& ctx) override { return scale_filters(module, ctx); }
-};
-
-}  // namespace
-
-std::unique_ptr<Pass> make_scale_filters_pass() {
-  return std::make_unique<ScaleFiltersPass>();
 }
 
 }  // namespace onnxc

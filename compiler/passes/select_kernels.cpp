@@ -12,13 +12,10 @@
 // kernel). Disabled, every node keeps the kernel infer() chose, as before this pass existed.
 #include "ops/kernel_variants.h"
 #include "ops/op.h"
-#include "passes/pass_manager.h"
 #include "passes/passes.h"
 
 namespace onnxc {
 namespace {
-
-constexpr const char* kPass = "select-kernels";
 
 bool select_in(Graph& g, const Target& target, PassContext& stats) {
   bool changed = false;
@@ -40,21 +37,10 @@ bool select_in(Graph& g, const Target& target, PassContext& stats) {
   return changed;
 }
 
-class SelectKernelsPass final : public Pass {
- public:
-  const char* name() const override { return kPass; }
-  const char* description() const override {
-    return "picks each node's kernel variant (onnxc/variants.h) for the target's ISA";
-  }
-  bool run(Module& module, PassContext& ctx) override {
-    return select_in(*module.graph, *module.target, ctx);
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> make_select_kernels_pass() {
-  return std::make_unique<SelectKernelsPass>();
+bool run_select_kernels(Module& module, PassContext& ctx) {
+  return select_in(*module.graph, *module.target, ctx);
 }
 
 }  // namespace onnxc

@@ -35,6 +35,7 @@ inline FusionLowered lower(ModelBuilder& mb, bool fuse,
   REQUIRE(l.module);
   PassOptions options;
   options.stop_after = "dead-code";
+  options.verify_each = true;
   if (!fuse) options.disabled.insert(std::begin(kFusionPasses), std::end(kFusionPasses));
   options.disabled.insert(also_off.begin(), also_off.end());
   PassManager pm(options);

@@ -150,14 +150,14 @@ TEST_CASE("inference errors name the node and stop at the first broken node", "[
 }
 
 TEST_CASE("print-after works for every pass of the list", "[passes]") {
-  for (const auto& pass : make_pipeline_passes()) {
+  for (const PassInfo& pass : pipeline_passes()) {
     ModelBuilder mb = constant_arith_model();
     PassOptions o;
     auto r = run_passes(mb, o);
     REQUIRE(r.ok);
-    INFO(pass->name());
-    CHECK(filecheck(r.ir_after[pass->name()],
-                    {std::string("CHECK: // -----// IR after ") + pass->name() + " //----- //",
+    INFO(pass.name);
+    CHECK(filecheck(r.ir_after[pass.name],
+                    {std::string("CHECK: // -----// IR after ") + pass.name + " //----- //",
                      "CHECK-NEXT: module ", "CHECK: graph test(%x: float[2]) -> (%y)",
                      "CHECK: Mul@13"}) == "");
   }

@@ -24,6 +24,7 @@ struct Lowered {
 inline Lowered run_passes(ModelBuilder& mb, PassOptions options = {}) {
   Lowered r;
   options.print_after = "all";
+  options.verify_each = true;  // every pass test also checks the IR's invariants after each pass
   r.module = import_model(mb.proto(), ImportOptions{}, r.diag);
   if (!r.module || !r.diag.ok()) return r;
   PassManager pm(options);
