@@ -34,6 +34,136 @@ void layout_strides(bool four_d, int64_t heads, int64_t seq, int64_t d, index_t 
 
 void emit_attention(EmitContext& ctx);
 
+// Heads, sequence lengths and head sizes: from the dims of 4-D (batch, heads, seq, size)
+// inputs, or from q_num_heads and kv_num_heads for 3-D (batch, seq, heads * size) ones.
+bool head_layout(InferContext& ctx, const Value* q, const Value* k, const Value* v, bool four_d,
+                 AttentionParams& p) {
+  if (four_d) {
+    p.q_heads = q->shape[1];
+    p.kv_heads = k->shape[1];
+    p.q_len = q->shape[2];
+    p.kv_len = k->shape[2];
+    p.head_size = q->shape[3];
+    p.v_head_size = v->shape[3];
+    if (k->shape[3] != p.head_size)
+      return ctx.fail("K head size {} differs from Q's {}", k->shape[3], p.head_size);
+    if (v->shape[1] != p.kv_heads || v->shape[2] != p.kv_len)
+      return ctx.fail("V shape {} does not match K shape {} in heads and sequence",
+                      shape_str(v->shape), shape_str(k->shape));
+  } else {
+    if (!ctx.has_attr("q_num_heads") || !ctx.has_attr("kv_num_heads"))
+      return ctx.fail("3-D inputs need the q_num_heads and kv_num_heads attributes");
+    p.q_heads = ctx.attr_int("q_num_heads", 0);
+    p.kv_heads = ctx.attr_int("kv_num_heads", 0);
+    if (p.q_heads <= 0 || p.kv_heads <= 0)
+      return ctx.fail("q_num_heads ({}) and kv_num_heads ({}) must be positive", p.q_heads,
+                      p.kv_heads);
+    if (q->shape[2] % p.q_heads || k->shape[2] % p.kv_heads || v->shape[2] % p.kv_heads)
+      return ctx.fail(
+          "hidden sizes {}, {}, {} are not multiples of q_num_heads {} / "
+          "kv_num_heads {}",
+          q->shape[2], k->shape[2], v->shape[2], p.q_heads, p.kv_heads);
+    p.q_len = q->shape[1];
+    p.kv_len = k->shape[1];
+    p.head_size = q->shape[2] / p.q_heads;
+    p.v_head_size = v->shape[2] / p.kv_heads;
+    if (k->shape[2] / p.kv_heads != p.head_size)
+      return ctx.fail("K head size {} differs from Q's {}", k->shape[2] / p.kv_heads, p.head_size);
+    if (v->shape[1] != p.kv_len)
+      return ctx.fail("V sequence length {} differs from K's {}", v->shape[1], p.kv_len);
+  }
+  return true;
+}
+
+// The KV cache (past_key, past_value) and nonpad_kv_seqlen, which excludes it.
+bool past_and_nonpad(InferContext& ctx, DataType t, const Value* past_k, const Value* past_v,
+                     const Value* nonpad, AttentionParams& p) {
+  if ((past_k == nullptr) != (past_v == nullptr))
+    return ctx.fail("past_key and past_value must be given together");
+  if (past_k) {
+    if (past_k->dtype != t || past_v->dtype != t)
+      return ctx.fail("past_key and past_value must have Q's type {}", dtype_name(t));
+    if (past_k->shape.size() != 4 || past_k->shape[0] != p.batch ||
+        past_k->shape[1] != p.kv_heads || past_k->shape[3] != p.head_size)
+      return ctx.fail("past_key has shape {}, expected {}x{}xPx{}", shape_str(past_k->shape),
+                      p.batch, p.kv_heads, p.head_size);
+    p.past_len = past_k->shape[2];
+    if (past_v->shape != Shape{p.batch, p.kv_heads, p.past_len, p.v_head_size})
+      return ctx.fail("past_value has shape {}, expected {}x{}x{}x{}", shape_str(past_v->shape),
+                      p.batch, p.kv_heads, p.past_len, p.v_head_size);
+  }
+  if (nonpad) {
+    if (past_k) return ctx.fail("nonpad_kv_seqlen cannot be used with past_key/past_value");
+    if (nonpad->dtype != DataType::kInt64 || nonpad->shape != Shape{p.batch})
+      return ctx.fail("nonpad_kv_seqlen must be int64[{}], is {}[{}]", p.batch,
+                      dtype_name(nonpad->dtype), shape_str(nonpad->shape));
+    p.has_nonpad = 1;
+  }
+  return true;
+}
+
+// attn_mask: bool (masked where false) or additive in Q's type, broadcast to (batch, q heads,
+// q len, keys); its key dim may be shorter than the `total` keys (the rest is masked).
+bool mask_layout(InferContext& ctx, DataType t, const Value* mask, int64_t total,
+                 AttentionParams& p) {
+  if (mask) {
+    if (mask->dtype == DataType::kBool)
+      p.mask_kind = 1;
+    else if (mask->dtype == t)
+      p.mask_kind = 2;
+    else
+      return ctx.fail("attn_mask must be bool or Q's type {}, is {}", dtype_name(t),
+                      dtype_name(mask->dtype));
+    const Shape& ms = mask->shape;
+    if (ms.empty() || ms.size() > 4)
+      return ctx.fail("attn_mask must have rank 1 to 4, has shape {}", shape_str(ms));
+    p.mask_len = ms.back();
+    if (p.mask_len > total)
+      return ctx.fail("attn_mask has {} key columns, more than the {} keys", p.mask_len, total);
+    const int64_t want[3] = {p.batch, p.q_heads, p.q_len};
+    int64_t stride = p.mask_len;
+    for (int d = 2; d >= 0; --d) {
+      const int64_t md = static_cast<int64_t>(ms.size()) - 4 + d;  // mask dim aligned to d
+      const int64_t size = md >= 0 ? ms[static_cast<size_t>(md)] : 1;
+      if (size != 1 && size != want[d])
+        return ctx.fail("attn_mask shape {} does not broadcast to {}x{}x{}x{}", shape_str(ms),
+                        p.batch, p.q_heads, p.q_len, total);
+      p.mask_strides[d] = size == 1 ? 0 : stride;
+      stride *= size;
+    }
+  }
+  return true;
+}
+
+// is_causal, the sliding windows, scale, softcap, qk_matmul_output_mode and softmax_precision.
+bool scalar_attributes(InferContext& ctx, DataType t, AttentionParams& p) {
+  p.is_causal = static_cast<int>(ctx.attr_int("is_causal", 0));
+  if (p.is_causal != 0 && p.is_causal != 1)
+    return ctx.fail("is_causal must be 0 or 1, is {}", p.is_causal);
+  p.left_window = ctx.attr_int("left_window_size", -1);
+  p.right_window = ctx.attr_int("right_window_size", -1);
+  if (p.left_window < -1 || p.right_window < -1)
+    return ctx.fail("window sizes must be >= -1, are {} and {}", p.left_window, p.right_window);
+  const double scale = ctx.has_attr("scale") ? static_cast<double>(ctx.attr_float("scale", 1.0f))
+                                             : 1.0 / std::sqrt(static_cast<double>(p.head_size));
+  if (!(scale >= 0)) return ctx.fail("scale must be >= 0, is {}", scale);
+  p.sqrt_scale = std::sqrt(scale);
+  p.softcap = ctx.attr_float("softcap", 0.0f);
+  if (!(p.softcap >= 0)) return ctx.fail("softcap must be >= 0, is {}", p.softcap);
+  p.qk_mode = static_cast<int>(ctx.attr_int("qk_matmul_output_mode", 0));
+  if (p.qk_mode < 0 || p.qk_mode > 3)
+    return ctx.fail("qk_matmul_output_mode must be 0 to 3, is {}", p.qk_mode);
+  if (ctx.has_attr("softmax_precision")) {
+    const int64_t sp = ctx.attr_int("softmax_precision", 1);
+    if (sp != 1 && sp != 10 && sp != 11 && sp != 16)
+      return ctx.fail("softmax_precision {} is not 1, 10, 11 or 16", sp);
+    if (sp == 11 && t != DataType::kDouble)
+      return ctx.fail("softmax_precision double is only supported for double inputs");
+  }
+
+  return true;
+}
+
 class AttentionOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
@@ -58,41 +188,7 @@ class AttentionOp final : public OpHandler {
     if (k->shape[0] != p.batch || v->shape[0] != p.batch)
       return ctx.fail("Q, K and V must have one batch size, have shapes {}, {}, {}",
                       shape_str(q->shape), shape_str(k->shape), shape_str(v->shape));
-    if (four_d) {
-      p.q_heads = q->shape[1];
-      p.kv_heads = k->shape[1];
-      p.q_len = q->shape[2];
-      p.kv_len = k->shape[2];
-      p.head_size = q->shape[3];
-      p.v_head_size = v->shape[3];
-      if (k->shape[3] != p.head_size)
-        return ctx.fail("K head size {} differs from Q's {}", k->shape[3], p.head_size);
-      if (v->shape[1] != p.kv_heads || v->shape[2] != p.kv_len)
-        return ctx.fail("V shape {} does not match K shape {} in heads and sequence",
-                        shape_str(v->shape), shape_str(k->shape));
-    } else {
-      if (!ctx.has_attr("q_num_heads") || !ctx.has_attr("kv_num_heads"))
-        return ctx.fail("3-D inputs need the q_num_heads and kv_num_heads attributes");
-      p.q_heads = ctx.attr_int("q_num_heads", 0);
-      p.kv_heads = ctx.attr_int("kv_num_heads", 0);
-      if (p.q_heads <= 0 || p.kv_heads <= 0)
-        return ctx.fail("q_num_heads ({}) and kv_num_heads ({}) must be positive", p.q_heads,
-                        p.kv_heads);
-      if (q->shape[2] % p.q_heads || k->shape[2] % p.kv_heads || v->shape[2] % p.kv_heads)
-        return ctx.fail(
-            "hidden sizes {}, {}, {} are not multiples of q_num_heads {} / "
-            "kv_num_heads {}",
-            q->shape[2], k->shape[2], v->shape[2], p.q_heads, p.kv_heads);
-      p.q_len = q->shape[1];
-      p.kv_len = k->shape[1];
-      p.head_size = q->shape[2] / p.q_heads;
-      p.v_head_size = v->shape[2] / p.kv_heads;
-      if (k->shape[2] / p.kv_heads != p.head_size)
-        return ctx.fail("K head size {} differs from Q's {}", k->shape[2] / p.kv_heads,
-                        p.head_size);
-      if (v->shape[1] != p.kv_len)
-        return ctx.fail("V sequence length {} differs from K's {}", v->shape[1], p.kv_len);
-    }
+    if (!head_layout(ctx, q, k, v, four_d, p)) return false;
     if (p.kv_heads <= 0 || p.q_heads % p.kv_heads != 0)
       return ctx.fail("q heads {} must be a multiple of kv heads {}", p.q_heads, p.kv_heads);
     layout_strides(four_d, p.q_heads, p.q_len, p.head_size, p.q_strides);
@@ -100,77 +196,9 @@ class AttentionOp final : public OpHandler {
     layout_strides(four_d, p.kv_heads, p.kv_len, p.v_head_size, p.v_strides);
     layout_strides(four_d, p.q_heads, p.q_len, p.v_head_size, p.y_strides);
 
-    if ((past_k == nullptr) != (past_v == nullptr))
-      return ctx.fail("past_key and past_value must be given together");
-    if (past_k) {
-      if (past_k->dtype != t || past_v->dtype != t)
-        return ctx.fail("past_key and past_value must have Q's type {}", dtype_name(t));
-      if (past_k->shape.size() != 4 || past_k->shape[0] != p.batch ||
-          past_k->shape[1] != p.kv_heads || past_k->shape[3] != p.head_size)
-        return ctx.fail("past_key has shape {}, expected {}x{}xPx{}", shape_str(past_k->shape),
-                        p.batch, p.kv_heads, p.head_size);
-      p.past_len = past_k->shape[2];
-      if (past_v->shape != Shape{p.batch, p.kv_heads, p.past_len, p.v_head_size})
-        return ctx.fail("past_value has shape {}, expected {}x{}x{}x{}", shape_str(past_v->shape),
-                        p.batch, p.kv_heads, p.past_len, p.v_head_size);
-    }
-    const int64_t total = p.past_len + p.kv_len;
-    if (nonpad) {
-      if (past_k) return ctx.fail("nonpad_kv_seqlen cannot be used with past_key/past_value");
-      if (nonpad->dtype != DataType::kInt64 || nonpad->shape != Shape{p.batch})
-        return ctx.fail("nonpad_kv_seqlen must be int64[{}], is {}[{}]", p.batch,
-                        dtype_name(nonpad->dtype), shape_str(nonpad->shape));
-      p.has_nonpad = 1;
-    }
-    if (mask) {
-      if (mask->dtype == DataType::kBool)
-        p.mask_kind = 1;
-      else if (mask->dtype == t)
-        p.mask_kind = 2;
-      else
-        return ctx.fail("attn_mask must be bool or Q's type {}, is {}", dtype_name(t),
-                        dtype_name(mask->dtype));
-      const Shape& ms = mask->shape;
-      if (ms.empty() || ms.size() > 4)
-        return ctx.fail("attn_mask must have rank 1 to 4, has shape {}", shape_str(ms));
-      p.mask_len = ms.back();
-      if (p.mask_len > total)
-        return ctx.fail("attn_mask has {} key columns, more than the {} keys", p.mask_len, total);
-      const int64_t want[3] = {p.batch, p.q_heads, p.q_len};
-      int64_t stride = p.mask_len;
-      for (int d = 2; d >= 0; --d) {
-        const int64_t md = static_cast<int64_t>(ms.size()) - 4 + d;  // mask dim aligned to d
-        const int64_t size = md >= 0 ? ms[static_cast<size_t>(md)] : 1;
-        if (size != 1 && size != want[d])
-          return ctx.fail("attn_mask shape {} does not broadcast to {}x{}x{}x{}", shape_str(ms),
-                          p.batch, p.q_heads, p.q_len, total);
-        p.mask_strides[d] = size == 1 ? 0 : stride;
-        stride *= size;
-      }
-    }
-    p.is_causal = static_cast<int>(ctx.attr_int("is_causal", 0));
-    if (p.is_causal != 0 && p.is_causal != 1)
-      return ctx.fail("is_causal must be 0 or 1, is {}", p.is_causal);
-    p.left_window = ctx.attr_int("left_window_size", -1);
-    p.right_window = ctx.attr_int("right_window_size", -1);
-    if (p.left_window < -1 || p.right_window < -1)
-      return ctx.fail("window sizes must be >= -1, are {} and {}", p.left_window, p.right_window);
-    const double scale = ctx.has_attr("scale") ? static_cast<double>(ctx.attr_float("scale", 1.0f))
-                                               : 1.0 / std::sqrt(static_cast<double>(p.head_size));
-    if (!(scale >= 0)) return ctx.fail("scale must be >= 0, is {}", scale);
-    p.sqrt_scale = std::sqrt(scale);
-    p.softcap = ctx.attr_float("softcap", 0.0f);
-    if (!(p.softcap >= 0)) return ctx.fail("softcap must be >= 0, is {}", p.softcap);
-    p.qk_mode = static_cast<int>(ctx.attr_int("qk_matmul_output_mode", 0));
-    if (p.qk_mode < 0 || p.qk_mode > 3)
-      return ctx.fail("qk_matmul_output_mode must be 0 to 3, is {}", p.qk_mode);
-    if (ctx.has_attr("softmax_precision")) {
-      const int64_t sp = ctx.attr_int("softmax_precision", 1);
-      if (sp != 1 && sp != 10 && sp != 11 && sp != 16)
-        return ctx.fail("softmax_precision {} is not 1, 10, 11 or 16", sp);
-      if (sp == 11 && t != DataType::kDouble)
-        return ctx.fail("softmax_precision double is only supported for double inputs");
-    }
+    if (!past_and_nonpad(ctx, t, past_k, past_v, nonpad, p)) return false;
+    const int64_t total = p.past_len + p.kv_len;  // keys: the cache, then the new ones
+    if (!mask_layout(ctx, t, mask, total, p) || !scalar_attributes(ctx, t, p)) return false;
 
     Shape y_shape = four_d ? Shape{p.batch, p.q_heads, p.q_len, p.v_head_size}
                            : Shape{p.batch, p.q_len, p.q_heads * p.v_head_size};

@@ -222,6 +222,174 @@ bool const_doubles(InferContext& ctx, size_t i, const char* what, std::vector<do
   return true;
 }
 
+// mode: nearest, linear (Upsample's "bilinear" too) or, from opset 11, cubic; interpolation
+// other than nearest reads float types only.
+bool parse_mode(InferContext& ctx, bool upsample, bool legacy, DataType t, Config& c) {
+  const std::string mode = ctx.attr_string("mode", "nearest");
+  if (mode == "nearest")
+    c.mode = Mode::kNearest;
+  else if (mode == "linear" || (upsample && mode == "bilinear"))
+    c.mode = Mode::kLinear;
+  else if (mode == "cubic" && !legacy)
+    c.mode = Mode::kCubic;
+  else
+    return ctx.fail("mode '{}' is not one of nearest, linear{}", mode, legacy ? "" : ", cubic");
+  if (c.mode != Mode::kNearest && !(t == DataType::kFloat || t == DataType::kDouble || is_half(t)))
+    return ctx.fail(
+        "{} interpolation of {} tensors is not supported (float types only; nearest takes any "
+        "type)",
+        mode, dtype_name(t));
+  if (t == DataType::kString) return ctx.fail("string tensors are not supported");
+  return true;
+}
+
+// coordinate_transformation_mode, as each opset allows it.
+bool parse_coord(InferContext& ctx, int opset, Config& c) {
+  const std::string coord = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
+  if (coord == "half_pixel")
+    c.coord = Coord::kHalfPixel;
+  else if (coord == "half_pixel_symmetric" && opset >= 19)
+    c.coord = Coord::kHalfPixelSymmetric;
+  else if (coord == "pytorch_half_pixel")
+    c.coord = Coord::kPytorchHalfPixel;
+  else if (coord == "align_corners")
+    c.coord = Coord::kAlignCorners;
+  else if (coord == "asymmetric")
+    c.coord = Coord::kAsymmetric;
+  else if (coord == "tf_crop_and_resize")
+    c.coord = Coord::kTfCrop;
+  else if (coord == "tf_half_pixel_for_nn" && opset < 13)
+    c.coord = Coord::kTfHalfPixelForNn;
+  else
+    return ctx.fail("coordinate_transformation_mode '{}' is not supported at opset {}", coord,
+                    opset);
+  return true;
+}
+
+// Resize from opset 11: coordinates, nearest rounding, the cubic coefficient, and from opset 18
+// antialias, axes and keep_aspect_ratio_policy.
+bool parse_sampling(InferContext& ctx, int opset, Config& c, std::vector<int64_t>& axes,
+                    std::string& policy) {
+  if (!parse_coord(ctx, opset, c)) return false;
+  const std::string nm = ctx.attr_string("nearest_mode", "round_prefer_floor");
+  if (nm == "round_prefer_floor")
+    c.nearest = Nearest::kRoundPreferFloor;
+  else if (nm == "round_prefer_ceil")
+    c.nearest = Nearest::kRoundPreferCeil;
+  else if (nm == "floor")
+    c.nearest = Nearest::kFloor;
+  else if (nm == "ceil")
+    c.nearest = Nearest::kCeil;
+  else
+    return ctx.fail(
+        "nearest_mode '{}' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil", nm);
+  c.cubic_a = ctx.attr_float("cubic_coeff_a", -0.75f);
+  c.exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
+  if (opset < 18) return true;
+  c.antialias = ctx.attr_int("antialias", 0) != 0;
+  if (c.antialias && c.mode == Mode::kNearest)
+    return ctx.fail("antialias is only defined for linear and cubic modes");
+  axes = ctx.attr_ints("axes");
+  policy = ctx.attr_string("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return ctx.fail("keep_aspect_ratio_policy '{}' is not one of stretch, not_larger, not_smaller",
+                    policy);
+  return true;
+}
+
+// The axes resized: the attribute's, normalized and distinct, or every axis.
+bool resized_axes(InferContext& ctx, int64_t rank, std::vector<int64_t>& axes) {
+  if (axes.empty())
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+  for (int64_t& a : axes)
+    if (!ctx.normalize_axis(a, rank, "axes")) return false;
+  for (size_t i = 0; i < axes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (axes[i] == axes[j]) return ctx.fail("axes has {} twice", axes[i]);
+  return true;
+}
+
+// What the output size comes from: scales (an attribute before Upsample-9, else an input) or
+// sizes, and tf_crop_and_resize's roi; one value per resized axis.
+struct ResizeTargets {
+  std::vector<double> scales, roi;
+  std::vector<int64_t> sizes;
+  bool has_scales = false, has_sizes = false, has_roi = false;
+};
+
+bool read_targets(InferContext& ctx, bool scales_attr, bool legacy, const Config& c, size_t na,
+                  ResizeTargets& r) {
+  if (scales_attr) {
+    for (float f : ctx.attr_floats("scales")) r.scales.push_back(f);
+    r.has_scales = !r.scales.empty();
+  } else if (legacy) {
+    if (!const_doubles(ctx, 1, "scales", r.scales, r.has_scales)) return false;
+  } else {
+    if (!const_doubles(ctx, 2, "scales", r.scales, r.has_scales)) return false;
+    if (ctx.has_input(3) && !(ctx.input(3)->has_shape && ctx.input(3)->numel() == 0)) {
+      const Tensor* st = ctx.constant_input(3);
+      if (!st) return ctx.fail("sizes input must be a constant (it decides the output shape)");
+      r.sizes = st->to_ints();
+      r.has_sizes = true;
+    }
+    if (c.coord == Coord::kTfCrop && !const_doubles(ctx, 1, "roi", r.roi, r.has_roi)) return false;
+  }
+  if (r.has_scales == r.has_sizes)
+    return ctx.fail("exactly one of scales and sizes must be given (non-empty)");
+  if (r.has_scales && r.scales.size() != na)
+    return ctx.fail("scales has {} values, expected {}", r.scales.size(), na);
+  if (r.has_sizes && r.sizes.size() != na)
+    return ctx.fail("sizes has {} values, expected {}", r.sizes.size(), na);
+  if (r.has_roi && r.roi.size() != 2 * na)
+    return ctx.fail("roi has {} values, expected {} (starts then ends)", r.roi.size(), 2 * na);
+  if (c.coord == Coord::kTfCrop && !r.has_roi)
+    return ctx.fail("tf_crop_and_resize needs the roi input");
+  return true;
+}
+
+// Each axis's input and output size, scale and roi; keep_aspect_ratio_policy then gives the
+// resized axes one common scale.
+bool axis_specs(InferContext& ctx, const Shape& in, const std::vector<int64_t>& axes,
+                const ResizeTargets& r, bool upsample, const std::string& policy,
+                std::vector<AxisSpec>& spec) {
+  spec.assign(in.size(), AxisSpec{});
+  for (size_t d = 0; d < in.size(); ++d) spec[d].in = spec[d].out = in[d];
+  const size_t na = axes.size();
+  for (size_t i = 0; i < na; ++i) {
+    AxisSpec& a = spec[static_cast<size_t>(axes[i])];
+    if (r.has_roi) {
+      a.roi_start = r.roi[i];
+      a.roi_end = r.roi[na + i];
+    }
+    if (r.has_scales) {
+      if (!(r.scales[i] > 0)) return ctx.fail("scale {} is not positive", r.scales[i]);
+      if (upsample && r.scales[i] < 1) return ctx.fail("Upsample scale {} is below 1", r.scales[i]);
+      a.scale = r.scales[i];
+      a.out = static_cast<int64_t>(std::floor(r.scales[i] * static_cast<double>(a.in)));
+    } else {
+      if (r.sizes[i] < 0) return ctx.fail("size {} is negative", r.sizes[i]);
+      if (a.in == 0) return ctx.fail("cannot resize an empty axis");
+      a.out = r.sizes[i];
+      a.scale = static_cast<double>(r.sizes[i]) / static_cast<double>(a.in);
+    }
+  }
+  if (r.has_sizes && policy != "stretch") {
+    double s = spec[static_cast<size_t>(axes[0])].scale;
+    for (int64_t a : axes) {
+      const double v = spec[static_cast<size_t>(a)].scale;
+      s = policy == "not_larger" ? std::min(s, v) : std::max(s, v);
+    }
+    for (int64_t a : axes) {
+      AxisSpec& sp = spec[static_cast<size_t>(a)];
+      sp.scale = s;
+      sp.out = static_cast<int64_t>(s * static_cast<double>(sp.in) + 0.5);
+    }
+  }
+  for (const AxisSpec& a : spec)
+    if (a.in == 0 && a.out > 0) return ctx.fail("cannot resize an empty axis");
+  return true;
+}
+
 class ResizeOp final : public OpHandler {
  public:
   explicit ResizeOp(bool upsample) : upsample_(upsample) {}
@@ -237,150 +405,21 @@ class ResizeOp final : public OpHandler {
     if (rank < 1 || rank > kMaxRank)
       return ctx.fail("input rank {} is not in [1, {}]", rank, kMaxRank);
     Config c;
-    const std::string mode = ctx.attr_string("mode", "nearest");
-    if (mode == "nearest")
-      c.mode = Mode::kNearest;
-    else if (mode == "linear" || (upsample_ && mode == "bilinear"))
-      c.mode = Mode::kLinear;
-    else if (mode == "cubic" && !legacy)
-      c.mode = Mode::kCubic;
-    else
-      return ctx.fail("mode '{}' is not one of nearest, linear{}", mode, legacy ? "" : ", cubic");
-    if (c.mode != Mode::kNearest &&
-        !(t == DataType::kFloat || t == DataType::kDouble || is_half(t)))
-      return ctx.fail(
-          "{} interpolation of {} tensors is not supported (float types only; nearest takes any "
-          "type)",
-          mode, dtype_name(t));
-    if (t == DataType::kString) return ctx.fail("string tensors are not supported");
+    if (!parse_mode(ctx, upsample_, legacy, t, c)) return false;
     std::vector<int64_t> axes;
     std::string policy = "stretch";
     if (legacy) {
       c.coord = Coord::kAsymmetric;
       c.nearest = Nearest::kSimple;
-    } else {
-      const std::string coord = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
-      if (coord == "half_pixel")
-        c.coord = Coord::kHalfPixel;
-      else if (coord == "half_pixel_symmetric" && opset >= 19)
-        c.coord = Coord::kHalfPixelSymmetric;
-      else if (coord == "pytorch_half_pixel")
-        c.coord = Coord::kPytorchHalfPixel;
-      else if (coord == "align_corners")
-        c.coord = Coord::kAlignCorners;
-      else if (coord == "asymmetric")
-        c.coord = Coord::kAsymmetric;
-      else if (coord == "tf_crop_and_resize")
-        c.coord = Coord::kTfCrop;
-      else if (coord == "tf_half_pixel_for_nn" && opset < 13)
-        c.coord = Coord::kTfHalfPixelForNn;
-      else
-        return ctx.fail("coordinate_transformation_mode '{}' is not supported at opset {}", coord,
-                        opset);
-      const std::string nm = ctx.attr_string("nearest_mode", "round_prefer_floor");
-      if (nm == "round_prefer_floor")
-        c.nearest = Nearest::kRoundPreferFloor;
-      else if (nm == "round_prefer_ceil")
-        c.nearest = Nearest::kRoundPreferCeil;
-      else if (nm == "floor")
-        c.nearest = Nearest::kFloor;
-      else if (nm == "ceil")
-        c.nearest = Nearest::kCeil;
-      else
-        return ctx.fail(
-            "nearest_mode '{}' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil",
-            nm);
-      c.cubic_a = ctx.attr_float("cubic_coeff_a", -0.75f);
-      c.exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
-      if (opset >= 18) {
-        c.antialias = ctx.attr_int("antialias", 0) != 0;
-        if (c.antialias && c.mode == Mode::kNearest)
-          return ctx.fail("antialias is only defined for linear and cubic modes");
-        axes = ctx.attr_ints("axes");
-        policy = ctx.attr_string("keep_aspect_ratio_policy", "stretch");
-        if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
-          return ctx.fail(
-              "keep_aspect_ratio_policy '{}' is not one of stretch, not_larger, not_smaller",
-              policy);
-      }
+    } else if (!parse_sampling(ctx, opset, c, axes, policy)) {
+      return false;
     }
-    const bool has_axes = !axes.empty();
-    if (!has_axes)
-      for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
-    for (int64_t& a : axes)
-      if (!ctx.normalize_axis(a, rank, "axes")) return false;
-    for (size_t i = 0; i < axes.size(); ++i)
-      for (size_t j = 0; j < i; ++j)
-        if (axes[i] == axes[j]) return ctx.fail("axes has {} twice", axes[i]);
-    const size_t na = axes.size();
-
-    // scales / sizes / roi
-    std::vector<double> scales, roi;
-    std::vector<int64_t> sizes;
-    bool has_scales = false, has_sizes = false, has_roi = false;
-    if (scales_attr) {
-      for (float f : ctx.attr_floats("scales")) scales.push_back(f);
-      has_scales = !scales.empty();
-    } else if (legacy) {
-      if (!const_doubles(ctx, 1, "scales", scales, has_scales)) return false;
-    } else {
-      if (!const_doubles(ctx, 2, "scales", scales, has_scales)) return false;
-      if (ctx.has_input(3) && !(ctx.input(3)->has_shape && ctx.input(3)->numel() == 0)) {
-        const Tensor* st = ctx.constant_input(3);
-        if (!st) return ctx.fail("sizes input must be a constant (it decides the output shape)");
-        sizes = st->to_ints();
-        has_sizes = true;
-      }
-      if (c.coord == Coord::kTfCrop && !const_doubles(ctx, 1, "roi", roi, has_roi)) return false;
-    }
-    if (has_scales == has_sizes)
-      return ctx.fail("exactly one of scales and sizes must be given (non-empty)");
-    if (has_scales && scales.size() != na)
-      return ctx.fail("scales has {} values, expected {}", scales.size(), na);
-    if (has_sizes && sizes.size() != na)
-      return ctx.fail("sizes has {} values, expected {}", sizes.size(), na);
-    if (has_roi && roi.size() != 2 * na)
-      return ctx.fail("roi has {} values, expected {} (starts then ends)", roi.size(), 2 * na);
-    if (c.coord == Coord::kTfCrop && !has_roi)
-      return ctx.fail("tf_crop_and_resize needs the roi input");
-
-    std::vector<AxisSpec> spec(static_cast<size_t>(rank));
-    for (int64_t d = 0; d < rank; ++d) {
-      spec[static_cast<size_t>(d)].in = x->shape[static_cast<size_t>(d)];
-      spec[static_cast<size_t>(d)].out = x->shape[static_cast<size_t>(d)];
-    }
-    for (size_t i = 0; i < na; ++i) {
-      AxisSpec& a = spec[static_cast<size_t>(axes[i])];
-      if (has_roi) {
-        a.roi_start = roi[i];
-        a.roi_end = roi[na + i];
-      }
-      if (has_scales) {
-        if (!(scales[i] > 0)) return ctx.fail("scale {} is not positive", scales[i]);
-        if (upsample_ && scales[i] < 1) return ctx.fail("Upsample scale {} is below 1", scales[i]);
-        a.scale = scales[i];
-        a.out = static_cast<int64_t>(std::floor(scales[i] * static_cast<double>(a.in)));
-      } else {
-        if (sizes[i] < 0) return ctx.fail("size {} is negative", sizes[i]);
-        if (a.in == 0) return ctx.fail("cannot resize an empty axis");
-        a.out = sizes[i];
-        a.scale = static_cast<double>(sizes[i]) / static_cast<double>(a.in);
-      }
-    }
-    if (has_sizes && policy != "stretch") {
-      double s = spec[static_cast<size_t>(axes[0])].scale;
-      for (int64_t a : axes) {
-        const double v = spec[static_cast<size_t>(a)].scale;
-        s = policy == "not_larger" ? std::min(s, v) : std::max(s, v);
-      }
-      for (int64_t a : axes) {
-        AxisSpec& sp = spec[static_cast<size_t>(a)];
-        sp.scale = s;
-        sp.out = static_cast<int64_t>(s * static_cast<double>(sp.in) + 0.5);
-      }
-    }
-    for (const AxisSpec& a : spec)
-      if (a.in == 0 && a.out > 0) return ctx.fail("cannot resize an empty axis");
+    ResizeTargets targets;
+    std::vector<AxisSpec> spec;
+    if (!resized_axes(ctx, rank, axes) ||
+        !read_targets(ctx, scales_attr, legacy, c, axes.size(), targets) ||
+        !axis_specs(ctx, x->shape, axes, targets, upsample_, policy, spec))
+      return false;
 
     auto& s = ctx.make_state<ResizeState>();
     s.nearest = c.mode == Mode::kNearest;
