@@ -5,6 +5,12 @@ const fs = require('fs');
 const path = require('path');
 const ort = require('onnxruntime-node');
 
+// The element types inputs.json may name (default float32), as ORT's tensor types.
+const kTypedArrays = {
+  float32: Float32Array, int64: BigInt64Array, int32: Int32Array, uint8: Uint8Array,
+  int8: Int8Array, bool: Uint8Array,
+};
+
 async function main() {
   const dir = process.argv[2];
   const timeIters = process.argv[3] === '--time' ? parseInt(process.argv[4], 10) : 0;
@@ -17,15 +23,14 @@ async function main() {
     specs.forEach((s, k) => {
       const buf = fs.readFileSync(path.join(data, `input_${k}.bin`));
       const copy = Uint8Array.from(buf).buffer;  // aligned for the typed array
-      feeds[s.name] = s.type === 'int64'
-          ? new ort.Tensor('int64', new BigInt64Array(copy), s.shape)
-          : new ort.Tensor('float32', new Float32Array(copy), s.shape);
+      const type = s.type || 'float32';
+      feeds[s.name] = new ort.Tensor(type, new kTypedArrays[type](copy), s.shape);
     });
     const results = await session.run(feeds);
     const outputs = session.outputNames.map((n, k) => {
       const t = results[n];
       fs.writeFileSync(path.join(data, `output_${k}.bin`), Buffer.from(t.data.buffer));
-      return {name: n, shape: t.dims};
+      return {name: n, shape: t.dims, type: t.type};
     });
     fs.writeFileSync(path.join(data, 'outputs.json'), JSON.stringify(outputs));
     if (timeIters > 0) {

@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""Builds one small model per com.microsoft op that onnxc expands (issue 35, frontend/contrib_*)
+as ONNX backend-test cases: model.onnx + test_data_set_0/input_K.{pb,bin} + inputs.json.
+onnxruntime-node (bench/ort_reference.js) then computes the expected outputs, so that onnxc is
+checked against ORT itself, not against a formula re-derived here.
+  make_contrib_cases.py OUT_DIR            # the cases
+  make_contrib_cases.py --expect OUT_DIR   # ORT's output_K.bin -> test_data_set_0/output_K.pb
+
+Models are built with the onnx helper (Debian's python3-onnx); inputs are random with a fixed
+seed, quantized ones uint8 with scales and zero points as initializers, as the QOperator
+quantizer writes them.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, load_model, numpy_helper, save_model, save_tensor
+
+MS = "com.microsoft"
+OPSET = 17
+rng = np.random.default_rng(35)
+ELEM = {np.float32: TensorProto.FLOAT, np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8,
+        np.int32: TensorProto.INT32, np.int64: TensorProto.INT64}
+ORT_TYPE = {np.float32: "float32", np.uint8: "uint8", np.int8: "int8", np.int32: "int32",
+            np.int64: "int64"}
+
+
+def rand(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def rand_u8(*shape):
+    return rng.integers(0, 256, shape).astype(np.uint8)
+
+
+class Case:
+    """One model: graph inputs fed at run time, initializers baked in, com.microsoft nodes."""
+
+    def __init__(self, name):
+        self.name, self.nodes, self.inputs, self.feeds, self.inits, self.outputs = \
+            name, [], [], [], [], []
+
+    def feed(self, name, array):
+        self.inputs.append(helper.make_tensor_value_info(name, ELEM[array.dtype.type],
+                                                         list(array.shape)))
+        self.feeds.append((name, array))
+        return name
+
+    def const(self, name, array):
+        self.inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def node(self, op, inputs, outputs, domain=MS, **attrs):
+        self.nodes.append(helper.make_node(op, inputs, outputs, name=op.lower(), domain=domain,
+                                           **attrs))
+
+    def output(self, name, elem=TensorProto.FLOAT):
+        self.outputs.append(helper.make_tensor_value_info(name, elem, None))
+
+    def save(self, root):
+        folder = os.path.join(root, self.name)
+        data = os.path.join(folder, "test_data_set_0")
+        os.makedirs(data)
+        graph = helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                                        helper.make_opsetid(MS, 1)])
+        model.ir_version = 8
+        save_model(model, os.path.join(folder, "model.onnx"))
+        specs = []
+        for k, (name, array) in enumerate(self.feeds):
+            save_tensor(numpy_helper.from_array(array, name), os.path.join(data, f"input_{k}.pb"))
+            array.tofile(os.path.join(data, f"input_{k}.bin"))
+            specs.append({"name": name, "type": ORT_TYPE[array.dtype.type],
+                          "shape": list(array.shape)})
+        with open(os.path.join(data, "inputs.json"), "w") as f:
+            json.dump(specs, f)
+
+
+# ---- session-optimizer fusions and the Gelu family (contrib_fused.cpp) ------------------------
+
+def fused_cases():
+    c = Case("fused_conv_relu")
+    c.node("FusedConv", [c.feed("x", rand(1, 3, 8, 8)), c.const("w", rand(4, 3, 3, 3)),
+                         c.const("b", rand(4))], ["y"], activation="Relu", pads=[1, 1, 1, 1])
+    c.output("y")
+    yield c
+    c = Case("fused_conv_sum_leaky_relu")
+    c.node("FusedConv", [c.feed("x", rand(1, 3, 6, 6)), c.const("w", rand(4, 3, 3, 3)),
+                         c.const("b", rand(4)), c.feed("z", rand(1, 4, 4, 4))], ["y"],
+           activation="LeakyRelu", activation_params=[0.2])
+    c.output("y")
+    yield c
+    c = Case("fused_gemm_relu")
+    c.node("FusedGemm", [c.feed("a", rand(4, 5)), c.const("b", rand(3, 5)), c.const("c", rand(3))],
+           ["y"], transB=1, alpha=0.5, beta=1.0, activation="Relu")
+    c.output("y")
+    yield c
+    c = Case("fused_matmul_alpha")
+    c.node("FusedMatMul", [c.feed("a", rand(2, 3, 4)), c.feed("b", rand(2, 4, 5))], ["y"],
+           alpha=0.7)
+    c.output("y")
+    yield c
+    c = Case("fused_matmul_transposed")
+    c.node("FusedMatMul", [c.feed("a", rand(2, 4, 3)), c.feed("b", rand(2, 5, 4))], ["y"],
+           transA=1, transB=1, alpha=1.5)
+    c.output("y")
+    yield c
+    c = Case("transpose_matmul")
+    c.node("TransposeMatMul", [c.feed("a", rand(4, 3)), c.const("b", rand(4, 6))], ["y"], transA=1)
+    c.output("y")
+    yield c
+    for op, extra in (("Gelu", []), ("BiasGelu", ["bias"]), ("FastGelu", ["bias"]),
+                      ("FastGelu", []), ("QuickGelu", [])):
+        c = Case(f"{op.lower()}{'_bias' if extra and op == 'FastGelu' else ''}")
+        inputs = [c.feed("x", 2 * rand(2, 3, 8))] + [c.const(n, rand(8)) for n in extra]
+        attrs = {"alpha": 1.702} if op == "QuickGelu" else {}
+        c.node(op, inputs, ["y"], **attrs)
+        c.output("y")
+        yield c
+
+
+# ---- transformer fusions (contrib_transformer.cpp) --------------------------------------------
+
+def transformer_cases():
+    c = Case("skip_layer_norm")
+    c.node("SkipLayerNormalization",
+           [c.feed("x", rand(2, 3, 8)), c.feed("skip", rand(2, 3, 8)), c.const("gamma", rand(8)),
+            c.const("beta", rand(8)), c.const("bias", rand(8))], ["y", "", "", "sum"],
+           epsilon=1e-5)
+    c.output("y")
+    c.output("sum")
+    yield c
+    c = Case("skip_simplified_layer_norm")
+    c.node("SkipSimplifiedLayerNormalization",
+           [c.feed("x", rand(2, 3, 8)), c.feed("skip", rand(2, 3, 8)), c.const("gamma", rand(8))],
+           ["y"], epsilon=1e-6)
+    c.output("y")
+    yield c
+    for name, mask in (("attention", None),
+                       ("attention_mask_end", np.array([4, 2], np.int32)),
+                       ("attention_mask_2d", np.array([[1, 1, 1, 0], [1, 1, 0, 0]], np.int32))):
+        c = Case(name)
+        inputs = [c.feed("x", rand(2, 4, 8)), c.const("w", 0.3 * rand(8, 24)),
+                  c.const("b", rand(24))]
+        if mask is not None:
+            inputs.append(c.feed("mask", mask))
+        c.node("Attention", inputs, ["y"], num_heads=2)
+        c.output("y")
+        yield c
+
+
+# ---- QOperator quantized ops (contrib_qlinear.cpp) --------------------------------------------
+
+def qparams(c, prefix, scale, zero_point):
+    return [c.const(prefix + "_scale", np.float32(scale)),
+            c.const(prefix + "_zp", np.uint8(zero_point))]
+
+
+def qlinear_cases():
+    for op in ("QLinearAdd", "QLinearMul"):
+        c = Case(op.lower())
+        c.node(op, [c.feed("a", rand_u8(2, 8))] + qparams(c, "a", 0.05, 128) +
+               [c.feed("b", rand_u8(2, 8))] + qparams(c, "b", 0.04, 120) +
+               qparams(c, "y", 0.1 if op == "QLinearAdd" else 0.5, 128), ["y"])
+        c.output("y", TensorProto.UINT8)
+        yield c
+    c = Case("qlinear_sigmoid")
+    c.node("QLinearSigmoid", [c.feed("x", rand_u8(2, 8))] + qparams(c, "x", 0.05, 128) +
+           qparams(c, "y", 1 / 256, 0), ["y"])
+    c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("qlinear_leaky_relu")
+    c.node("QLinearLeakyRelu", [c.feed("x", rand_u8(2, 8))] + qparams(c, "x", 0.05, 128) +
+           qparams(c, "y", 0.04, 100), ["y"], alpha=0.1)
+    c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("qlinear_global_average_pool")
+    c.node("QLinearGlobalAveragePool", [c.feed("x", rand_u8(1, 4, 5, 5))] +
+           qparams(c, "x", 0.05, 128) + qparams(c, "y", 0.03, 120), ["y"], channels_last=0)
+    c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("qlinear_concat")
+    c.node("QLinearConcat", qparams(c, "y", 0.06, 125) +
+           [c.feed("a", rand_u8(1, 2, 3))] + qparams(c, "a", 0.05, 128) +
+           [c.feed("b", rand_u8(1, 3, 3))] + qparams(c, "b", 0.07, 110), ["y"], axis=1)
+    c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("qlinear_conv")
+    c.node("QLinearConv", [c.feed("x", rand_u8(1, 3, 6, 6))] + qparams(c, "x", 0.02, 128) +
+           [c.const("w", rand_u8(4, 3, 3, 3))] + qparams(c, "w", 0.01, 127) +
+           qparams(c, "y", 0.1, 128) +
+           [c.const("b", rng.integers(-500, 500, 4).astype(np.int32))], ["y"], pads=[1, 1, 1, 1])
+    c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("qgemm_quantized")
+    c.node("QGemm", [c.feed("a", rand_u8(3, 5))] + qparams(c, "a", 0.02, 128) +
+           [c.const("b", rand_u8(4, 5))] + qparams(c, "b", 0.01, 127) +
+           [c.const("c", rng.integers(-500, 500, 4).astype(np.int32))] + qparams(c, "y", 0.05, 128),
+           ["y"], transB=1)
+    c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("qgemm_float")
+    c.node("QGemm", [c.feed("a", rand_u8(3, 5))] + qparams(c, "a", 0.02, 128) +
+           [c.const("b", rand_u8(5, 4))] + qparams(c, "b", 0.01, 127)
+           + [c.const("c", rng.integers(-500, 500, 4).astype(np.int32))], ["y"], alpha=0.5)
+    c.output("y")
+    yield c
+
+
+def expect(root):
+    """ORT's raw outputs (output_K.bin, typed in outputs.json) as output_K.pb, and their shapes
+    declared on the model's outputs (onnxc then checks that its inferred shapes agree)."""
+    types = {"float32": np.float32, "uint8": np.uint8, "int8": np.int8, "int32": np.int32,
+             "int64": np.int64}
+    for name in sorted(os.listdir(root)):
+        data = os.path.join(root, name, "test_data_set_0")
+        with open(os.path.join(data, "outputs.json")) as f:
+            outputs = json.load(f)
+        path = os.path.join(root, name, "model.onnx")
+        model = load_model(path)
+        for declared, o in zip(model.graph.output, outputs):
+            for d in o["shape"]:
+                declared.type.tensor_type.shape.dim.add().dim_value = d
+        save_model(model, path)
+        for k, o in enumerate(outputs):
+            y = np.fromfile(os.path.join(data, f"output_{k}.bin"), dtype=types[o["type"]])
+            y = y.reshape(o["shape"])
+            save_tensor(numpy_helper.from_array(y, o["name"]), os.path.join(data, f"output_{k}.pb"))
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--expect":
+        return expect(sys.argv[2])
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    for group in (fused_cases, transformer_cases, qlinear_cases):
+        for case in group():
+            case.save(sys.argv[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# CTest `contrib_ort` (issue 35): one small model per com.microsoft op onnxc expands
+# (make_contrib_cases.py), run under onnxruntime-node (bench/ort_reference.js) for the expected
+# outputs, then through `onnxc test` at the default tolerance (quantized outputs compare exactly).
+# Exits 77 (CTest SKIP_RETURN_CODE) only when python3 lacks numpy/onnx, or node or
+# onnxruntime-node is missing. About 20 s.
+# Usage: run_contrib_cases.sh ONNXC WORK_DIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bench=$(cd "$here/../../bench" && pwd)
+onnxc=$1
+work=$2
+skip() {
+  echo "contrib_ort: SKIPPED: $*"
+  exit 77
+}
+/usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null || skip "/usr/bin/python3 cannot import onnx/numpy"
+command -v node >/dev/null || skip "node not found (apt install nodejs)"
+(cd "$bench" && node -e "require('onnxruntime-node')" 2>/dev/null) ||
+  skip "onnxruntime-node not installed (cd bench && npm ci --ignore-scripts)"
+
+rm -rf "$work" && mkdir -p "$work"
+cases=$work/cases
+/usr/bin/python3 "$here/make_contrib_cases.py" "$cases"
+(cd "$bench" && node ort_reference.js "$cases")
+/usr/bin/python3 "$here/make_contrib_cases.py" --expect "$cases"
+"$onnxc" test -j 2 "$cases"/*
