@@ -270,6 +270,9 @@ int run_ops(bool markdown) {
   bool contrib_listed = false;
   auto list_contrib = [&] {
     for (const std::string& op : expanded_contrib_ops()) print(kContrib, op.c_str(), "1-1");
+    // ONNX Runtime's own ops in the ai.onnx domain (no ONNX op has their names).
+    for (const std::string& op : expanded_contrib_ops(""))
+      print("ai.onnx", op.c_str(), "1-1 (ONNX Runtime's)");
     contrib_listed = true;
   };
   if (markdown) std::printf("| domain | op | opsets |\n|---|---|---|\n");

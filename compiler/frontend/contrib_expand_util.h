@@ -90,6 +90,9 @@ using ExpandFn = bool (*)(Expansion& e);
 struct ExpandRule {
   const char* op_type;
   ExpandFn fn;
+  // ORT registers a few of its own ops in the ai.onnx domain (""), where ONNX has none of that
+  // name (SimplifiedLayerNormalization).
+  const char* domain = "com.microsoft";
 };
 // The rules of each group (contrib_fused.cpp, contrib_transformer.cpp, contrib_qlinear.cpp).
 std::vector<ExpandRule> fused_rules();

@@ -195,9 +195,9 @@ const std::vector<ExpandRule>& all_rules() {
 }
 
 const ExpandRule* rule_for(const onnx::NodeProto& n) {
-  if (n.domain() != "com.microsoft") return nullptr;
+  const std::string& domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
   for (const auto& r : all_rules())
-    if (n.op_type() == r.op_type) return &r;
+    if (n.op_type() == r.op_type && domain == r.domain) return &r;
   return nullptr;
 }
 
@@ -326,9 +326,10 @@ bool expand_contrib_ops(onnx::ModelProto& model, Diagnostics& diag) {
   return Expander(model, diag).run();
 }
 
-std::vector<std::string> expanded_contrib_ops() {
+std::vector<std::string> expanded_contrib_ops(const std::string& domain) {
   std::vector<std::string> names;
-  for (const auto& r : all_rules()) names.push_back(r.op_type);
+  for (const auto& r : all_rules())
+    if (domain == r.domain) names.push_back(r.op_type);
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -17,7 +17,8 @@ namespace onnxc {
 // reported, where a supported op uses a form that is not expanded (one line per node).
 bool expand_contrib_ops(onnx::ModelProto& model, Diagnostics& diag);
 
-// The com.microsoft ops expanded here, sorted (for `onnxc ops` and the README).
-std::vector<std::string> expanded_contrib_ops();
+// The ops of ONNX Runtime's `domain` expanded here, sorted (for `onnxc ops` and the README):
+// com.microsoft, or "" for the few ORT registers in the ai.onnx domain.
+std::vector<std::string> expanded_contrib_ops(const std::string& domain = "com.microsoft");
 
 }  // namespace onnxc

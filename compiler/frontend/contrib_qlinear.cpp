@@ -121,6 +121,78 @@ bool qgemm(Expansion& e) {
   return true;
 }
 
+// QLinearAveragePool (contrib_ops/cpu/quantization/qlinear_pool.cc): inputs X, x_scale,
+// x_zero_point, y_scale, y_zero_point and AveragePool's attributes; channels_last 0 only.
+bool qlinear_average_pool(Expansion& e) {
+  if (e.attr_i("channels_last", 0))
+    return e.fail(
+        "channels_last=1 is a layout of the machine that saved the model; save the "
+        "session at optimization level `extended` for a portable model");
+  onnx::NodeProto* pool = e.emit("AveragePool", {dq(e, e.in(0), e.in(1), e.in(2))}, {""});
+  for (const auto& a : e.n.attribute())
+    if (a.name() != "channels_last") *pool->add_attribute() = a;
+  q(e, pool->output(0), e.in(3), e.in(4), e.out(0));
+  return true;
+}
+
+// QLinearSoftmax (contrib_ops/cpu/quantization/qlinear_softmax.cc): inputs X, X_scale,
+// x_zero_point, y_scale, y_zero_point; attributes axis and opset, the Softmax version whose
+// semantics apply (before 13: over the dims from axis on, coerced to 2-D).
+bool qlinear_softmax(Expansion& e) {
+  const int64_t axis = e.attr_i("axis", -1);
+  const int64_t softmax_opset = e.attr_i("opset", 13);
+  const bool last_axis = axis == -1 || axis == e.rank(e.in(0)) - 1;  // both semantics agree
+  if ((softmax_opset < 13) != (e.opset < 13) && !last_axis)
+    return e.fail("Softmax semantics of opset {} over axis {} differ from the model's opset {}",
+                  softmax_opset, axis, e.opset);
+  onnx::NodeProto* sm = e.emit("Softmax", {dq(e, e.in(0), e.in(1), e.in(2))}, {""});
+  set_attr(sm, "axis", axis);
+  q(e, sm->output(0), e.in(3), e.in(4), e.out(0));
+  return true;
+}
+
+// QLinearWhere (contrib_ops/cpu/quantization/qlinear_where.cc): inputs condition, X, x_scale,
+// x_zero_point, Y, y_scale, y_zero_point, z_scale, z_zero_point.
+bool qlinear_where(Expansion& e) {
+  std::string x = dq(e, e.in(1), e.in(2), e.in(3)), y = dq(e, e.in(4), e.in(5), e.in(6));
+  q(e, e.emit1("Where", {e.in(0), x, y}), e.in(7), e.in(8), e.out(0));
+  return true;
+}
+
+// (A - a_zero_point) (B - b_zero_point) in int32 (MatMulInteger), scaled to float by a_scale and
+// b_scale (per column of B when 1-D), plus the optional bias.
+void integer_product_to_float(Expansion& e, const std::string& a, const std::string& a_scale,
+                              const std::string& a_zp, const std::string& b_scale,
+                              const std::string& b_zp, const std::string& bias) {
+  onnx::NodeProto* mm = e.emit("MatMulInteger", {a, e.in(1)}, {""});
+  if (!a_zp.empty() || !b_zp.empty()) mm->add_input(a_zp);
+  if (!b_zp.empty()) mm->add_input(b_zp);
+  onnx::NodeProto* cast = e.emit("Cast", {mm->output(0)}, {""});
+  set_attr(cast, "to", int64_t{onnx::TensorProto::FLOAT});
+  std::string y = e.emit1("Mul", {cast->output(0), e.emit1("Mul", {a_scale, b_scale})});
+  if (bias.empty())
+    e.emit("Identity", {y}, {e.out(0)});
+  else
+    e.emit("Add", {y, bias}, {e.out(0)});
+}
+
+// MatMulIntegerToFloat (contrib_ops/cpu/quantization/matmul_integer_to_float.cc): inputs A, B,
+// a_scale, b_scale, a_zero_point, b_zero_point, bias (the last three optional).
+bool matmul_integer_to_float(Expansion& e) {
+  integer_product_to_float(e, e.in(0), e.in(2), e.in(4), e.in(3), e.in(5), e.in(6));
+  return true;
+}
+
+// DynamicQuantizeMatMul (contrib_ops/cpu/quantization/dynamic_quantize_matmul.cc): A (float) is
+// quantized to uint8 at run time over its whole range, as DynamicQuantizeLinear does; inputs A,
+// B, b_scale, b_zero_point, bias (the last two optional).
+bool dynamic_quantize_matmul(Expansion& e) {
+  onnx::NodeProto* dql = e.emit("DynamicQuantizeLinear", {e.in(0)}, {"", "", ""});
+  integer_product_to_float(e, dql->output(0), dql->output(1), dql->output(2), e.in(2), e.in(3),
+                           e.in(4));
+  return true;
+}
+
 }  // namespace
 
 std::vector<ExpandRule> qlinear_rules() {
@@ -131,7 +203,12 @@ std::vector<ExpandRule> qlinear_rules() {
           {"QLinearGlobalAveragePool", qlinear_global_average_pool},
           {"QLinearConcat", qlinear_concat},
           {"QLinearConv", qlinear_conv},
-          {"QGemm", qgemm}};
+          {"QGemm", qgemm},
+          {"QLinearAveragePool", qlinear_average_pool},
+          {"QLinearSoftmax", qlinear_softmax},
+          {"QLinearWhere", qlinear_where},
+          {"MatMulIntegerToFloat", matmul_integer_to_float},
+          {"DynamicQuantizeMatMul", dynamic_quantize_matmul}};
 }
 
 }  // namespace onnxc::contrib

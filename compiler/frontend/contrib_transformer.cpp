@@ -70,6 +70,22 @@ bool skip_simplified_layer_norm(Expansion& e) {
   return true;
 }
 
+// SimplifiedLayerNormalization (ORT's, registered in the ai.onnx domain;
+// contrib_ops/cpu/layer_norm.cc, simplified): RMS normalization over the last axis,
+// Y = X / sqrt(mean(X^2) + epsilon) * scale; output 1 is inv_std_var. epsilon defaults to 1e-5.
+bool simplified_layer_norm(Expansion& e) {
+  const int64_t axis = e.attr_i("axis", -1);
+  if (axis != -1 && axis != e.rank(e.in(0)) - 1)
+    return e.fail("axis {} is not supported (the last axis only)", axis);
+  const float eps = e.attr_f("epsilon", 1e-5f);
+  std::string ms = reduce_mean_last(e, e.emit1("Mul", {e.in(0), e.in(0)}));
+  std::string inv =
+      e.emit1("Reciprocal", {e.emit1("Sqrt", {e.emit1("Add", {ms, e.const_f({eps})})})});
+  if (!e.out(1).empty()) e.emit("Identity", {inv}, {e.out(1)});
+  e.emit("Mul", {e.emit1("Mul", {e.in(0), inv}), e.in(1)}, {e.out(0)});
+  return true;
+}
+
 std::string unsqueeze(Expansion& e, const std::string& x, int64_t axis) {
   if (e.opset >= 13) return e.emit1("Unsqueeze", {x, e.const_i64({axis}, {1})});
   onnx::NodeProto* u = e.emit("Unsqueeze", {x}, {""});
@@ -177,7 +193,8 @@ bool attention(Expansion& e) {
 std::vector<ExpandRule> transformer_rules() {
   return {{"SkipLayerNormalization", skip_layer_norm},
           {"SkipSimplifiedLayerNormalization", skip_simplified_layer_norm},
-          {"Attention", attention}};
+          {"Attention", attention},
+          {"SimplifiedLayerNormalization", simplified_layer_norm, ""}};
 }
 
 }  // namespace onnxc::contrib

@@ -21,9 +21,9 @@ MS = "com.microsoft"
 OPSET = 17
 rng = np.random.default_rng(35)
 ELEM = {np.float32: TensorProto.FLOAT, np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8,
-        np.int32: TensorProto.INT32, np.int64: TensorProto.INT64}
+        np.int32: TensorProto.INT32, np.int64: TensorProto.INT64, np.bool_: TensorProto.BOOL}
 ORT_TYPE = {np.float32: "float32", np.uint8: "uint8", np.int8: "int8", np.int32: "int32",
-            np.int64: "int64"}
+            np.int64: "int64", np.bool_: "bool"}
 
 
 def rand(*shape):
@@ -137,6 +137,11 @@ def transformer_cases():
            ["y"], epsilon=1e-6)
     c.output("y")
     yield c
+    c = Case("simplified_layer_norm")
+    c.node("SimplifiedLayerNormalization", [c.feed("x", rand(2, 3, 8)), c.const("scale", rand(8))],
+           ["y"], domain="", axis=-1, epsilon=1e-5)
+    c.output("y")
+    yield c
     for name, mask in (("attention", None),
                        ("attention_mask_end", np.array([4, 2], np.int32)),
                        ("attention_mask_2d", np.array([[1, 1, 1, 0], [1, 1, 0, 0]], np.int32))):
@@ -192,6 +197,43 @@ def qlinear_cases():
            qparams(c, "y", 0.1, 128) +
            [c.const("b", rng.integers(-500, 500, 4).astype(np.int32))], ["y"], pads=[1, 1, 1, 1])
     c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("qlinear_average_pool")
+    # Scales whose ratio makes no average fall exactly halfway between two codes: where one
+    # does, the code depends on the order of float operations (ORT sums dequantized floats and
+    # divides; onnxc accumulates in double), not on the op's definition.
+    c.node("QLinearAveragePool", [c.feed("x", rand_u8(1, 3, 6, 6))] + qparams(c, "x", 0.05, 128) +
+           qparams(c, "y", 0.037, 120), ["y"], kernel_shape=[3, 3], strides=[2, 2],
+           pads=[1, 1, 1, 1], count_include_pad=0)
+    c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("qlinear_softmax")
+    c.node("QLinearSoftmax", [c.feed("x", rand_u8(2, 3, 10))] + qparams(c, "x", 0.05, 128) +
+           qparams(c, "y", 1 / 256, 0), ["y"], axis=-1, opset=13)
+    c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("qlinear_where")
+    c.node("QLinearWhere", [c.feed("cond", rng.integers(0, 2, (2, 6)).astype(bool))] +
+           [c.feed("a", rand_u8(2, 6))] + qparams(c, "a", 0.05, 128) +
+           [c.feed("b", rand_u8(2, 6))] + qparams(c, "b", 0.03, 100) + qparams(c, "y", 0.06, 120),
+           ["y"])
+    c.output("y", TensorProto.UINT8)
+    yield c
+    c = Case("matmul_integer_to_float")
+    c.node("MatMulIntegerToFloat",
+           [c.feed("a", rand_u8(3, 6)), c.const("b", rng.integers(-128, 128, (6, 4)).astype(np.int8)),
+            c.const("a_scale", np.float32(0.02)),
+            c.const("b_scale", np.array([0.01, 0.02, 0.015, 0.03], np.float32)),
+            c.const("a_zp", np.uint8(128)), c.const("b_zp", np.zeros(4, np.int8)),
+            c.const("bias", rand(4))], ["y"])
+    c.output("y")
+    yield c
+    c = Case("dynamic_quantize_matmul")
+    c.node("DynamicQuantizeMatMul",
+           [c.feed("a", rand(3, 6)), c.const("b", rng.integers(-128, 128, (6, 4)).astype(np.int8)),
+            c.const("b_scale", np.float32(0.01)), c.const("b_zp", np.int8(0)),
+            c.const("bias", rand(4))], ["y"])
+    c.output("y")
     yield c
     c = Case("qgemm_quantized")
     c.node("QGemm", [c.feed("a", rand_u8(3, 5))] + qparams(c, "a", 0.02, 128) +
