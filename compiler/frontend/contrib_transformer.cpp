@@ -2,6 +2,7 @@
 // contrib_expander.cpp). Definitions: ORT docs/ContribOperators.md, version 1; the CPU kernels
 // in onnxruntime/contrib_ops/cpu/bert decide where the text is silent.
 #include <cmath>
+#include <cstdint>
 
 #include "frontend/contrib_expand_util.h"
 
@@ -93,16 +94,18 @@ std::string unsqueeze(Expansion& e, const std::string& x, int64_t axis) {
   return u->output(0);
 }
 
-// The additive mask (broadcastable to B x N x S x S) of Attention's mask_index: 0 where a key is
-// attended, mask_filter_value where it is not (contrib_ops/cpu/bert/attention_helper.h
-// PrepareMask). Forms: 1-D (B) end positions, 2-D (B, S) and 3-D (B, S, S) raw masks (> 0 keeps).
-bool attention_mask(Expansion& e, const std::string& mask, float filter, std::string* add) {
+// The additive mask (broadcastable to B x N x S x L) of a mask_index or key_padding_mask: 0 where
+// a key is attended, mask_filter_value where it is not (contrib_ops/cpu/bert/attention_helper.h
+// PrepareMask). Forms: 1-D (B) end positions, 2-D (B, L) and 3-D (B, S, L) raw masks (> 0
+// keeps); `keys` is the B x L x ... tensor whose dim 1 counts the keys.
+bool attention_mask(Expansion& e, const std::string& mask, const std::string& keys, float filter,
+                    std::string* add) {
   const int r = e.rank(mask);
   const std::string zero = e.const_f({0.0f}), fill = e.const_f({filter});
   std::string keep;  // bool, true where attended
   if (r == 1) {
     // key position j < end[b]
-    std::string len = e.emit1("Gather", {e.emit1("Shape", {e.in(0)}), e.const_i64({1}, {})});
+    std::string len = e.emit1("Gather", {e.emit1("Shape", {keys}), e.const_i64({1}, {})});
     std::string pos = e.emit1("Range", {e.const_i64({0}, {}), len, e.const_i64({1}, {})});
     onnx::NodeProto* end = e.emit("Cast", {mask}, {""});
     set_attr(end, "to", int64_t{onnx::TensorProto::INT64});
@@ -124,6 +127,33 @@ bool attention_mask(Expansion& e, const std::string& mask, float filter, std::st
   else
     *add = e.emit1("Reshape", {m, e.const_i64({0, 1, 1, -1}, {4})});
   return true;
+}
+
+// Scaled dot-product attention of B x S x (N*h) queries over B x L x (N*h) keys and
+// B x L x (N*h_v) values, as ORT's CPU kernels compute it (attention_cpu_base.h): each split
+// into N heads, P = Softmax(scale * Q K^T + mask + attention_bias), output (P V) back to
+// B x S x (N*h_v). `scale` names a float scalar; `mask` and `bias` may be "".
+struct Qkv {
+  std::string q, k, v;
+};
+void attend(Expansion& e, int64_t heads, const Qkv& qkv, const std::string& scale,
+            const std::string& mask, const std::string& bias, const std::string& out) {
+  const std::string heads_shape = e.const_i64({0, 0, heads, -1}, {4});
+  auto to_heads = [&](const std::string& x, std::vector<int64_t> perm) {
+    onnx::NodeProto* t = e.emit("Transpose", {e.emit1("Reshape", {x, heads_shape})}, {""});
+    set_attr(t, "perm", perm);
+    return t->output(0);
+  };
+  std::string q = to_heads(qkv.q, {0, 2, 1, 3}), kt = to_heads(qkv.k, {0, 2, 3, 1});
+  std::string v = to_heads(qkv.v, {0, 2, 1, 3});
+  std::string s = e.emit1("Mul", {e.emit1("MatMul", {q, kt}), scale});
+  if (!mask.empty()) s = e.emit1("Add", {s, mask});
+  if (!bias.empty()) s = e.emit1("Add", {s, bias});
+  onnx::NodeProto* sm = e.emit("Softmax", {s}, {""});
+  set_attr(sm, "axis", int64_t{-1});
+  onnx::NodeProto* back = e.emit("Transpose", {e.emit1("MatMul", {sm->output(0), v})}, {""});
+  set_attr(back, "perm", std::vector<int64_t>{0, 2, 1, 3});
+  e.emit("Reshape", {back->output(0), e.const_i64({0, 0, -1}, {3})}, {out});
 }
 
 // Attention (contrib_ops/cpu/bert/attention.cc), packed QKV weights:
@@ -153,7 +183,8 @@ bool attention(Expansion& e) {
     scale = 1.0f / std::sqrt(static_cast<float>(sizes[0] / heads));
   }
   std::string mask;
-  if (e.has_in(3) && !attention_mask(e, e.in(3), e.attr_f("mask_filter_value", -10000.0f), &mask))
+  if (e.has_in(3) &&
+      !attention_mask(e, e.in(3), e.in(0), e.attr_f("mask_filter_value", -10000.0f), &mask))
     return false;
 
   std::string qkv = e.emit1("MatMul", {e.in(0), e.in(1)});
@@ -168,23 +199,115 @@ bool attention(Expansion& e) {
   } else if (e.opset >= 18) {
     set_attr(split, "num_outputs", int64_t{3});
   }
-  const std::string heads_shape = e.const_i64({0, 0, heads, -1}, {4});
-  auto to_heads = [&](int i, std::vector<int64_t> perm) {
-    onnx::NodeProto* t =
-        e.emit("Transpose", {e.emit1("Reshape", {split->output(i), heads_shape})}, {""});
-    set_attr(t, "perm", perm);
-    return t->output(0);
+  attend(e, heads, {split->output(0), split->output(1), split->output(2)}, e.const_f({scale}), mask,
+         e.in(5), e.out(0));
+  return true;
+}
+
+// MultiHeadAttention (contrib_ops/cpu/bert/multihead_attention.cc) with separate 3-D query
+// (B, S, D), key (B, L, D) and value (B, L, D_v): the optional bias (D + D + D_v) is added to
+// each, then attention as above; key_padding_mask (1-D lengths or 2-D (B, L)) and
+// attention_bias (B or 1, N or 1, S, L) as in Attention. scale defaults to 1/sqrt(D / N).
+bool multi_head_attention(Expansion& e) {
+  const int64_t heads = e.attr_i("num_heads", 0);
+  if (heads <= 0) return e.fail("num_heads must be positive");
+  if (e.attr_i("unidirectional", 0)) return e.fail("unidirectional=1 is not supported");
+  if (!e.has_in(1) || !e.has_in(2))
+    return e.fail("packed QKV or KV (no separate key and value) is not supported");
+  if (e.rank(e.in(1)) == 4 || e.rank(e.in(2)) == 4)
+    return e.fail("4-D key/value (B, N, L, H) is not supported: give 3-D (B, L, N*H)");
+  if (e.has_in(6) || e.has_in(7) || e.has_in(8) || e.has_in(9) || !e.out(1).empty() ||
+      !e.out(2).empty() || !e.out(3).empty())
+    return e.fail("past/present state and the qk output are not supported");
+  std::string mask;
+  if (e.has_in(4) &&
+      !attention_mask(e, e.in(4), e.in(1), e.attr_f("mask_filter_value", -10000.0f), &mask))
+    return false;
+  Qkv qkv{e.in(0), e.in(1), e.in(2)};
+  if (e.has_in(3)) {  // bias: D for Q, D for K, D_v for V, in one vector
+    std::string d = e.emit1("Slice", {e.emit1("Shape", {e.in(0)}), e.const_i64({-1}, {1}),
+                                      e.const_i64({INT64_MAX}, {1})});
+    std::string two_d = e.emit1("Add", {d, d});
+    auto part = [&](const std::string& x, const std::string& from, const std::string& to) {
+      return e.emit1("Add", {x, e.emit1("Slice", {e.in(3), from, to})});
+    };
+    const std::string zero = e.const_i64({0}, {1}), end = e.const_i64({INT64_MAX}, {1});
+    qkv = {part(qkv.q, zero, d), part(qkv.k, d, two_d), part(qkv.v, two_d, end)};
+  }
+  std::string scale;
+  if (const float given = e.attr_f("scale", 0.0f); given != 0.0f) {
+    scale = e.const_f({given});
+  } else {  // 1 / sqrt(head size), the head size from Q's shape (folded: shapes are static)
+    std::string d = e.emit1("Gather", {e.emit1("Shape", {e.in(0)}), e.const_i64({-1}, {})});
+    onnx::NodeProto* h = e.emit("Cast", {e.emit1("Div", {d, e.const_i64({heads}, {})})}, {""});
+    set_attr(h, "to", int64_t{onnx::TensorProto::FLOAT});
+    scale = e.emit1("Reciprocal", {e.emit1("Sqrt", {h->output(0)})});
+  }
+  attend(e, heads, qkv, scale, mask, e.in(5), e.out(0));
+  return true;
+}
+
+// RotaryEmbedding (contrib_ops/cpu/bert/rotary_embedding.cc): rotates the first R dims of each
+// head by the angles cached for its position: cos = cos_cache[pos], sin = sin_cache[pos] (R/2
+// each, R = twice cos_cache's dim 1); pairs (x_i, x_{i+R/2}), or (x_2i, x_2i+1) when
+// interleaved, become (x1 cos - x2 sin, x2 cos + x1 sin); dims past R pass unchanged. input is
+// (B, S, N*H) (N = num_heads; without it H = R) or (B, N, S, H); position_ids is (B, S), or (1)
+// holding the first position of every sequence.
+bool rotary_embedding(Expansion& e) {
+  if (e.attr_i("is_packed_batching", 0)) return e.fail("is_packed_batching=1 is not supported");
+  if (e.attr_f("scale", 1.0f) != 1.0f) return e.fail("scale other than 1 is not supported");
+  const int rank = e.rank(e.in(0)), pos_rank = e.rank(e.in(1));
+  if (rank != 3 && rank != 4) return e.fail("input must be 3-D or 4-D (its rank must be known)");
+  if (pos_rank != 1 && pos_rank != 2) return e.fail("position_ids must be 1-D or 2-D");
+  const int64_t heads = e.attr_i("num_heads", 0);
+  if (rank == 3 && heads == 0 && e.attr_i("rotary_embedding_dim", 0) != 0)
+    return e.fail("rotary_embedding_dim needs num_heads for 3-D input");
+  // R/2 and R as 1-D [1] tensors (folded: shapes are static).
+  const std::string half =
+      e.emit1("Slice", {e.emit1("Shape", {e.in(2)}), e.const_i64({1}, {1}), e.const_i64({2}, {1})});
+  const std::string rot = e.emit1("Add", {half, half});
+  std::string x = e.in(0);
+  if (rank == 3)  // (B, S, N, H)
+    x = e.emit1("Reshape", {x, heads > 0 ? e.const_i64({0, 0, heads, -1}, {4})
+                                         : e.emit1("Concat", {e.const_i64({0, 0, -1}, {3}), rot})});
+  // Positions: (B, S), or (S) = first + 0..S-1; then cos/sin broadcast against x.
+  std::string pos = e.in(1);
+  if (pos_rank == 1) {
+    std::string len =
+        e.emit1("Gather", {e.emit1("Shape", {x}), e.const_i64({rank == 3 ? 1 : 2}, {})});
+    pos =
+        e.emit1("Add", {e.emit1("Range", {e.const_i64({0}, {}), len, e.const_i64({1}, {})}), pos});
+  }
+  auto angles = [&](const std::string& cache) {
+    std::string a = e.emit1("Gather", {cache, pos});  // (B, S, R/2) or (S, R/2)
+    if (rank == 3) return unsqueeze(e, a, -2);        // against (B, S, N, R/2)
+    return pos_rank == 2 ? unsqueeze(e, a, 1) : a;    // against (B, N, S, R/2)
   };
-  std::string q = to_heads(0, {0, 2, 1, 3}), kt = to_heads(1, {0, 2, 3, 1});
-  std::string v = to_heads(2, {0, 2, 1, 3});
-  std::string s = e.emit1("Mul", {e.emit1("MatMul", {q, kt}), e.const_f({scale})});
-  if (!mask.empty()) s = e.emit1("Add", {s, mask});
-  if (e.has_in(5)) s = e.emit1("Add", {s, e.in(5)});
-  onnx::NodeProto* sm = e.emit("Softmax", {s}, {""});
-  set_attr(sm, "axis", int64_t{-1});
-  onnx::NodeProto* back = e.emit("Transpose", {e.emit1("MatMul", {sm->output(0), v})}, {""});
-  set_attr(back, "perm", std::vector<int64_t>{0, 2, 1, 3});
-  e.emit("Reshape", {back->output(0), e.const_i64({0, 0, -1}, {3})}, {e.out(0)});
+  const std::string cos = angles(e.in(2)), sin = angles(e.in(3));
+  const std::string zero = e.const_i64({0}, {1}), one = e.const_i64({1}, {1});
+  const std::string last = e.const_i64({-1}, {1}), end = e.const_i64({INT64_MAX}, {1});
+  const bool interleaved = e.attr_i("interleaved", 0) != 0;
+  const std::string step = interleaved ? e.const_i64({2}, {1}) : one;
+  std::string x1 = e.emit1("Slice", {x, zero, interleaved ? rot : half, last, step});
+  std::string x2 = e.emit1("Slice", {x, interleaved ? one : half, rot, last, step});
+  std::string y1 = e.emit1("Sub", {e.emit1("Mul", {x1, cos}), e.emit1("Mul", {x2, sin})});
+  std::string y2 = e.emit1("Add", {e.emit1("Mul", {x2, cos}), e.emit1("Mul", {x1, sin})});
+  std::string y;
+  if (interleaved) {  // (..., R/2, 2) -> (..., R)
+    onnx::NodeProto* pairs = e.emit("Concat", {unsqueeze(e, y1, -1), unsqueeze(e, y2, -1)}, {""});
+    set_attr(pairs, "axis", int64_t{-1});
+    y = e.emit1("Reshape", {pairs->output(0), e.const_i64({0, 0, 0, -1}, {4})});
+  } else {
+    onnx::NodeProto* c = e.emit("Concat", {y1, y2}, {""});
+    set_attr(c, "axis", int64_t{-1});
+    y = c->output(0);
+  }
+  onnx::NodeProto* with_rest = e.emit("Concat", {y, e.emit1("Slice", {x, rot, end, last})}, {""});
+  set_attr(with_rest, "axis", int64_t{-1});
+  if (rank == 3)
+    e.emit("Reshape", {with_rest->output(0), e.const_i64({0, 0, -1}, {3})}, {e.out(0)});
+  else
+    e.emit("Identity", {with_rest->output(0)}, {e.out(0)});
   return true;
 }
 
@@ -194,6 +317,8 @@ std::vector<ExpandRule> transformer_rules() {
   return {{"SkipLayerNormalization", skip_layer_norm},
           {"SkipSimplifiedLayerNormalization", skip_simplified_layer_norm},
           {"Attention", attention},
+          {"MultiHeadAttention", multi_head_attention},
+          {"RotaryEmbedding", rotary_embedding},
           {"SimplifiedLayerNormalization", simplified_layer_norm, ""}};
 }
 

@@ -142,6 +142,38 @@ def transformer_cases():
            ["y"], domain="", axis=-1, epsilon=1e-5)
     c.output("y")
     yield c
+    c = Case("multi_head_attention")
+    c.node("MultiHeadAttention", [c.feed("q", rand(2, 3, 8)), c.feed("k", rand(2, 5, 8)),
+                                  c.feed("v", rand(2, 5, 8))], ["y"], num_heads=2)
+    c.output("y")
+    yield c
+    c = Case("multi_head_attention_bias_masks")
+    c.node("MultiHeadAttention",
+           [c.feed("q", rand(2, 3, 8)), c.feed("k", rand(2, 5, 8)), c.feed("v", rand(2, 5, 6)),
+            c.const("bias", rand(22)),
+            c.feed("key_padding_mask", np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 0]], np.int32)),
+            c.feed("attention_bias", rand(1, 2, 3, 5))], ["y"], num_heads=2)
+    c.output("y")
+    yield c
+    c = Case("multi_head_attention_lengths_scale")
+    c.node("MultiHeadAttention",
+           [c.feed("q", rand(2, 3, 8)), c.feed("k", rand(2, 5, 8)), c.feed("v", rand(2, 5, 8)),
+            "", c.feed("key_lengths", np.array([5, 2], np.int32))], ["y"], num_heads=4, scale=0.3)
+    c.output("y")
+    yield c
+    for name, shape, pos, half, attrs in (
+            ("rotary_embedding", (2, 4, 16), rng.integers(0, 10, (2, 4)), 4, {"num_heads": 2}),
+            ("rotary_embedding_interleaved_partial", (2, 4, 16), rng.integers(0, 10, (2, 4)), 2,
+             {"num_heads": 2, "rotary_embedding_dim": 4, "interleaved": 1}),
+            ("rotary_embedding_4d_offset", (1, 2, 3, 8), np.array([2]), 4, {})):
+        c = Case(name)
+        angles = np.arange(10)[:, None] * (10000.0 ** (-np.arange(half) / half))[None, :]
+        c.node("RotaryEmbedding", [c.feed("x", rand(*shape)), c.feed("pos", pos.astype(np.int64)),
+                                   c.const("cos", np.cos(angles).astype(np.float32)),
+                                   c.const("sin", np.sin(angles).astype(np.float32))], ["y"],
+               **attrs)
+        c.output("y")
+        yield c
     for name, mask in (("attention", None),
                        ("attention_mask_end", np.array([4, 2], np.int32)),
                        ("attention_mask_2d", np.array([[1, 1, 1, 0], [1, 1, 0, 0]], np.int32))):

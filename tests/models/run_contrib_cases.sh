@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# CTest `contrib_ort` (issue 35): one small model per com.microsoft op onnxc expands
+# CTest `contrib_ort` (issue 35): small models of every com.microsoft op onnxc expands
 # (make_contrib_cases.py), run under onnxruntime-node (bench/ort_reference.js) for the expected
 # outputs, then through `onnxc test` at the default tolerance (quantized outputs compare exactly).
 # Exits 77 (CTest SKIP_RETURN_CODE) only when python3 lacks numpy/onnx, or node or
-# onnxruntime-node is missing. About 20 s.
+# onnxruntime-node is missing. About 30 s.
 # Usage: run_contrib_cases.sh ONNXC WORK_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
