@@ -17,6 +17,34 @@ std::string reduce_mean_last(Expansion& e, const std::string& x) {
   return r->output(0);
 }
 
+// LayerNormalization of `s` over the last axis, scaled by gamma and shifted by beta (may be ""),
+// into outs[0], with the mean and inv_std_var into outs[1] and outs[2] where asked ("" not).
+void layer_norm(Expansion& e, const std::string& s, const std::string& gamma,
+                const std::string& beta, float eps, const std::vector<std::string>& outs) {
+  if (e.opset >= 17) {
+    onnx::NodeProto* ln = e.emit("LayerNormalization", {s, gamma}, {outs[0]});
+    if (!beta.empty()) ln->add_input(beta);
+    if (!outs[1].empty() || !outs[2].empty()) ln->add_output(outs[1]);
+    if (!outs[2].empty()) ln->add_output(outs[2]);
+    set_attr(ln, "axis", int64_t{-1});
+    set_attr(ln, "epsilon", eps);
+    return;
+  }
+  // LayerNormalization's function body, before opset 17.
+  std::string mean = reduce_mean_last(e, s);
+  if (!outs[1].empty()) e.emit("Identity", {mean}, {outs[1]});
+  std::string d = e.emit1("Sub", {s, mean});
+  std::string var = reduce_mean_last(e, e.emit1("Mul", {d, d}));
+  std::string inv =
+      e.emit1("Reciprocal", {e.emit1("Sqrt", {e.emit1("Add", {var, e.const_f({eps})})})});
+  if (!outs[2].empty()) e.emit("Identity", {inv}, {outs[2]});
+  std::string y = e.emit1("Mul", {e.emit1("Mul", {d, inv}), gamma});
+  if (!beta.empty())
+    e.emit("Add", {y, beta}, {outs[0]});
+  else
+    e.emit("Identity", {y}, {outs[0]});
+}
+
 // input + skip (+ bias), into output `sum_out` where the node asks for it.
 std::string skip_sum(Expansion& e, int bias_input, int sum_output) {
   std::string s = e.emit1("Add", {e.in(0), e.in(1)});
@@ -29,30 +57,8 @@ std::string skip_sum(Expansion& e, int bias_input, int sum_output) {
 // output = LayerNormalization(s, gamma, beta, axis=-1, epsilon); mean and inv_std_var are
 // LayerNormalization's; input_skip_bias_sum (output 3) is s. epsilon defaults to 1e-12.
 bool skip_layer_norm(Expansion& e) {
-  const float eps = e.attr_f("epsilon", 1e-12f);
-  const std::string s = skip_sum(e, 4, 3);
-  if (e.opset >= 17) {
-    onnx::NodeProto* ln = e.emit("LayerNormalization", {s, e.in(2)}, {e.out(0)});
-    if (e.has_in(3)) ln->add_input(e.in(3));
-    if (!e.out(1).empty() || !e.out(2).empty()) ln->add_output(e.out(1));
-    if (!e.out(2).empty()) ln->add_output(e.out(2));
-    set_attr(ln, "axis", int64_t{-1});
-    set_attr(ln, "epsilon", eps);
-    return true;
-  }
-  // LayerNormalization's function body, before opset 17.
-  std::string mean = reduce_mean_last(e, s);
-  if (!e.out(1).empty()) e.emit("Identity", {mean}, {e.out(1)});
-  std::string d = e.emit1("Sub", {s, mean});
-  std::string var = reduce_mean_last(e, e.emit1("Mul", {d, d}));
-  std::string inv =
-      e.emit1("Reciprocal", {e.emit1("Sqrt", {e.emit1("Add", {var, e.const_f({eps})})})});
-  if (!e.out(2).empty()) e.emit("Identity", {inv}, {e.out(2)});
-  std::string y = e.emit1("Mul", {e.emit1("Mul", {d, inv}), e.in(2)});
-  if (e.has_in(3))
-    e.emit("Add", {y, e.in(3)}, {e.out(0)});
-  else
-    e.emit("Identity", {y}, {e.out(0)});
+  layer_norm(e, skip_sum(e, 4, 3), e.in(2), e.in(3), e.attr_f("epsilon", 1e-12f),
+             {e.out(0), e.out(1), e.out(2)});
   return true;
 }
 
@@ -68,6 +74,41 @@ bool skip_simplified_layer_norm(Expansion& e) {
       e.emit1("Reciprocal", {e.emit1("Sqrt", {e.emit1("Add", {ms, e.const_f({eps})})})});
   if (!e.out(2).empty()) e.emit("Identity", {inv}, {e.out(2)});
   e.emit("Mul", {e.emit1("Mul", {s, inv}), e.in(2)}, {e.out(0)});
+  return true;
+}
+
+// EmbedLayerNormalization (contrib_ops/cpu/bert/embed_layer_norm.cc): inputs input_ids (B, S),
+// segment_ids, word_embedding, position_embedding, segment_embedding, gamma, beta, mask,
+// position_ids; s = word[input_ids] + position[position_ids or 0..S-1] (+ segment[segment_ids]);
+// output = LayerNormalization(s) * gamma + beta; mask_index = the count of non-zero mask entries
+// per sequence (int32, zeros without a mask); embedding_sum (output 2) is s.
+bool embed_layer_norm(Expansion& e) {
+  std::string s = e.emit1("Gather", {e.in(2), e.in(0)});
+  std::string pos = e.in(8);
+  if (pos.empty()) {
+    std::string len = e.emit1("Gather", {e.emit1("Shape", {e.in(0)}), e.const_i64({1}, {})});
+    pos = e.emit1("Range", {e.const_i64({0}, {}), len, e.const_i64({1}, {})});
+  }
+  s = e.emit1("Add", {s, e.emit1("Gather", {e.in(3), pos})});
+  if (e.has_in(1) && e.has_in(4)) s = e.emit1("Add", {s, e.emit1("Gather", {e.in(4), e.in(1)})});
+  if (!e.out(2).empty()) e.emit("Identity", {s}, {e.out(2)});
+  layer_norm(e, s, e.in(5), e.in(6), e.attr_f("epsilon", 1e-12f), {e.out(0), "", ""});
+  if (e.out(1).empty()) return true;
+  if (!e.has_in(7)) {  // no mask: zeros, one per sequence
+    onnx::NodeProto* first = e.emit("Gather", {e.in(0), e.const_i64({0}, {})}, {""});
+    set_attr(first, "axis", int64_t{1});
+    e.emit("Mul", {first->output(0), e.const_i32({0})}, {e.out(1)});
+    return true;
+  }
+  onnx::NodeProto* nonzero =
+      e.emit("Cast", {e.emit1("Not", {e.emit1("Equal", {e.in(7), e.const_i32({0})})})}, {""});
+  set_attr(nonzero, "to", int64_t{onnx::TensorProto::INT32});
+  onnx::NodeProto* count = e.emit("ReduceSum", {nonzero->output(0)}, {e.out(1)});
+  if (e.opset >= 13)
+    count->add_input(e.const_i64({1}, {1}));
+  else
+    set_attr(count, "axes", std::vector<int64_t>{1});
+  set_attr(count, "keepdims", int64_t{0});
   return true;
 }
 
@@ -318,6 +359,7 @@ std::vector<ExpandRule> transformer_rules() {
           {"SkipSimplifiedLayerNormalization", skip_simplified_layer_norm},
           {"Attention", attention},
           {"MultiHeadAttention", multi_head_attention},
+          {"EmbedLayerNormalization", embed_layer_norm},
           {"RotaryEmbedding", rotary_embedding},
           {"SimplifiedLayerNormalization", simplified_layer_norm, ""}};
 }

@@ -174,6 +174,26 @@ def transformer_cases():
                **attrs)
         c.output("y")
         yield c
+    c = Case("embed_layer_norm")
+    c.node("EmbedLayerNormalization",
+           [c.feed("ids", rng.integers(0, 20, (2, 5)).astype(np.int32)),
+            c.feed("segments", rng.integers(0, 2, (2, 5)).astype(np.int32)),
+            c.const("word", rand(20, 8)), c.const("position", rand(16, 8)),
+            c.const("segment", rand(2, 8)), c.const("gamma", rand(8)), c.const("beta", rand(8)),
+            c.feed("mask", np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], np.int32))],
+           ["y", "mask_index", "sum"], epsilon=1e-12)
+    c.output("y")
+    c.output("mask_index", TensorProto.INT32)
+    c.output("sum")
+    yield c
+    c = Case("embed_layer_norm_no_segment_no_mask")
+    c.node("EmbedLayerNormalization",
+           [c.feed("ids", rng.integers(0, 20, (2, 5)).astype(np.int32)), "",
+            c.const("word", rand(20, 8)), c.const("position", rand(16, 8)), "",
+            c.const("gamma", rand(8)), c.const("beta", rand(8))], ["y", "mask_index"])
+    c.output("y")
+    c.output("mask_index", TensorProto.INT32)
+    yield c
     for name, mask in (("attention", None),
                        ("attention_mask_end", np.array([4, 2], np.int32)),
                        ("attention_mask_2d", np.array([[1, 1, 1, 0], [1, 1, 0, 0]], np.int32))):
