@@ -43,6 +43,7 @@
   X(f32, dwconv, 3x3, avx512f, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
   X(f32, dwconv, 3x3, avx2_fma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                    \
   X(f32, dwconv, 3x3, neonfma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
+  X(f32, dwconv, 3x3, sse2, "conv_variants_sse2.h", dwconv_kxk, any, any, 0, 15)                   \
   X(f32, dwconv, 5x5, avx512f, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
   X(f32, dwconv, 5x5, avx2_fma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                    \
   X(f32, dwconv, 5x5, neonfma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \

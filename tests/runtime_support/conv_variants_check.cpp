@@ -33,6 +33,7 @@
 
 #include "epilogue_adapters.h"
 #include "onnxc/conv_variants.h"
+#include "onnxc/conv_variants_sse2.h"
 #include "onnxc/conv_winograd.h"
 #include "onnxc/kernels_parallel.h"
 #include "onnxc/thread_pool.h"
@@ -72,6 +73,9 @@ const Compiled kCompiled[] = {
 #if defined(__AVX2__) && defined(__FMA__)
     ONNXC_COMPILED(f32_dwconv_3x3__avx2_fma),
     ONNXC_COMPILED(f32_dwconv_5x5__avx2_fma),
+#endif
+#if defined(__SSE2__)
+    ONNXC_COMPILED(f32_dwconv_3x3__sse2),
 #endif
 #if defined(__ARM_NEON) && defined(__aarch64__)
     ONNXC_COMPILED(f32_dwconv_3x3__neonfma),
