@@ -293,15 +293,22 @@ int run_ops(bool markdown) {
   return kExitOk;
 }
 
+// One line per row of the kernel-variant table, in preference order: what it requires (isa),
+// takes (fits, weights) and is meant for (class), its panel and rate, and the targets that may
+// use it (target_may_use).
 int run_ops_kernels() {
-  std::printf("%-28s %-10s %-9s %s\n", "variant", "family", "isa", "targets");
+  std::printf("%-30s %-16s %-9s %-13s %-8s %-6s %-5s %-6s %s\n", "variant", "family", "isa", "fits",
+              "weights", "class", "panel", "gflops", "targets");
   for (const KernelVariant& v : all_kernel_variants()) {
     std::vector<std::string_view> targets;
     for (const Target& t : all_targets())
-      if (isa_allows(t.isa, v.isa)) targets.push_back(t.name);
-    std::printf("%-28s %-10s %-9s %s\n", v.name.c_str(), (v.dtype + "_" + v.op).c_str(),
-                std::string(isa_name(v.isa)).c_str(),
-                fmt::format("{}", fmt::join(targets, ", ")).c_str());
+      if (target_may_use(v, t)) targets.push_back(t.name);
+    std::printf("%-30s %-16s %-9s %-13s %-8s %-6s %-5lld %-6g %s\n", v.name.c_str(),
+                (v.dtype + "_" + v.op).c_str(), std::string(isa_name(v.isa)).c_str(),
+                std::string(kernel_fit_name(v.fits)).c_str(),
+                v.constant_weights ? "constant" : "any",
+                std::string(target_class_name(v.targets)).c_str(), static_cast<long long>(v.panel),
+                v.gflops, fmt::format("{}", fmt::join(targets, ", ")).c_str());
   }
   return kExitOk;
 }

@@ -119,7 +119,7 @@ bool winograd_pays(const ConvParams& p) {
          p.c_in >= kWinogradMinChannels && p.c_out >= kWinogradMinChannels;
 }
 bool is_winograd(const KernelVariant* v) {
-  return v && v->op == "conv" && v->tile == "wino4x4";
+  return v && v->fits == KernelFit::winograd;
 }
 
 struct ConvState : OpState {
@@ -127,16 +127,9 @@ struct ConvState : OpState {
   const ConvKernel* kernel = &kConvRef;
   EpilogueSpec epilogue{};                 // fused by a pass (Conv only)
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; emitted instead of kernel
-  bool small_tiles = false;    // a microcontroller target: only the 4x8 scalar tiles fit its stack
   int tasks = 1;               // parts the variant runs in (onnxc/parallel.h); set with the variant
   int64_t winograd_bands = 0;  // > 0: Winograd pays and fits, in blocks of this many bands
 };
-
-// About how fast the convolution kernels run on one core, for --threads' split threshold
-// (bench/run --layers on an AVX-512 core: GEMM convolutions 100-200 GFLOP/s, depthwise 7-27).
-constexpr double kGemmGflopPerSecond = 150;
-constexpr double kDepthwiseGflopPerSecond = 15;
-constexpr double kWinogradGflopPerSecond = 450;  // effective: direct-convolution flops / time
 
 // Multiply-adds x 2 of a convolution.
 double conv_flops(const ConvParams& p) {
@@ -221,9 +214,9 @@ class ConvLikeOp : public OpHandler {
                          : nullptr;
     if (is_winograd(s.variant)) {  // W is the transformed filters (pack-weights)
       with_epilogue(s.epilogue, [&](const auto& e) {
-        f32_conv_wino4x4__avx512f(s.p, in[0]->as<float>(), in[1]->as<float>(),
-                                  in.size() > 2 && in[2] ? in[2]->as<float>() : nullptr,
-                                  out[0].as<float>(), scratch.data(), e, r);
+        f32_conv_wino4x4__scalar(s.p, in[0]->as<float>(), in[1]->as<float>(),
+                                 in.size() > 2 && in[2] ? in[2]->as<float>() : nullptr,
+                                 out[0].as<float>(), scratch.data(), e, r);
       });
       return true;
     }
@@ -304,9 +297,9 @@ class ConvOp final : public ConvLikeOp {
       } else {
         s.kernel = &kConvGemm;
         fit_gemm_blocks(p, shape_numel(g.out), ctx.target().scratch_budget());
-        s.small_tiles = ctx.target().is_microcontroller();
         ctx.request_scratch(static_cast<size_t>(conv_gemm_scratch_bytes(p)));
-        if (winograd_pays(p) && !s.small_tiles)
+        // (Microcontrollers' kernel stack holds no Winograd tile.)
+        if (winograd_pays(p) && !ctx.target().is_microcontroller())
           s.winograd_bands = winograd_bands(p, ctx.target().scratch_budget());
       }
     }
@@ -317,38 +310,32 @@ class ConvOp final : public ConvLikeOp {
     return true;
   }
 
-  // The float GEMM and depthwise kernels have variants (onnxc/variants.h): families "conv" and
-  // "dwconv"; a "3x3" or "5x5" depthwise variant takes only the shapes f32_dwconv_kxk_applies()
-  // accepts.
-  // The "4x8" GEMM tiles (scalar accumulators) are for microcontrollers (no vector unit; a spilled
-  // 6x16 tile alone would take 384 bytes of their 256-byte kernel stack), and only for them.
-  // Winograd ("wino4x4") only where infer() found it pays and fits, with constant filters.
-  std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
+  // The float GEMM and depthwise kernels run the rows of families "conv" and "dwconv"
+  // (onnxc/variants.h says which row takes which shape and target). A depthwise convolution
+  // splits one image's input channels (it needs one per part); Winograd needs constant filters
+  // (pack-weights transforms them) and the blocks infer() fitted.
+  KernelQuery describe_kernel_query(const Node& node) const override {
     const auto& s = node.state_as<ConvState>();
-    if (s.kernel != &kConvGemm && s.kernel != &kConvDepthwise) return {};
-    std::vector<const KernelVariant*> out;
-    for (const KernelVariant* v :
-         kernel_variants("f32", s.kernel == &kConvDepthwise ? "dwconv" : "conv"))
-      if ((square_tile(*v) == 0 || f32_dwconv_kxk_applies(s.p, square_tile(*v))) &&
-          (v->op != "conv" || (v->tile == "4x8") == s.small_tiles) &&
-          (!is_winograd(v) || (s.winograd_bands > 0 && node.inputs[1]->is_constant())))
-        out.push_back(v);
-    return out;
+    KernelQuery q;
+    const bool depthwise = s.kernel == &kConvDepthwise;
+    if (!depthwise && s.kernel != &kConvGemm) return q;
+    q.families = {depthwise ? "dwconv" : "conv"};
+    q.conv = &s.p;
+    q.constant_weights = node.inputs[1]->is_constant();
+    q.winograd_fits = s.winograd_bands > 0;
+    q.flops = conv_flops(s.p);
+    if (depthwise) q.max_parts = s.p.batch == 1 ? s.p.c_in : 1;
+    return q;
   }
   int kernel_tasks(const Node& node) const override { return node.state_as<ConvState>().tasks; }
-  size_t use_kernel(Node& node, const KernelVariant& v, int threads) const override {
+  size_t use_kernel(Node& node, const KernelVariant& v, int tasks) const override {
     auto& s = static_cast<ConvState&>(*node.state);
     s.variant = &v;
-    if (is_winograd(&v)) return use_winograd(s, threads);
-    // Parallel forms exist for every variant but the microcontroller tiles (which get no threads).
-    // (A depthwise convolution splits one image's input channels: it needs one per part.)
-    s.tasks = v.op != "conv" && (s.p.batch != 1 || s.p.c_in < threads)
-                  ? 1
-                  : parallel_tasks(threads, conv_flops(s.p),
-                                   v.op == "conv" ? kGemmGflopPerSecond : kDepthwiseGflopPerSecond);
-    const index_t bytes = v.op == "conv"   ? conv_gemm_scratch_bytes(s.p)
-                          : square_tile(v) ? f32_dwconv_kxk_scratch_bytes(s.p)
-                                           : conv_dw_scratch_bytes(s.p);
+    s.tasks = tasks;
+    if (is_winograd(&v)) return use_winograd(s);
+    const index_t bytes = s.kernel == &kConvGemm            ? conv_gemm_scratch_bytes(s.p)
+                          : v.fits == KernelFit::dwconv_kxk ? f32_dwconv_kxk_scratch_bytes(s.p)
+                                                            : conv_dw_scratch_bytes(s.p);
     if (s.tasks == 1) return static_cast<size_t>(bytes);
     return static_cast<size_t>(s.tasks * task_scratch_bytes(bytes));  // a slice per part
   }
@@ -364,9 +351,8 @@ class ConvOp final : public ConvLikeOp {
  private:
   // Winograd's parts are blocks of bands: with threads, blocks get narrower until each part
   // has one (or a band each).
-  static size_t use_winograd(ConvState& s, int threads) {
+  static size_t use_winograd(ConvState& s) {
     s.p.tile = s.winograd_bands;
-    s.tasks = parallel_tasks(threads, conv_flops(s.p), kWinogradGflopPerSecond);
     while (s.tasks > 1 && winograd_blocks(s.p) < s.tasks && s.p.tile > 1) --s.p.tile;
     s.tasks = static_cast<int>(std::min<index_t>(s.tasks, winograd_blocks(s.p)));
     const index_t bytes = f32_conv_winograd_scratch_bytes(s.p);

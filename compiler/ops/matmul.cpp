@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "onnxc/gemm.h"
+#include "onnxc/variants.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/epilogue.h"
 #include "ops/half_compute.h"
+#include "ops/kernel_variants.h"
 #include "ops/registry.h"
 
 namespace onnxc {
@@ -108,32 +110,26 @@ bool with_workspace(const GemmWorkspace& plan, F&& kernel) {
   return kernel(Workspace{buffer.data(), static_cast<index_t>(plan.bytes)});
 }
 
-// About how fast a packed GEMM runs on one core, for --threads' split threshold (bench/run
-// --layers on an AVX-512 core: 120-170 GFLOP/s).
-constexpr double kPackedGemmGflopPerSecond = 150;
-
 struct GemmState : OpState {
   GemmParams p{};
   HalfPlan half;
   EpilogueSpec epilogue{};
   GemmWorkspace ws;
   bool float_kernel = false;  // float, or a half type computed in float: the f32 variants apply
-  bool small_tiles = false;   // a microcontroller target: no vector unit, a small kernel stack
   const KernelVariant* variant = nullptr;  // chosen by select-kernels; null: onnxc::gemm picks
   int tasks = 1;  // parts a packed variant runs in (onnxc/parallel.h); set with the variant
 };
 
-// The f32_gemm_packed variants (onnxc/gemm.h) by name: their B panel width, the packing, and the
-// kernel (for constant folding after pack-weights).
+// A packed-GEMM row's functions, from its tile and panel columns (onnxc/variants.h): the
+// packing of B into panel-wide strips (pack-weights) and the kernel every
+// f32_gemm_packed_MRxNR__* calls (constant folding after pack-weights), the activation picked at
+// run time.
 using PackedGemmFn = void (*)(const GemmParams&, const float*, const float*, const float*, float*,
                               const EpilogueSpec&, const float*);
 struct PackedGemm {
-  const char* name;
-  index_t nr;
   void (*pack)(const GemmParams&, const float*, float*);
   PackedGemmFn run;
 };
-// What f32_gemm_packed_MRxNR__* computes (they all call it), the activation picked at run time.
 template <index_t MR, index_t NR>
 void gemm_packed_fused(const GemmParams& p, const float* a, const float* packed_b, const float* c,
                        float* y, const EpilogueSpec& e, const float* residual) {
@@ -141,33 +137,23 @@ void gemm_packed_fused(const GemmParams& p, const float* a, const float* packed_
     gemm_detail::f32_gemm_packed<MR, NR>(p, a, packed_b, c, y, typed, residual);
   });
 }
-const PackedGemm kPackedGemms[] = {
-    {"f32_gemm_packed_8x32__avx512f", 32, pack_gemm_b<32>, gemm_packed_fused<8, 32>},
-    {"f32_gemm_packed_4x16__scalar", 16, pack_gemm_b<16>, gemm_packed_fused<4, 16>},
-    {"f32_gemm_packed_4x4__scalar", 4, pack_gemm_b<4>, gemm_packed_fused<4, 4>},
-};
-const PackedGemm* find_packed_gemm(const KernelVariant* v) {
-  for (const PackedGemm& g : kPackedGemms)
-    if (v && v->name == g.name) return &g;
-  return nullptr;
+// One entry per table row, in table order; rows without a panel (not packed GEMMs) get none.
+template <index_t MR, index_t NR>
+constexpr PackedGemm packed_gemm_of() {
+  if constexpr (NR > 0 && MR > 0)
+    return {pack_gemm_b<NR>, gemm_packed_fused<MR, NR>};
+  else
+    return {nullptr, nullptr};
 }
+#define ONNXC_PACKED_ROW(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
+  packed_gemm_of<tile_rows(#tile), panel>(),
+constexpr PackedGemm kPackedByRow[] = {ONNXC_KERNEL_VARIANTS(ONNXC_PACKED_ROW)};
+#undef ONNXC_PACKED_ROW
 
-// The f32_gemm variants (onnxc/variants.h) for a float product, best first: with a constant B
-// (weights) and at least 4 rows, the ones reading B packed at compile time; the reference (1x1)
-// below gemm_prefers_blocked(); else the blocked tiles. 4x4 tiles only on microcontrollers (whose
-// FPU holds 16 scalar accumulators, and a spilled 4x16 tile alone would take 256 bytes of stack)
-// and never there.
-std::vector<const KernelVariant*> gemm_candidates(const GemmParams& p, bool small_tiles,
-                                                  bool constant_b) {
-  const bool blocked = gemm_prefers_blocked(p.m, p.n, p.k);
-  std::vector<const KernelVariant*> out;
-  auto fits = [&](const KernelVariant* v) { return (v->tile == "4x4") == small_tiles; };
-  if (constant_b && blocked && p.m >= 4 && gemm_detail::packs_panels(p))
-    for (const KernelVariant* v : kernel_variants("f32", "gemm_packed"))
-      if (fits(v)) out.push_back(v);
-  for (const KernelVariant* v : kernel_variants("f32", "gemm"))
-    if (v->tile == "1x1" ? !blocked : blocked && fits(v)) out.push_back(v);
-  return out;
+// The chosen row's packing and kernel, or null when it reads B as stored (no panel).
+const PackedGemm* find_packed_gemm(const KernelVariant* v) {
+  if (!v || v->panel == 0) return nullptr;
+  return &kPackedByRow[v - all_kernel_variants().data()];
 }
 
 class GemmOp final : public OpHandler {
@@ -213,38 +199,40 @@ class GemmOp final : public OpHandler {
     s.half = plan_half(ctx, {0, 1, 2}, {0});
     s.ws = plan_workspace(ctx, s.half, gemm_workspace_bytes(p, kernel_scratch_budget(ctx)));
     s.float_kernel = a->dtype == DataType::kFloat || is_half(a->dtype);
-    s.small_tiles = ctx.target().is_microcontroller();
     return true;
   }
-  std::vector<const KernelVariant*> kernel_candidates(const Node& node) const override {
+  // Float products (half types computed in float) run the rows of families "gemm_packed" (B
+  // constant and read as stored: no half copy) and "gemm"; onnxc/variants.h says which row
+  // takes which product and target.
+  KernelQuery describe_kernel_query(const Node& node) const override {
     const auto& s = node.state_as<GemmState>();
-    if (!s.float_kernel) return {};
-    const bool constant_b = node.inputs[1]->is_constant() && !s.half.bytes;
-    return gemm_candidates(s.p, s.small_tiles, constant_b);
+    KernelQuery q;
+    if (!s.float_kernel) return q;
+    q.families = {"gemm_packed", "gemm"};
+    q.gemm = &s.p;
+    q.constant_weights = node.inputs[1]->is_constant() && !s.half.bytes;
+    q.flops =
+        2.0 * static_cast<double>(s.p.m) * static_cast<double>(s.p.n) * static_cast<double>(s.p.k);
+    return q;
   }
   // The plain variants take the workspace infer() planned (none below gemm_prefers_blocked());
-  // the packed ones none: their B panels are in the weights.
+  // the packed ones none: their B panels are in the weights. The packed forms split by column
+  // panels or rows (no scratch); the others have no parallel form (their rows' rate is 0).
   int kernel_tasks(const Node& node) const override { return node.state_as<GemmState>().tasks; }
-  size_t use_kernel(Node& node, const KernelVariant& v, int threads) const override {
+  size_t use_kernel(Node& node, const KernelVariant& v, int tasks) const override {
     auto& s = static_cast<GemmState&>(*node.state);
     s.variant = &v;
-    if (find_packed_gemm(&v)) {
-      s.ws = {};
-      // The packed forms split by column panels or rows (no scratch); the others stay whole.
-      if (!s.half.bytes)
-        s.tasks = parallel_tasks(threads,
-                                 2.0 * static_cast<double>(s.p.m) * static_cast<double>(s.p.n) *
-                                     static_cast<double>(s.p.k),
-                                 kPackedGemmGflopPerSecond);
-    }
+    s.tasks = tasks;
+    if (find_packed_gemm(&v)) s.ws = {};
     return s.ws.bytes ? node.scratch_bytes : s.half.bytes;
   }
   bool packed_input(const Node& node, size_t* input, Tensor* packed) const override {
     const auto& s = node.state_as<GemmState>();
     const PackedGemm* g = find_packed_gemm(s.variant);
     if (!g) return false;
+    const index_t nr = s.variant->panel;
     *input = 1;
-    *packed = Tensor::zeros(DataType::kFloat, {(s.p.n + g->nr - 1) / g->nr, s.p.k, g->nr});
+    *packed = Tensor::zeros(DataType::kFloat, {(s.p.n + nr - 1) / nr, s.p.k, nr});
     g->pack(s.p, node.inputs[1]->constant->as<float>(), packed->as<float>());
     return true;
   }

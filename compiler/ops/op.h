@@ -216,15 +216,14 @@ struct OpHandler {
     return false;
   }
   virtual void emit(EmitContext& ctx) const = 0;
-  // Kernel variants (ops/kernel_variants.h) this inferred node can run, best first; empty when
-  // the handler has no variants. select-kernels calls use_kernel() with the first one the target
-  // allows and the target's --threads: the handler records the variant (and the parts it runs
-  // in, up to `threads`) in the node's state for emit() and returns the scratch bytes it needs.
-  virtual std::vector<const KernelVariant*> kernel_candidates(const Node& /*node*/) const {
-    return {};
-  }
-  virtual size_t use_kernel(Node& /*node*/, const KernelVariant& /*variant*/,
-                            int /*threads*/) const {
+  // Kernel variants (ops/kernel_variants.h): what this inferred node is, for the rows of
+  // onnxc/variants.h to be matched against (its families, dtype, shape, constant weights); an
+  // empty `families` when the handler runs no variants. The handler describes; select-kernels
+  // picks the first row that fits (kernel_fits) and its parts (kernel_parts), then calls
+  // use_kernel(): the handler records the variant and the parts (it may lower them) in the
+  // node's state for emit() and returns the scratch bytes it needs.
+  virtual KernelQuery describe_kernel_query(const Node& /*node*/) const { return {}; }
+  virtual size_t use_kernel(Node& /*node*/, const KernelVariant& /*variant*/, int /*tasks*/) const {
     return 0;
   }
   // After use_kernel: the parts (--threads) the chosen variant runs in, 1 when it stays whole.

@@ -23,24 +23,15 @@ struct RecurrentState : OpState {
   RecurrentParams p{};
   HalfPlan half;
   size_t kernel_offset = 0;  // scratch byte offset of the kernel's working memory
-  int tasks = 1;             // --threads: the parts of each step's product (split_tasks)
+  int tasks = 1;             // --threads: the parts of each step's product (select-kernels)
+  GemmParams step{};         // each step's product by R^T, as select-kernels' rows see it
 };
 
-// How fast one step's product by R^T runs on one core as the vector product it is for a batch
-// under 4 (it streams R, 4 x hidden^2 floats for LSTM, from L2: bench/run's lstm, hidden 256,
-// runs its steps at 30-35 GFLOP/s), and the least time a step must take to pay for handing parts
-// to the pool (a dispatch costs about 1 us on a spinning onnxc::ThreadPool).
-constexpr double kStepGflopPerSecond = 35;
+// The least time a step's product must take to pay for handing parts to the pool: each step is
+// a parallel region of its own, and a dispatch costs about 1 us on a spinning
+// onnxc::ThreadPool. (The rate, 35 GFLOP/s for the vector product a batch under 4 makes, is the
+// f32_recurrent row's in onnxc/variants.h.)
 constexpr double kMinStepSeconds = 5e-6;
-
-// The parts (onnxc/kernels_parallel.h's SplitProduct) each step's product runs in: `threads`
-// when it is a float vector product worth a dispatch, else 1 (no thread code).
-int split_tasks(const RecurrentParams& p, DataType t, int threads) {
-  if (threads < 2 || t == DataType::kDouble || p.batch >= 4) return 1;
-  const double step_flops = 2.0 * static_cast<double>(p.batch * recurrent_gates(p.cell)) *
-                            static_cast<double>(p.hidden * p.hidden);
-  return step_flops / (kStepGflopPerSecond * 1e9) >= kMinStepSeconds ? threads : 1;
-}
 
 struct ActivationInfo {
   const char* name;  // lowercase
@@ -162,8 +153,29 @@ class RecurrentOp final : public OpHandler {
     s.kernel_offset = (s.half.bytes + 63) / 64 * 64;
     const size_t elem = t == DataType::kDouble ? sizeof(double) : sizeof(float);
     ctx.request_scratch(s.kernel_offset + static_cast<size_t>(recurrent_scratch_elems(p)) * elem);
-    s.tasks = split_tasks(p, t, ctx.target().threads);
+    s.step.m = p.batch, s.step.n = recurrent_gates(p.cell) * p.hidden, s.step.k = p.hidden;
     return true;
+  }
+
+  // Each step multiplies the batch's hidden states by R^T: a batch x (gates * hidden) x hidden
+  // product, which the f32_recurrent row splits into parts (onnxc/kernels_parallel.h's
+  // SplitProduct) while it is a vector product worth a dispatch; double runs whole.
+  KernelQuery describe_kernel_query(const Node& node) const override {
+    const auto& s = node.state_as<RecurrentState>();
+    KernelQuery q;
+    q.dtype = node.inputs[0]->dtype == DataType::kDouble ? "f64" : "f32";
+    q.families = {"recurrent"};
+    q.gemm = &s.step;
+    q.flops = 2.0 * static_cast<double>(s.step.m * s.step.n) * static_cast<double>(s.step.k);
+    q.min_split_seconds = kMinStepSeconds;
+    return q;
+  }
+  size_t use_kernel(Node& node, const KernelVariant&, int tasks) const override {
+    static_cast<RecurrentState&>(*node.state).tasks = tasks;
+    return node.scratch_bytes;
+  }
+  int kernel_tasks(const Node& node) const override {
+    return node.state_as<RecurrentState>().tasks;
   }
 
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,

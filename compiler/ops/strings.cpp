@@ -389,11 +389,15 @@ class WithStrings final : public OpHandler {
   RandomRange random_range(const Node& n, size_t i) const override {
     return pick(n)->random_range(n, i);
   }
-  std::vector<const KernelVariant*> kernel_candidates(const Node& n) const override {
-    return pick(n)->kernel_candidates(n);
+  KernelQuery describe_kernel_query(const Node& n) const override {
+    return pick(n)->describe_kernel_query(n);
   }
-  size_t use_kernel(Node& n, const KernelVariant& v, int threads) const override {
-    return pick(n)->use_kernel(n, v, threads);
+  size_t use_kernel(Node& n, const KernelVariant& v, int tasks) const override {
+    return pick(n)->use_kernel(n, v, tasks);
+  }
+  int kernel_tasks(const Node& n) const override { return pick(n)->kernel_tasks(n); }
+  bool packed_input(const Node& n, size_t* input, Tensor* packed) const override {
+    return pick(n)->packed_input(n, input, packed);
   }
 
  private:

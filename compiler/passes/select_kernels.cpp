@@ -1,15 +1,18 @@
-// select-kernels: picks, for every node whose handler offers kernel variants
-// (OpHandler::kernel_candidates, rows of runtime_support/onnxc/variants.h that the node's shape
-// allows, best first), the first variant the target's ISA allows (isa_allows: `--target
-// x86-64-v4` may use avx512f, avx2_fma, sse2 and scalar variants; `generic` only scalar ones),
-// records it on the node (Node::kernel, shown by `--print-after`, and the handler's state, which
-// emit() prints) and sets the node's scratch to what that variant needs. With --threads N the
-// handler also splits a variant expected to take 20 us or more into N parts (Node::kernel_tasks; a
-// scratch slice each); "kernels split into parts" counts them. Control-flow subgraphs
-// are handled the same way. Counts "kernels selected" and one counter per ISA chosen.
+// select-kernels: for every node whose handler describes it for kernel choice
+// (OpHandler::describe_kernel_query: its families, dtype, shape, constant weights), picks the
+// first row of the kernel-variant table (runtime_support/onnxc/variants.h) that fits it
+// (kernel_fits: the row's shape predicate, weights, target class and ISA: `--target x86-64-v4`
+// may use avx512f, avx2_fma, sse2 and scalar rows, `generic` only scalar ones, the "wide" tiles
+// only AVX-512 targets, the "mcu" tiles only microcontrollers), and with --threads N the parts
+// it runs in (kernel_parts: N when the node's work at the row's rate takes long enough to pay
+// for a split). It records them on the node (Node::kernel and Node::kernel_tasks, shown by
+// `--print-after`; the handler's state, which emit() prints, through use_kernel) and sets the
+// node's scratch to what that variant needs (a slice per part). Control-flow subgraphs are
+// handled the same way. Counts "kernels selected", "kernels split into parts" and one counter
+// per ISA chosen.
 // It does NOT: time or compare variants (the table's order is the preference, measured offline);
-// change the graph; pick for nodes without variants (their handler's infer() chose their
-// kernel). Disabled, every node keeps the kernel infer() chose, as before this pass existed.
+// change the graph; consult handlers about rows (handlers only describe nodes). Disabled, every
+// node keeps the kernel infer() chose and runs whole.
 #include "ops/kernel_variants.h"
 #include "ops/op.h"
 #include "passes/passes.h"
@@ -22,14 +25,16 @@ bool select_in(Graph& g, const Target& target, PassContext& stats) {
   for (auto& n : g.nodes) {
     for (Graph* sub : subgraphs_of(*n)) changed |= select_in(*sub, target, stats);
     if (!n->handler || !n->state || n->elided) continue;
-    for (const KernelVariant* v : n->handler->kernel_candidates(*n)) {
-      if (!isa_allows(target.isa, v->isa)) continue;
-      n->scratch_bytes = n->handler->use_kernel(*n, *v, target.threads);
-      n->kernel = v->name;
+    const KernelQuery q = n->handler->describe_kernel_query(*n);
+    if (q.families.empty()) continue;
+    for (const KernelVariant& v : all_kernel_variants()) {
+      if (!kernel_fits(v, q, target)) continue;
+      n->scratch_bytes = n->handler->use_kernel(*n, v, kernel_parts(v, q, target.threads));
+      n->kernel = v.name;
       n->kernel_tasks = n->handler->kernel_tasks(*n);
       stats.count("kernels selected");
       if (n->kernel_tasks > 1) stats.count("kernels split into parts");
-      stats.count(fmt::format("{} kernels", isa_name(v->isa)));
+      stats.count(fmt::format("{} kernels", isa_name(v.isa)));
       changed = true;
       break;
     }

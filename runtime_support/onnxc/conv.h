@@ -13,7 +13,7 @@
 //   conv_ref<T>                  any float type (float16 and bfloat16 are computed in float)
 //   f32_dwconv_any__scalar       one input channel per group (depthwise, any multiplier): direct,
 //                                on the padded plane in register blocks   [conv_dw_scratch_bytes]
-//   f32_conv_8x32__avx512f, f32_conv_6x16__scalar, f32_conv_4x8__scalar, f32_conv_gemm_best
+//   f32_conv_8x32__scalar, f32_conv_6x16__scalar, f32_conv_4x8__scalar, f32_conv_gemm_best
 //                                (the tile for the target): anything, as a GEMM over the input
 //                                (pointwise) or its patch matrix, packed block by block; 8x32 is
 //                                plain C++ tuned for AVX-512's registers [conv_gemm_scratch_bytes]
@@ -470,15 +470,15 @@ inline void conv_ref(const ConvParams& p, const T* x, const T* w, const T* b, T*
 // place. 8 x 32: 16 accumulators of AVX-512's 32 registers, and 8 divides the usual channel
 // counts; 6 x 16: 12 of AVX2's 16.
 template <class Act>
-inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                   const float* residual) {
+inline void f32_conv_8x32__scalar(const ConvParams& p, const float* x, const float* w,
+                                  const float* b, float* y, void* scratch, const Epilogue<Act>& e,
+                                  const float* residual) {
   conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch, e,
                                                                    residual);
 }
-inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch) {
-  f32_conv_8x32__avx512f(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
+inline void f32_conv_8x32__scalar(const ConvParams& p, const float* x, const float* w,
+                                  const float* b, float* y, void* scratch) {
+  f32_conv_8x32__scalar(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 template <class Act>
 inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
@@ -513,7 +513,7 @@ inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float*
                                float* y, void* scratch, const Epilogue<Act>& e,
                                const float* residual) {
 #if defined(__AVX512F__)
-  f32_conv_8x32__avx512f(p, x, w, b, y, scratch, e, residual);
+  f32_conv_8x32__scalar(p, x, w, b, y, scratch, e, residual);
 #elif defined(ONNXC_SMALL_TILES)
   f32_conv_4x8__scalar(p, x, w, b, y, scratch, e, residual);
 #else

@@ -15,7 +15,7 @@
 //       epilogue (residual, Relu, Clip) is applied before the one store.
 //       Scratch: f32_dwconv_kxk_scratch_bytes(p). Defined only when the compiler may use the ISA.
 // The portable variants of the table are defined in onnxc/conv.h: f32_dwconv_any__scalar (any
-// depthwise shape), and the convolution GEMM with its tiles, f32_conv_8x32__avx512f (plain C++,
+// depthwise shape), and the convolution GEMM with its tiles, f32_conv_8x32__scalar (plain C++,
 // fastest where AVX-512 is available), f32_conv_6x16__scalar and f32_conv_4x8__scalar
 // (microcontrollers).
 // The depthwise variants take f32_dwconv_kxk_scratch_bytes(p).

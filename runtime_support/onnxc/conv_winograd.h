@@ -1,5 +1,5 @@
 // Winograd convolution F(4x4, 3x3) (Lavin and Gray, "Fast Algorithms for Convolutional Neural
-// Networks", 2015), the kernel variant f32_conv_wino4x4__avx512f of onnxc/variants.h:
+// Networks", 2015), the kernel variant f32_conv_wino4x4__scalar of onnxc/variants.h:
 //
 //   Y tile (4 x 4) = A^T [ U (.) V ] A,  U = G g G^T (6 x 6, from the 3 x 3 filter g),
 //                                        V = B^T d B (6 x 6, from the input patch d),
@@ -296,15 +296,15 @@ inline void pack_winograd_weights(const ConvParams& p, const float* w, float* u)
 }
 
 template <class Act>
-inline void f32_conv_wino4x4__avx512f(const ConvParams& p, const float* x, const float* u,
-                                      const float* b, float* y, void* scratch,
-                                      const Epilogue<Act>& e, const float* residual) {
+inline void f32_conv_wino4x4__scalar(const ConvParams& p, const float* x, const float* u,
+                                     const float* b, float* y, void* scratch,
+                                     const Epilogue<Act>& e, const float* residual) {
   wino_detail::blocks(p, x, u, b, y, scratch, e, e.residual ? residual : nullptr, 0,
                       winograd_blocks(p));
 }
-inline void f32_conv_wino4x4__avx512f(const ConvParams& p, const float* x, const float* u,
-                                      const float* b, float* y, void* scratch) {
-  f32_conv_wino4x4__avx512f(p, x, u, b, y, scratch, Epilogue<>{}, nullptr);
+inline void f32_conv_wino4x4__scalar(const ConvParams& p, const float* x, const float* u,
+                                     const float* b, float* y, void* scratch) {
+  f32_conv_wino4x4__scalar(p, x, u, b, y, scratch, Epilogue<>{}, nullptr);
 }
 
 }  // namespace onnxc

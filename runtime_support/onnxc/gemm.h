@@ -26,7 +26,7 @@
 //     gemm_ref<T>                 any arithmetic T; integers accumulate with wraparound
 //     f32_gemm_1x1__scalar        float; a dot product per element: products too small to pack
 //     f32_gemm_4x16__scalar       float; cache-blocked, 4x16 register tile (AVX2, NEON)
-//     f32_gemm_8x32__avx512f      float; cache-blocked, 8x32 register tile (AVX-512's pick;
+//     f32_gemm_8x32__scalar       float; cache-blocked, 8x32 register tile (AVX-512's pick;
 //                                 portable code, compiled everywhere)
 //     f32_gemm_4x4__scalar        float; cache-blocked, 4x4 tile of scalar accumulators
 //                                 (microcontrollers: no vector unit, little stack)
@@ -416,13 +416,13 @@ inline void f32_gemm_4x16__scalar(const GemmParams& p, const float* a, const flo
 
 // 8 x 32 tile: 16 zmm accumulators of AVX-512's 32 registers.
 template <class Act>
-inline void f32_gemm_8x32__avx512f(const GemmParams& p, const float* a, const float* b,
-                                   const float* c, float* y, const Epilogue<Act>& e,
-                                   const float* residual, const Workspace& ws) {
+inline void f32_gemm_8x32__scalar(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y, const Epilogue<Act>& e,
+                                  const float* residual, const Workspace& ws) {
   gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, e, residual, ws);
 }
-inline void f32_gemm_8x32__avx512f(const GemmParams& p, const float* a, const float* b,
-                                   const float* c, float* y, const Workspace& ws) {
+inline void f32_gemm_8x32__scalar(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y, const Workspace& ws) {
   gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
@@ -470,7 +470,7 @@ inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const floa
 //   packed[(jp * k + kk) * NR + j] = opB(kk, jp * NR + j), zero for columns past n,
 // panel jp after panel jp - 1, packed_b_floats(k, n, NR) floats in all. pack_gemm_b() computes it
 // (the compiler calls it at compile time, the testers at run time). The variants
-//   f32_gemm_packed_4x16__scalar, f32_gemm_packed_8x32__avx512f, f32_gemm_packed_4x4__scalar
+//   f32_gemm_packed_4x16__scalar, f32_gemm_packed_8x32__scalar, f32_gemm_packed_4x4__scalar
 // take (p, a, packed_b, c, y) and (p, a, packed_b, c, y, e, residual), p as for gemm() (trans_b
 // and ldb describe B before packing and are otherwise unused); m >= 4 (below, the plain variants
 // stream B as a vector product instead).
@@ -511,13 +511,13 @@ inline void f32_gemm_packed(const GemmParams& p, const float* a, const float* pa
 
 // 8 x 32 tiles (AVX-512's pick; portable code), B packed into 32-column panels.
 template <class Act>
-inline void f32_gemm_packed_8x32__avx512f(const GemmParams& p, const float* a,
-                                          const float* packed_b, const float* c, float* y,
-                                          const Epilogue<Act>& e, const float* residual) {
+inline void f32_gemm_packed_8x32__scalar(const GemmParams& p, const float* a, const float* packed_b,
+                                         const float* c, float* y, const Epilogue<Act>& e,
+                                         const float* residual) {
   gemm_detail::f32_gemm_packed<8, 32>(p, a, packed_b, c, y, e, residual);
 }
-inline void f32_gemm_packed_8x32__avx512f(const GemmParams& p, const float* a,
-                                          const float* packed_b, const float* c, float* y) {
+inline void f32_gemm_packed_8x32__scalar(const GemmParams& p, const float* a, const float* packed_b,
+                                         const float* c, float* y) {
   gemm_detail::f32_gemm_packed<8, 32>(p, a, packed_b, c, y, Epilogue<>{}, nullptr);
 }
 // 4 x 16 tiles, B packed into 16-column panels.
@@ -571,7 +571,7 @@ inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const flo
                                   const float* c, float* y, const Epilogue<Act>& e,
                                   const float* residual, const Workspace& ws) {
 #if defined(__AVX512F__)
-  f32_gemm_8x32__avx512f(p, a, b, c, y, e, residual, ws);
+  f32_gemm_8x32__scalar(p, a, b, c, y, e, residual, ws);
 #elif defined(ONNXC_SMALL_TILES)
   f32_gemm_4x4__scalar(p, a, b, c, y, e, residual, ws);
 #else

@@ -93,9 +93,9 @@ inline void dwconv_parallel(ConvEpilogueKernel<Act> kernel, const ConvParams& p,
 }  // namespace conv_detail
 
 template <class Act>
-inline void f32_conv_8x32__avx512f(const ConvParams& p, const float* x, const float* w,
-                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
-                                   const float* residual, const Parallel& par, index_t tasks) {
+inline void f32_conv_8x32__scalar(const ConvParams& p, const float* x, const float* w,
+                                  const float* b, float* y, void* scratch, const Epilogue<Act>& e,
+                                  const float* residual, const Parallel& par, index_t tasks) {
   conv_detail::conv_gemm_parallel<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch, e,
                                                                         residual, par, tasks);
 }
@@ -116,10 +116,10 @@ inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const fl
 }
 
 template <class Act>
-inline void f32_conv_wino4x4__avx512f(const ConvParams& p, const float* x, const float* u,
-                                      const float* b, float* y, void* scratch,
-                                      const Epilogue<Act>& e, const float* residual,
-                                      const Parallel& par, index_t tasks) {
+inline void f32_conv_wino4x4__scalar(const ConvParams& p, const float* x, const float* u,
+                                     const float* b, float* y, void* scratch,
+                                     const Epilogue<Act>& e, const float* residual,
+                                     const Parallel& par, index_t tasks) {
   const index_t slice = task_scratch_bytes(f32_conv_winograd_scratch_bytes(p));
   auto run_part = [&](index_t i) {
     index_t lo, hi;
@@ -193,11 +193,11 @@ inline void gemm_packed_parallel(PackedEpilogueKernel<Act> kernel, const GemmPar
 }  // namespace gemm_detail
 
 template <class Act>
-inline void f32_gemm_packed_8x32__avx512f(const GemmParams& p, const float* a,
-                                          const float* packed_b, const float* c, float* y,
-                                          const Epilogue<Act>& e, const float* residual,
-                                          const Parallel& par, index_t tasks) {
-  gemm_detail::gemm_packed_parallel<32>(f32_gemm_packed_8x32__avx512f, p, a, packed_b, c, y, e,
+inline void f32_gemm_packed_8x32__scalar(const GemmParams& p, const float* a, const float* packed_b,
+                                         const float* c, float* y, const Epilogue<Act>& e,
+                                         const float* residual, const Parallel& par,
+                                         index_t tasks) {
+  gemm_detail::gemm_packed_parallel<32>(f32_gemm_packed_8x32__scalar, p, a, packed_b, c, y, e,
                                         residual, par, tasks);
 }
 template <class Act>

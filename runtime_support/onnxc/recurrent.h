@@ -291,6 +291,13 @@ inline void lstm_ref(const RecurrentParams& p, const T* x, const T* w, const T* 
   recurrent_ref<T>(p, x, w, r, b, seq_lens, init_h, init_c, peep, y, y_h, y_c, scratch);
 }
 
+// The f32_recurrent row of the kernel-variant table (onnxc/variants.h): the float kernel under
+// the table's name, plain or (with onnxc/kernels_parallel.h) with each step's product in parts.
+template <class... Args>
+inline void f32_recurrent_ref__scalar(const RecurrentParams& p, Args&&... args) {
+  recurrent_ref<float>(p, static_cast<Args&&>(args)...);
+}
+
 }  // namespace onnxc
 
 #endif  // ONNXC_RECURRENT_H

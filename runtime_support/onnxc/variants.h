@@ -1,45 +1,69 @@
-// The kernel-variant table: every hand-tuned kernel variant, one row each, read by the compiler
-// (the select-kernels pass picks among a node's candidates), the kernel testers (each runs every
-// row the build host can execute against the family's reference) and `onnxc ops` / bench.
+// The kernel-variant table: every hand-tuned kernel variant, one row each, and the one place
+// that says which node may run which variant. Read by the compiler (select-kernels takes, for
+// each node, the first row that fits it; the thread split uses the row's rate; pack-weights the
+// row's panel width), the kernel testers (each runs every row the build host can execute
+// against the family's reference) and `onnxc ops --kernels` / bench.
 //
-//   X(dtype, op, tile, isa, header)
+//   X(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops)
 //
-// names the function onnxc::<dtype>_<op>_<tile>__<isa>, declared in onnxc/<header>, with the
-// family's plain signature (for conv: (const ConvParams&, x, w, b, y, scratch) and the fused
-// epilogue overload (..., scratch, const Epilogue&, residual); for gemm: (const GemmParams&, a,
-// b, c, y, ws) and (..., y, const Epilogue&, residual, ws); for gemm_packed: (const GemmParams&,
-// a, packed_b, c, y [, const Epilogue&, residual])). isa is one of ONNXC_ISAS
-// (compiler/ir/target.h): variants in intrinsics are defined only when the C++ compiler may use
-// that ISA (`#if defined(__AVX512F__)` ...); portable ones (scalar, and the 8x32 tiles tuned for
-// AVX-512 but written in plain C++) always. Within a family, rows are in preference
-// order: select-kernels takes the first one the node's shape and the target allow.
+// names the function onnxc::<dtype>_<op>_<tile>__<isa> (the one naming grammar of every kernel),
+// declared in onnxc/<header>, with the family's plain signature (for conv: (const ConvParams&,
+// x, w, b, y, scratch) and the fused epilogue overload (..., scratch, const Epilogue&,
+// residual); for gemm: (const GemmParams&, a, b, c, y, ws) and (..., y, const Epilogue&,
+// residual, ws); for gemm_packed: (const GemmParams&, a, packed_b, c, y [, const Epilogue&,
+// residual]); for recurrent: recurrent_ref's).
+//   isa:     what the row REQUIRES, one of ONNXC_ISAS (compiler/ir/target.h): scalar rows are
+//            plain C++ and build anywhere; the others are in intrinsics, defined only when the
+//            C++ compiler may use that ISA (`#if defined(__AVX512F__)` ...).
+//   fits:    the node shapes it takes, a predicate named in ONNXC_KERNEL_FITS
+//            (compiler/ops/kernel_variants.cpp): any, dwconv_kxk (a KxK depthwise window the
+//            tile handles), winograd (the node's Winograd blocks fit), gemm_packed, gemm_blocked,
+//            gemm_small (below gemm_prefers_blocked), gemv_rows (a product of under 4 rows).
+//   weights: any, or constant (the variant reads its weights in a layout packed at compile time).
+//   targets: the target class it is meant for (ONNXC_TARGET_CLASSES): any; hosted (not a
+//            microcontroller); mcu (microcontrollers: no vector unit, a 256-byte kernel stack);
+//            wide (hosted targets with AVX-512's 32 vector registers, which tiles such as 8x32
+//            are tuned for, though written in plain C++).
+//   panel:   for gemm_packed: the B panel width NR its register tile loads (pack_gemm_b<NR>); 0
+//            for the others.
+//   gflops:  about how fast it runs on one core (bench/run --layers on an AVX-512 core), the rate
+//            --threads' split uses (ops/kernel_variants.h, kernel_parts); 0: it has no parallel
+//            form and always runs whole.
+// Within a dtype, rows are in preference order: select-kernels takes the first row of the
+// node's families that fits its shape, weights, target class and ISA (the fallback is the last
+// row of a family, which fits every node of it).
 //
 // This file is a macro table only: no code, no includes.
 #ifndef ONNXC_VARIANTS_H
 #define ONNXC_VARIANTS_H
 
-#define ONNXC_KERNEL_VARIANTS(X)                            \
-  /* depthwise convolution (one input channel per group) */ \
-  X(f32, dwconv, 3x3, avx512f, "conv_variants.h")           \
-  X(f32, dwconv, 3x3, avx2_fma, "conv_variants.h")          \
-  X(f32, dwconv, 3x3, neonfma, "conv_variants.h")           \
-  X(f32, dwconv, 5x5, avx512f, "conv_variants.h")           \
-  X(f32, dwconv, 5x5, avx2_fma, "conv_variants.h")          \
-  X(f32, dwconv, 5x5, neonfma, "conv_variants.h")           \
-  X(f32, dwconv, any, scalar, "conv.h")                     \
-  /* any other float convolution: Winograd, or a GEMM */    \
-  X(f32, conv, wino4x4, avx512f, "conv_winograd.h")         \
-  X(f32, conv, 8x32, avx512f, "conv.h")                     \
-  X(f32, conv, 6x16, scalar, "conv.h")                      \
-  X(f32, conv, 4x8, scalar, "conv.h")                       \
-  /* float GEMM with B (weights) packed at compile time */  \
-  X(f32, gemm_packed, 8x32, avx512f, "gemm.h")              \
-  X(f32, gemm_packed, 4x16, scalar, "gemm.h")               \
-  X(f32, gemm_packed, 4x4, scalar, "gemm.h")                \
-  /* float GEMM (the Gemm op); 1x1 is the reference */      \
-  X(f32, gemm, 8x32, avx512f, "gemm.h")                     \
-  X(f32, gemm, 4x16, scalar, "gemm.h")                      \
-  X(f32, gemm, 4x4, scalar, "gemm.h")                       \
-  X(f32, gemm, 1x1, scalar, "gemm.h")
+// clang-format off
+#define ONNXC_KERNEL_VARIANTS(X)                                                                   \
+  /* depthwise convolution (one input channel per group) */                                        \
+  X(f32, dwconv, 3x3, avx512f, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
+  X(f32, dwconv, 3x3, avx2_fma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                    \
+  X(f32, dwconv, 3x3, neonfma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
+  X(f32, dwconv, 3x3, sse2, "conv_variants_sse2.h", dwconv_kxk, any, any, 0, 15)                   \
+  X(f32, dwconv, 5x5, avx512f, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
+  X(f32, dwconv, 5x5, avx2_fma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                    \
+  X(f32, dwconv, 5x5, neonfma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
+  X(f32, dwconv, any, scalar, "conv.h", any, any, any, 0, 15)                                      \
+  /* any other float convolution: Winograd (rate: direct-convolution flops / time), or a GEMM */   \
+  X(f32, conv, wino4x4, scalar, "conv_winograd.h", winograd, constant, wide, 0, 450)               \
+  X(f32, conv, 8x32, scalar, "conv.h", any, any, wide, 0, 150)                                     \
+  X(f32, conv, 6x16, scalar, "conv.h", any, any, hosted, 0, 150)                                   \
+  X(f32, conv, 4x8, scalar, "conv.h", any, any, mcu, 0, 150)                                       \
+  /* float GEMM with B (weights) packed at compile time */                                         \
+  X(f32, gemm_packed, 8x32, scalar, "gemm.h", gemm_packed, constant, wide, 32, 150)                \
+  X(f32, gemm_packed, 4x16, scalar, "gemm.h", gemm_packed, constant, hosted, 16, 150)              \
+  X(f32, gemm_packed, 4x4, scalar, "gemm.h", gemm_packed, constant, mcu, 4, 150)                   \
+  /* float GEMM (the Gemm op); 1x1 is the reference */                                             \
+  X(f32, gemm, 8x32, scalar, "gemm.h", gemm_blocked, any, wide, 0, 0)                              \
+  X(f32, gemm, 4x16, scalar, "gemm.h", gemm_blocked, any, hosted, 0, 0)                            \
+  X(f32, gemm, 4x4, scalar, "gemm.h", gemm_blocked, any, mcu, 0, 0)                                \
+  X(f32, gemm, 1x1, scalar, "gemm.h", gemm_small, any, any, 0, 0)                                  \
+  /* RNN, GRU, LSTM: each step's product by R^T, split while it is a vector product */            \
+  X(f32, recurrent, ref, scalar, "recurrent.h", gemv_rows, any, any, 0, 35)
+// clang-format on
 
 #endif  // ONNXC_VARIANTS_H

@@ -26,7 +26,7 @@ struct GemmVariant {
   ConvFn fn;
 };
 const GemmVariant kGemmVariants[] = {
-    {"f32_conv_8x32__avx512f", f32_conv_8x32__avx512f},
+    {"f32_conv_8x32__scalar", f32_conv_8x32__scalar},
     {"f32_conv_6x16__scalar", f32_conv_6x16__scalar},
     {"f32_conv_gemm_best", f32_conv_gemm_best},
 };
@@ -363,7 +363,7 @@ TEST_CASE("fused Conv epilogues match the convolution followed by the unfused op
       INFO("activation " << e.activation << " residual " << e.residual);
       for (index_t tile : {index_t{33}, std::min(vol(p.out), kMaxConvTile)}) {
         p.tile = tile;
-        check_fused(ONNXC_CONV_FUSED(f32_conv_8x32__avx512f), f32_conv_8x32__avx512f, p, o,
+        check_fused(ONNXC_CONV_FUSED(f32_conv_8x32__scalar), f32_conv_8x32__scalar, p, o,
                     conv_gemm_scratch_bytes(p), e, residual);
         check_fused(ONNXC_CONV_FUSED(f32_conv_6x16__scalar), f32_conv_6x16__scalar, p, o,
                     conv_gemm_scratch_bytes(p), e, residual);

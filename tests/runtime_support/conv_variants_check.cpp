@@ -25,6 +25,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -32,6 +33,7 @@
 
 #include "epilogue_adapters.h"
 #include "onnxc/conv_variants.h"
+#include "onnxc/conv_variants_sse2.h"
 #include "onnxc/conv_winograd.h"
 #include "onnxc/kernels_parallel.h"
 #include "onnxc/thread_pool.h"
@@ -60,8 +62,8 @@ struct Compiled {
   { #fn, fn, ONNXC_CONV_FUSED(fn), ONNXC_CONV_PARALLEL(fn) }
 const Compiled kCompiled[] = {
     ONNXC_COMPILED(f32_dwconv_any__scalar),
-    ONNXC_COMPILED(f32_conv_wino4x4__avx512f),
-    ONNXC_COMPILED(f32_conv_8x32__avx512f),
+    ONNXC_COMPILED(f32_conv_wino4x4__scalar),
+    ONNXC_COMPILED(f32_conv_8x32__scalar),
     ONNXC_COMPILED(f32_conv_6x16__scalar),
     {"f32_conv_4x8__scalar", f32_conv_4x8__scalar, ONNXC_CONV_FUSED(f32_conv_4x8__scalar), nullptr},
 #if defined(__AVX512F__)
@@ -71,6 +73,9 @@ const Compiled kCompiled[] = {
 #if defined(__AVX2__) && defined(__FMA__)
     ONNXC_COMPILED(f32_dwconv_3x3__avx2_fma),
     ONNXC_COMPILED(f32_dwconv_5x5__avx2_fma),
+#endif
+#if defined(__SSE2__)
+    ONNXC_COMPILED(f32_dwconv_3x3__sse2),
 #endif
 #if defined(__ARM_NEON) && defined(__aarch64__)
     ONNXC_COMPILED(f32_dwconv_3x3__neonfma),
@@ -102,22 +107,28 @@ ConvParams params(index_t c_in, index_t mult, index_t h, index_t w, index_t k, i
   return p;
 }
 
-// The window K of a "KxK" depthwise tile, 0 for "any".
-index_t square(const std::string& tile) {
-  return tile == "3x3" ? 3 : tile == "5x5" ? 5 : 0;
+// A table row's tile and shape predicate (onnxc/variants.h's `fits` column): what decides the
+// shapes it is run on, as select-kernels decides them.
+struct RowKind {
+  std::string tile, fits;
+};
+
+// The window K of a "KxK" depthwise tile (fits dwconv_kxk), 0 for the others.
+index_t square(const RowKind& tile) {
+  return tile.fits == "dwconv_kxk" ? std::atoi(tile.tile.c_str()) : 0;
 }
 
-bool winograd(const std::string& tile) {
-  return tile == "wino4x4";
+bool winograd(const RowKind& tile) {
+  return tile.fits == "winograd";
 }
 
-bool applies(const std::string& op, const std::string& tile, const ConvParams& p) {
+bool applies(const std::string& op, const RowKind& tile, const ConvParams& p) {
   if (op == "dwconv")
     return square(tile) ? f32_dwconv_kxk_applies(p, square(tile)) : p.c_in == p.group;
   return op == "conv" && (!winograd(tile) || f32_conv_winograd_applies(p));
 }
 
-index_t scratch_bytes(const std::string& op, const std::string& tile, const ConvParams& p) {
+index_t scratch_bytes(const std::string& op, const RowKind& tile, const ConvParams& p) {
   if (op == "dwconv")
     return square(tile) ? f32_dwconv_kxk_scratch_bytes(p) : conv_dw_scratch_bytes(p);
   return winograd(tile) ? f32_conv_winograd_scratch_bytes(p) : conv_gemm_scratch_bytes(p);
@@ -172,7 +183,7 @@ float act(const EpilogueSpec& e, float v) {
 
 // The parallel form of c in 2 to 4 parts, on the serial loop and on a pool of 2 threads, gives y
 // bit for bit (depthwise ones split only single images, as the compiler uses them).
-bool check_parallel(const Compiled& c, const std::string& op, const std::string& tile,
+bool check_parallel(const Compiled& c, const std::string& op, const RowKind& tile,
                     const ConvParams& p, const EpilogueSpec& e, const std::vector<float>& x,
                     const std::vector<float>& w, const std::vector<float>& b,
                     const std::vector<float>& res, const std::vector<float>& y) {
@@ -199,7 +210,7 @@ bool check_parallel(const Compiled& c, const std::string& op, const std::string&
 }
 
 // Runs one case; returns false (after printing it) on a mismatch.
-bool check(const Compiled& c, const std::string& op, const std::string& tile, const ConvParams& p,
+bool check(const Compiled& c, const std::string& op, const RowKind& tile, const ConvParams& p,
            const EpilogueSpec& e, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   const index_t cin_g = p.c_in / p.group, taps = p.kernel[1] * p.kernel[2];
@@ -268,7 +279,7 @@ bool check(const Compiled& c, const std::string& op, const std::string& tile, co
 }
 
 // Every shape and epilogue of the family for one variant; the number of cases run.
-int run_variant(const Compiled& c, const std::string& op, const std::string& tile, bool& ok) {
+int run_variant(const Compiled& c, const std::string& op, const RowKind& tile, bool& ok) {
   std::mt19937 rng(7);
   const EpilogueSpec epilogues[] = {{kActNone, 0, 0, 0},       {kActRelu, 0, 0, 1},
                                     {kActClip, 0.0f, 6.0f, 0}, {kActClip, -0.25f, 0.5f, 1},
@@ -283,9 +294,9 @@ int run_variant(const Compiled& c, const std::string& op, const std::string& til
           if ((h > 17 || w > 17) && i % 5) continue;  // the big planes on a sample
           const index_t pt = pad, pl = (pad + i) % 3, pb = (pad + h) % 3, pr = (pad * w) % 3;
           // 1x1 kernels now and then for the GEMM (padded here: through the patch matrix).
-          const index_t k = tile == "5x5" || (op == "dwconv" && tile == "any" && i % 4 == 0) ? 5
-                            : op == "conv" && !winograd(tile) && i % 3 == 1                  ? 1
-                                                                                             : 3;
+          const index_t k = square(tile) == 5 || (op == "dwconv" && !square(tile) && i % 4 == 0) ? 5
+                            : op == "conv" && !winograd(tile) && i % 3 == 1                      ? 1
+                                                                            : 3;
           if (h + pt + pb < k || w + pl + pr < k) continue;
           const bool dw = op == "dwconv";
           ConvParams p =
@@ -345,7 +356,7 @@ int check_gemm_rows(bool& ok) {
     void (*fn)(const GemmParams&, const float*, const float*, const float*, float*,
                const Workspace&);
   };
-  const Gemm variants[] = {{"f32_gemm_8x32__avx512f", f32_gemm_8x32__avx512f},
+  const Gemm variants[] = {{"f32_gemm_8x32__scalar", f32_gemm_8x32__scalar},
                            {"f32_gemm_4x16__scalar", f32_gemm_4x16__scalar}};
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -398,9 +409,10 @@ int check_gemm_rows(bool& ok) {
 int main() {
   bool ok = true;
   struct Row {
-    const char *dtype, *op, *tile, *isa;
+    const char *dtype, *op, *tile, *isa, *fits;
   };
-#define ONNXC_ROW(dtype, op, tile, isa, header) {#dtype, #op, #tile, #isa},
+#define ONNXC_ROW(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
+  {#dtype, #op, #tile, #isa, #fits},
   const Row rows[] = {ONNXC_KERNEL_VARIANTS(ONNXC_ROW)};
 #undef ONNXC_ROW
   for (const Row& r : rows) {
@@ -412,7 +424,7 @@ int main() {
       std::printf("skip %s (not built for this ISA)\n", name.c_str());
       continue;
     }
-    const int cases = run_variant(*c, op, r.tile, ok);
+    const int cases = run_variant(*c, op, RowKind{r.tile, r.fits}, ok);
     std::printf("ran %s %d\n", name.c_str(), cases);
   }
   std::printf("ran gemm rows %d\n", check_gemm_rows(ok));

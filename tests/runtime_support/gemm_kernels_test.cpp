@@ -55,7 +55,7 @@ void gemm_4x16(const GemmParams& p, const float* a, const float* b, const float*
 }
 template <index_t Bytes>
 void gemm_8x32(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
-  f32_gemm_8x32__avx512f(p, a, b, c, y, test_workspace<Bytes>());
+  f32_gemm_8x32__scalar(p, a, b, c, y, test_workspace<Bytes>());
 }
 template <index_t Bytes>
 void gemm_4x16_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
@@ -68,7 +68,7 @@ template <index_t Bytes>
 void gemm_8x32_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
                  const EpilogueSpec& e, const float* r) {
   with_epilogue(e, [&](const auto& typed) {
-    f32_gemm_8x32__avx512f(p, a, b, c, y, typed, r, test_workspace<Bytes>());
+    f32_gemm_8x32__scalar(p, a, b, c, y, typed, r, test_workspace<Bytes>());
   });
 }
 template <index_t Bytes>
@@ -84,16 +84,16 @@ void gemm_float(const GemmParams& p, const float* a, const float* b, const float
 
 const Variant kVariants[] = {
     {"f32_gemm_4x16__scalar", gemm_4x16<32768>},
-    {"f32_gemm_8x32__avx512f", gemm_8x32<32768>},
+    {"f32_gemm_8x32__scalar", gemm_8x32<32768>},
     {"f32_gemm_4x16__scalar, 3-row panel", gemm_4x16<3 * 16 * 4>},
-    {"f32_gemm_8x32__avx512f, 1-row panel", gemm_8x32<32 * 4>},
-    {"f32_gemm_8x32__avx512f, no workspace", gemm_8x32<0>},
+    {"f32_gemm_8x32__scalar, 1-row panel", gemm_8x32<32 * 4>},
+    {"f32_gemm_8x32__scalar, no workspace", gemm_8x32<0>},
     {"gemm<float>", gemm_float},
     {"gemm<float>, no workspace", gemm<float>},
     {"f32_gemm_4x4__scalar", gemm_4x4<32768>},
     {"f32_gemm_1x1__scalar", gemm_1x1},
     {"f32_gemm_packed_4x16__scalar", gemm_packed<16, f32_gemm_packed_4x16__scalar>},
-    {"f32_gemm_packed_8x32__avx512f", gemm_packed<32, f32_gemm_packed_8x32__avx512f>},
+    {"f32_gemm_packed_8x32__scalar", gemm_packed<32, f32_gemm_packed_8x32__scalar>},
     {"f32_gemm_packed_4x4__scalar", gemm_packed<4, f32_gemm_packed_4x4__scalar>},
 };
 
@@ -292,7 +292,7 @@ const struct {
   GemmFn plain;
 } kEpilogueVariants[] = {
     {"f32_gemm_4x16__scalar", gemm_4x16_e<32768>, gemm_4x16<32768>},
-    {"f32_gemm_8x32__avx512f", gemm_8x32_e<32768>, gemm_8x32<32768>},
+    {"f32_gemm_8x32__scalar", gemm_8x32_e<32768>, gemm_8x32<32768>},
     {"f32_gemm_4x16__scalar, 5-row panel", gemm_4x16_e<5 * 16 * 4>, gemm_4x16<5 * 16 * 4>},
     {"gemm<float>", ONNXC_GEMM_FUSED(gemm), gemm<float>},
     {"gemm_ref<float>", ONNXC_GEMM_FUSED(gemm_ref), gemm_ref<float>},
@@ -467,8 +467,8 @@ void check_packed_parallel(const char* name) {
 
 TEST_CASE("packed GEMM variants split over threads give the serial result bit for bit",
           "[gemm-kernels][threads]") {
-  check_packed_parallel<32, f32_gemm_packed_8x32__avx512f, f32_gemm_packed_8x32__avx512f>(
-      "f32_gemm_packed_8x32__avx512f");
+  check_packed_parallel<32, f32_gemm_packed_8x32__scalar, f32_gemm_packed_8x32__scalar>(
+      "f32_gemm_packed_8x32__scalar");
   check_packed_parallel<16, f32_gemm_packed_4x16__scalar, f32_gemm_packed_4x16__scalar>(
       "f32_gemm_packed_4x16__scalar");
 }
