@@ -80,6 +80,9 @@ void set_attr(onnx::NodeProto* n, const std::string& name, float v);
 void set_attr(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v);
 void set_attr(onnx::NodeProto* n, const std::string& name, const std::string& v);
 
+// Unsqueeze(x) at `axis` (axes an attribute before opset 13, an input after).
+std::string unsqueeze(Expansion& e, const std::string& x, int64_t axis);
+
 // Emits activation `act` (an ORT MLAS activation name: Relu, Sigmoid, Tanh, LeakyRelu, Clip,
 // HardSigmoid, ...) on `x` into `y`, with `params` as ORT orders them. Empty `act`: Identity.
 bool emit_activation(Expansion& e, const std::string& act, const std::vector<float>& params,

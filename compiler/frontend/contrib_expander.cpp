@@ -136,6 +136,13 @@ void set_attr(onnx::NodeProto* n, const std::string& name, const std::string& v)
   a->set_s(v);
 }
 
+std::string unsqueeze(Expansion& e, const std::string& x, int64_t axis) {
+  if (e.opset >= 13) return e.emit1("Unsqueeze", {x, e.const_i64({axis}, {1})});
+  onnx::NodeProto* u = e.emit("Unsqueeze", {x}, {""});
+  set_attr(u, "axes", std::vector<int64_t>{axis});
+  return u->output(0);
+}
+
 // ORT's MLAS activations (onnxruntime/core/mlas/inc/mlas.h MLAS_ACTIVATION, filled by
 // contrib_ops/cpu/fused_activation.cc): params are LeakyRelu {alpha}, Clip {min, max},
 // HardSigmoid {alpha, beta}, and for FusedGemm also Elu {alpha}, Selu {alpha, gamma},

@@ -193,6 +193,69 @@ bool dynamic_quantize_matmul(Expansion& e) {
   return true;
 }
 
+// Two 4-bit codes per byte, the low nibble first: (..., n) uint8 -> (..., 2n) uint8.
+std::string unpack_nibbles(Expansion& e, const std::string& packed, int rank) {
+  onnx::NodeProto* sixteen = e.emit("Cast", {e.const_i32({16})}, {""});
+  set_attr(sixteen, "to", int64_t{onnx::TensorProto::UINT8});
+  const std::string low = e.emit1("Mod", {packed, sixteen->output(0)});
+  const std::string high = e.emit1("Div", {packed, sixteen->output(0)});
+  onnx::NodeProto* pairs = e.emit("Concat", {unsqueeze(e, low, -1), unsqueeze(e, high, -1)}, {""});
+  set_attr(pairs, "axis", int64_t{-1});
+  std::vector<int64_t> shape(static_cast<size_t>(rank), 0);
+  shape.back() = -1;
+  return e.emit1("Reshape", {pairs->output(0), e.const_i64(shape, {rank})});
+}
+
+// MatMulNBits (contrib_ops/cpu/quantization/matmul_nbits.cc), 4-bit weights: B is uint8
+// [N][blocks][block_size / 2], two codes a byte (low nibble first), each block of block_size
+// codes along K with its scale (scales: N x blocks) and zero point (zero_points: uint8, two a
+// byte, N x ceil(blocks / 2); or of the scales' type; 8 without); Y = A x W^T (+ bias) with
+// W[n][k] = (code - zero_point) * scale. B is a constant: the dequantized W folds at compile
+// time into float weights (8x the bytes of the 4-bit form).
+bool matmul_nbits(Expansion& e) {
+  const int64_t k = e.attr_i("K", 0), n = e.attr_i("N", 0), block = e.attr_i("block_size", 0);
+  if (e.attr_i("bits", 4) != 4)
+    return e.fail("bits={} is not supported (4 only)", e.attr_i("bits", 4));
+  if (k <= 0 || n <= 0 || block < 16 || (block & (block - 1)))
+    return e.fail("K ({}) and N ({}) must be positive and block_size ({}) a power of 2 >= 16", k, n,
+                  block);
+  if (e.has_in(4)) return e.fail("g_idx (input 4) is not supported");
+  const int64_t blocks = (k + block - 1) / block;
+  std::string codes = e.emit1("Reshape", {e.in(1), e.const_i64({n, blocks, block / 2}, {3})});
+  onnx::NodeProto* w = e.emit("Cast", {unpack_nibbles(e, codes, 3)}, {""});
+  set_attr(w, "to", int64_t{onnx::TensorProto::FLOAT});
+  std::string zp;
+  if (!e.has_in(3)) {
+    zp = e.const_f({8.0f});
+  } else if (const onnx::TensorProto* t = e.initializer(e.in(3));
+             t && t->data_type() != onnx::TensorProto::UINT8) {
+    zp = e.emit1("Reshape", {e.in(3), e.const_i64({n, blocks, 1}, {3})});
+  } else {  // packed 4-bit zero points, a row of ceil(blocks / 2) bytes per column
+    std::string rows = e.emit1("Reshape", {e.in(3), e.const_i64({n, (blocks + 1) / 2}, {2})});
+    std::string all = unpack_nibbles(e, rows, 2);
+    onnx::NodeProto* f = e.emit(
+        "Cast",
+        {e.emit1("Slice",
+                 {all, e.const_i64({0}, {1}), e.const_i64({blocks}, {1}), e.const_i64({1}, {1})})},
+        {""});
+    set_attr(f, "to", int64_t{onnx::TensorProto::FLOAT});
+    zp = e.emit1("Reshape", {f->output(0), e.const_i64({n, blocks, 1}, {3})});
+  }
+  std::string scale = e.emit1("Reshape", {e.in(2), e.const_i64({n, blocks, 1}, {3})});
+  std::string deq = e.emit1("Mul", {e.emit1("Sub", {w->output(0), zp}), scale});
+  std::string nk = e.emit1("Reshape", {deq, e.const_i64({n, blocks * block}, {2})});
+  if (blocks * block != k)
+    nk =
+        e.emit1("Slice", {nk, e.const_i64({0}, {1}), e.const_i64({k}, {1}), e.const_i64({1}, {1})});
+  onnx::NodeProto* kn = e.emit("Transpose", {nk}, {""});
+  set_attr(kn, "perm", std::vector<int64_t>{1, 0});
+  if (e.has_in(5))
+    e.emit("Add", {e.emit1("MatMul", {e.in(0), kn->output(0)}), e.in(5)}, {e.out(0)});
+  else
+    e.emit("MatMul", {e.in(0), kn->output(0)}, {e.out(0)});
+  return true;
+}
+
 }  // namespace
 
 std::vector<ExpandRule> qlinear_rules() {
@@ -208,7 +271,8 @@ std::vector<ExpandRule> qlinear_rules() {
           {"QLinearSoftmax", qlinear_softmax},
           {"QLinearWhere", qlinear_where},
           {"MatMulIntegerToFloat", matmul_integer_to_float},
-          {"DynamicQuantizeMatMul", dynamic_quantize_matmul}};
+          {"DynamicQuantizeMatMul", dynamic_quantize_matmul},
+          {"MatMulNBits", matmul_nbits}};
 }
 
 }  // namespace onnxc::contrib

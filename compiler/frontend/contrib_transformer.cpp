@@ -128,13 +128,6 @@ bool simplified_layer_norm(Expansion& e) {
   return true;
 }
 
-std::string unsqueeze(Expansion& e, const std::string& x, int64_t axis) {
-  if (e.opset >= 13) return e.emit1("Unsqueeze", {x, e.const_i64({axis}, {1})});
-  onnx::NodeProto* u = e.emit("Unsqueeze", {x}, {""});
-  set_attr(u, "axes", std::vector<int64_t>{axis});
-  return u->output(0);
-}
-
 // The additive mask (broadcastable to B x N x S x L) of a mask_index or key_padding_mask: 0 where
 // a key is attended, mask_filter_value where it is not (contrib_ops/cpu/bert/attention_helper.h
 // PrepareMask). Forms: 1-D (B) end positions, 2-D (B, L) and 3-D (B, S, L) raw masks (> 0

@@ -287,6 +287,23 @@ def qlinear_cases():
             c.const("bias", rand(4))], ["y"])
     c.output("y")
     yield c
+    for name, k, zero_points, bias in (("matmul_nbits", 32, None, False),
+                                       ("matmul_nbits_zero_points_bias", 40, "packed", True)):
+        n, block = 6, 16
+        blocks = (k + block - 1) // block
+        codes = rng.integers(0, 16, (n, blocks, block)).astype(np.uint8)
+        c = Case(name)
+        inputs = [c.feed("a", rand(3, k)),
+                  c.const("b", (codes[..., 0::2] | (codes[..., 1::2] << 4)).astype(np.uint8)),
+                  c.const("scales", (0.01 + 0.05 * rng.random((n, blocks))).astype(np.float32))]
+        if zero_points == "packed":
+            zp = rng.integers(0, 16, (n, 2 * ((blocks + 1) // 2))).astype(np.uint8)
+            inputs.append(c.const("zero_points", (zp[:, 0::2] | (zp[:, 1::2] << 4)).reshape(-1)))
+        if bias:  # inputs 3 (zero points) and 4 (g_idx) absent or given, then 5
+            inputs += [""] * (5 - len(inputs)) + [c.const("bias", rand(n))]
+        c.node("MatMulNBits", inputs, ["y"], K=k, N=n, bits=4, block_size=block)
+        c.output("y")
+        yield c
     c = Case("qgemm_quantized")
     c.node("QGemm", [c.feed("a", rand_u8(3, 5))] + qparams(c, "a", 0.02, 128) +
            [c.const("b", rand_u8(4, 5))] + qparams(c, "b", 0.01, 127) +
