@@ -13,6 +13,69 @@
 
 namespace {
 
+// `onnxc test`: its flags, written into `test`.
+CLI::App* add_test_command(CLI::App& app, onnxc::TestArgs& test, const char* bounds_help) {
+  using namespace onnxc;
+  CLI::App* tst = app.add_subcommand("test", "Compile, run and check ONNX backend-test cases");
+  tst->add_option("cases", test.cases,
+                  "Case folders (model.onnx + test_data_set_*), or folders of them")
+      ->required();
+  add_lowering_flags(*tst, test.lowering, LoweringScope::kSuite);
+  tst->add_option("-j,--jobs", test.jobs, "Parallel jobs")->check(CLI::Range(1, 256));
+  tst->add_option("--rtol", test.rtol, "Relative tolerance");
+  tst->add_option("--atol", test.atol, "Absolute tolerance");
+  tst->add_option("--report", test.report, "Write a TSV report: case, status, detail");
+  tst->add_option("--expect", test.expect,
+                  "Ratchet file: exit 0 iff every case listed passes (others may fail)");
+  tst->add_option("--cache", test.cache_dir, "Cache of built cases (default ~/.cache/onnxc/test)");
+  tst->add_option("--cxx", test.cxx, "C++ compiler (default $CXX, else c++)");
+  tst->add_option("--batch", test.batch, "Cases per translation unit")->check(CLI::Range(1, 1000));
+  tst->add_option("--filter", test.filter, "Only cases whose name contains this");
+  tst->add_flag("--keep", test.keep, "Keep the build folder");
+  tst->add_flag("-v,--verbose", test.verbose, "Print compiler output of failed builds");
+  tst->add_flag("--check-bounds", test.check_bounds, bounds_help);
+  tst->add_flag("--partial", test.partial,
+                "With --expect: a subset run; listed cases that were not run are not regressions");
+  tst->add_option("--fpu", test.fpu,
+                  "Compile as if the target's FPU were this one (single: float kernels accumulate "
+                  "in float, as on cortex-m4), and still run on this machine")
+      ->check(CLI::IsMember({"double", "single", "none"}));
+  tst->add_option("--cases", test.case_list,
+                  "Run only the cases named in FILE (one folder/case a line), found in the paths");
+  tst->add_option("--runtime", test.runtime,
+                  "Build each case as compile's --runtime does: inline (default: each .cpp on "
+                  "its own, as users build it) or include (one translation unit per batch)")
+      ->check(CLI::IsMember({"inline", "include"}));
+  tst->add_flag("--sanitize", test.sanitize,
+                "Build generated code and harness with -fsanitize=address,undefined; a sanitizer "
+                "report fails its case");
+
+  return tst;
+}
+
+// `onnxc bench`: its flags, written into `bench`.
+CLI::App* add_bench_command(CLI::App& app, onnxc::BenchArgs& bench) {
+  using namespace onnxc;
+  bench.lowering.target = "native";
+  CLI::App* bch = app.add_subcommand("bench", "Compile with -O3 for --target and time inference");
+  bch->add_option("model", bench.model, "ONNX model")->required();
+  add_lowering_flags(*bch, bench.lowering, LoweringScope::kModel);
+  bch->add_option("--iters", bench.iters, "Timed inferences")->check(CLI::Range(1, 1000000));
+  bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
+  bch->add_option("--svg", bench.svg,
+                  "With --profile: also draw the per-layer times into this SVG file");
+  bch->add_option("--peak-gflops", bench.peak_gflops,
+                  "The machine's peak GFLOP/s: --svg adds %-of-peak bars")
+      ->check(CLI::PositiveNumber);
+  bch->add_flag("--profile", bench.profile,
+                "Time every node (hooks emitted only with this flag); table heaviest first");
+  bch->add_option("--out", bench.out_dir,
+                  "Build the timing program in this folder and keep it (bench/run serves it)");
+  bch->add_flag("--no-run", bench.no_run, "Stop after the build (prints its cost)");
+
+  return bch;
+}
+
 int run_main(int argc, char** argv) {
   using namespace onnxc;
   CLI::App app{"onnxc: ahead-of-time compiler from ONNX models to C++"};
@@ -62,57 +125,9 @@ int run_main(int argc, char** argv) {
                    "into this SVG file");
 
   TestArgs test;
-  auto* tst = app.add_subcommand("test", "Compile, run and check ONNX backend-test cases");
-  tst->add_option("cases", test.cases,
-                  "Case folders (model.onnx + test_data_set_*), or folders of them")
-      ->required();
-  add_lowering_flags(*tst, test.lowering, LoweringScope::kSuite);
-  tst->add_option("-j,--jobs", test.jobs, "Parallel jobs")->check(CLI::Range(1, 256));
-  tst->add_option("--rtol", test.rtol, "Relative tolerance");
-  tst->add_option("--atol", test.atol, "Absolute tolerance");
-  tst->add_option("--report", test.report, "Write a TSV report: case, status, detail");
-  tst->add_option("--expect", test.expect,
-                  "Ratchet file: exit 0 iff every case listed passes (others may fail)");
-  tst->add_option("--cache", test.cache_dir, "Cache of built cases (default ~/.cache/onnxc/test)");
-  tst->add_option("--cxx", test.cxx, "C++ compiler (default $CXX, else c++)");
-  tst->add_option("--batch", test.batch, "Cases per translation unit")->check(CLI::Range(1, 1000));
-  tst->add_option("--filter", test.filter, "Only cases whose name contains this");
-  tst->add_flag("--keep", test.keep, "Keep the build folder");
-  tst->add_flag("-v,--verbose", test.verbose, "Print compiler output of failed builds");
-  tst->add_flag("--check-bounds", test.check_bounds, bounds_help);
-  tst->add_flag("--partial", test.partial,
-                "With --expect: a subset run; listed cases that were not run are not regressions");
-  tst->add_option("--fpu", test.fpu,
-                  "Compile as if the target's FPU were this one (single: float kernels accumulate "
-                  "in float, as on cortex-m4), and still run on this machine")
-      ->check(CLI::IsMember({"double", "single", "none"}));
-  tst->add_option("--cases", test.case_list,
-                  "Run only the cases named in FILE (one folder/case a line), found in the paths");
-  tst->add_option("--runtime", test.runtime,
-                  "Build each case as compile's --runtime does: inline (default: each .cpp on "
-                  "its own, as users build it) or include (one translation unit per batch)")
-      ->check(CLI::IsMember({"inline", "include"}));
-  tst->add_flag("--sanitize", test.sanitize,
-                "Build generated code and harness with -fsanitize=address,undefined; a sanitizer "
-                "report fails its case");
-
+  CLI::App* tst = add_test_command(app, test, bounds_help);
   BenchArgs bench;
-  bench.lowering.target = "native";
-  auto* bch = app.add_subcommand("bench", "Compile with -O3 for --target and time inference");
-  bch->add_option("model", bench.model, "ONNX model")->required();
-  add_lowering_flags(*bch, bench.lowering, LoweringScope::kModel);
-  bch->add_option("--iters", bench.iters, "Timed inferences")->check(CLI::Range(1, 1000000));
-  bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
-  bch->add_option("--svg", bench.svg,
-                  "With --profile: also draw the per-layer times into this SVG file");
-  bch->add_option("--peak-gflops", bench.peak_gflops,
-                  "The machine's peak GFLOP/s: --svg adds %-of-peak bars")
-      ->check(CLI::PositiveNumber);
-  bch->add_flag("--profile", bench.profile,
-                "Time every node (hooks emitted only with this flag); table heaviest first");
-  bch->add_option("--out", bench.out_dir,
-                  "Build the timing program in this folder and keep it (bench/run serves it)");
-  bch->add_flag("--no-run", bench.no_run, "Stop after the build (prints its cost)");
+  CLI::App* bch = add_bench_command(app, bench);
 
   bool markdown = false;
   auto* ops = app.add_subcommand("ops", "List supported ops and opset ranges");
