@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -277,4 +278,97 @@ TEST_CASE("a call outside memcpy, memset, memmove and libm is refused in one lin
   const std::string syntax = compile_with_llvm(source, options, &out);
   CHECK(syntax.find("error") != std::string::npos);
   CHECK(syntax.find('\n') == std::string::npos);
+}
+
+namespace {
+
+// A model that reaches the GEMM, the vector math and a reduction: y = Softmax(Tanh(x W + b)) and
+// z = Sigmoid(Exp(x W)), x [4, 16].
+std::string write_math_model() {
+  std::vector<float> w(16 * 32), b(32);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::sin(0.37 * i)) * 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(std::cos(0.11 * i));
+  ModelBuilder mb;
+  mb.input("x", onnx::TensorProto::FLOAT, {4, 16})
+      .output("y", onnx::TensorProto::FLOAT, {4, 32})
+      .output("z", onnx::TensorProto::FLOAT, {4, 32})
+      .initializer("w", {16, 32}, w)
+      .initializer("b", {32}, b);
+  mb.node("MatMul", {"x", "w"}, {"xw"}, "matmul");
+  mb.node("Add", {"xw", "b"}, {"s"}, "add");
+  mb.node("Tanh", {"s"}, {"t"}, "tanh");
+  mb.node("Softmax", {"t"}, {"y"}, "softmax");
+  mb.node("Exp", {"xw"}, {"e"}, "exp");
+  mb.node("Sigmoid", {"e"}, {"z"}, "sigmoid");
+  return mb.write("math.onnx");
+}
+
+// Runs net_run on fixed inputs and prints every output float's bits.
+constexpr const char* kBitsDriver = R"(#include "net.h"
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+int main() {
+  static float x[64], y[128], z[128];
+  alignas(64) static unsigned char workspace[net::kWorkspaceSize + 1];
+  for (int i = 0; i < 64; ++i) x[i] = std::sin(0.7f * i) * 3.0f;
+  const void* in[] = {x};
+  void* out[] = {y, z};
+  if (net_run(in, out, workspace) != 0) return 1;
+  for (float v : y) { unsigned u; std::memcpy(&u, &v, 4); std::printf("%08x\n", u); }
+  for (float v : z) { unsigned u; std::memcpy(&u, &v, 4); std::printf("%08x\n", u); }
+  return 0;
+}
+)";
+
+// Builds `model` for `target` through g++ (the .cpp) or the LLVM backend (the .o), both at -O1
+// with the target's flags, links it with kBitsDriver and returns what it printed.
+std::string outputs_built_by(const std::string& model, const std::string& target, bool llvm,
+                             const fs::path& dir) {
+  ImportOptions options;
+  options.target = find_target(target);
+  Diagnostics diag;
+  auto module = lower_model(model, options, diag);
+  REQUIRE(module);
+  CodegenOptions cg;
+  cg.name = "net";
+  cg.header_file = "net.h";
+  cg.weights = llvm ? WeightsMode::kLinked : WeightsMode::kEmbedded;
+  GeneratedCode code;
+  REQUIRE(generate_cpp(*module, cg, code, diag));
+  write_file(dir / "net.h", code.header);
+  write_file(dir / "main.cpp", kBitsDriver);
+  const std::string flags = "-std=c++17 -O1 " + std::string(options.target->cxx_flags);
+  std::string model_file = (dir / "net.cpp").string();
+  write_file(model_file, code.source);
+  if (llvm) {
+    LlvmOptions llvm_options;
+    llvm_options.target = target;
+    llvm_options.opt_level = 1;
+    std::vector<char> object;
+    REQUIRE(compile_with_llvm(llvm_source(code, cg, "net.cpp"), llvm_options, &object) == "");
+    model_file = (dir / "net.o").string();
+    write_file(model_file, std::string(object.begin(), object.end()));
+  }
+  const fs::path program = dir / (llvm ? "with_llvm" : "with_gxx");
+  REQUIRE(std::system(("g++ " + flags + " -I" + dir.string() + " -o " + program.string() + " " +
+                       (dir / "main.cpp").string() + " " + model_file)
+                          .c_str()) == 0);
+  return run_tool(program.string());
+}
+
+}  // namespace
+
+TEST_CASE("g++ and the LLVM backend build code whose outputs agree bit for bit", "[llvm]") {
+  if (!llvm_backend_enabled()) return;
+  const std::string model = write_math_model();
+  for (const char* target : {"generic", "x86-64-v3"}) {
+    if (!host_can_run(*find_target(target))) continue;
+    INFO(target);
+    TempDir dir("onnxc-llvm-bits-");
+    const std::string gxx = outputs_built_by(model, target, false, dir.path());
+    const std::string llvm = outputs_built_by(model, target, true, dir.path());
+    CHECK(gxx.size() == 256 * 9);
+    CHECK(gxx == llvm);
+  }
 }
