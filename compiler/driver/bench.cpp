@@ -30,6 +30,7 @@
 #include "driver/node_flops.h"
 #include "driver/pipeline.h"
 #include "driver/profile_picture.h"
+#include "llvm_backend/llvm_targets.h"
 #include "support/temp_dir.h"
 
 namespace onnxc {
@@ -245,11 +246,12 @@ int run_bench(const BenchArgs& args) {
   const char* env_cxx = std::getenv("CXX");
   std::string cxx = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
   CompileCost cost;
-  if (!compile(fmt::format("{} -std=c++17 -O3 {}{} -I{} -o {} {}", cxx, target.cxx_flags,
-                           threads > 1 ? " -pthread" : "", dir.string(), (dir / "bench").string(),
-                           (dir / "main.cpp").string() +
-                               (object ? " " + (dir / "bench_model.o").string() : "")),
-               cost)) {
+  if (!compile(
+          fmt::format(
+              "{} -std=c++17 -O3 {} {}{} -I{} -o {} {}", cxx, target.cxx_flags, kNoFpContraction,
+              threads > 1 ? " -pthread" : "", dir.string(), (dir / "bench").string(),
+              (dir / "main.cpp").string() + (object ? " " + (dir / "bench_model.o").string() : "")),
+          cost)) {
     std::fprintf(stderr, "onnxc bench: %s: the C++ compiler failed on the generated code\n",
                  args.model.c_str());
     return kExitModelError;

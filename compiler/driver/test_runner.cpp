@@ -39,6 +39,7 @@
 #include "driver/progress.h"
 #include "driver/test_case.h"
 #include "frontend/model_loader.h"
+#include "llvm_backend/llvm_targets.h"
 #include "ops/op.h"
 #include "ops/strings.h"
 #include "support/sha256.h"
@@ -403,7 +404,7 @@ class TestRunner {
   // pool. Inline-mode code gets no -I of the runtime: it must build on its own, as a user's does.
   std::string compile_flags() const {
     return fmt::format(
-        "-std=c++17 -O1 {} {}{}-Wall -Wextra -Werror", target_->cxx_flags,
+        "-std=c++17 -O1 {} {} {}{}-Wall -Wextra -Werror", target_->cxx_flags, kNoFpContraction,
         args_.sanitize ? std::string(kSanitizeFlags) + " " : "",
         args_.lowering.threads > 1
             ? fmt::format("-pthread -DONNXC_HARNESS_THREADS={} ", args_.lowering.threads)

@@ -41,7 +41,7 @@ std::vector<std::string> llvm_target_arguments(const LlvmTarget& row,
   if (const Target* t = find_target(row.target))
     for (std::string& flag : split_flags(t->cxx_flags)) args.push_back(std::move(flag));
   for (std::string& flag : split_flags(row.clang_flags)) args.push_back(std::move(flag));
-  args.push_back("-ffp-contract=off");
+  args.push_back(kNoFpContraction);
   if (row.hosted) {
     args.push_back("-fPIC");
     return args;

@@ -37,6 +37,12 @@ namespace onnxc {
   X("cortex-m3", "thumbv7m-none-eabi", "cortex-m3", "soft", false, "thumb/v7-m/nofp", "")        \
   X("cortex-m0plus", "thumbv6m-none-eabi", "cortex-m0plus", "soft", false, "thumb/v6-m/nofp", "")
 
+// What both backends pass their C++ compiler besides the target's flags: no contraction of
+// a * b + c into a fused multiply-add where the code does not write one. clang contracts within an
+// expression by default, g++ (in C++) across them, on every CPU with an FMA; with neither, code
+// built by g++ (onnxc test, bench) and by the LLVM backend agrees bit for bit.
+constexpr const char* kNoFpContraction = "-ffp-contract=off";
+
 struct LlvmTarget {
   std::string_view target, triple, cpu, float_abi;
   bool hosted;
@@ -50,9 +56,9 @@ const std::vector<LlvmTarget>& all_llvm_targets();
 const LlvmTarget* find_llvm_target(std::string_view name);
 
 // The clang driver arguments for `row`, besides the source and the optimisation level: the
-// triple, the g++ flags of the onnxc target, floating-point contraction off (g++ -std=c++17 does
-// not contract either), PIC on hosted targets, and for arm-none-eabi short enums and the newlib
-// and libstdc++ header folders under `none_eabi_include` (GCC version `none_eabi_gcc_version`).
+// triple, the g++ flags of the onnxc target, kNoFpContraction, PIC on hosted targets, and for
+// arm-none-eabi short enums and the newlib and libstdc++ header folders under `none_eabi_include`
+// (GCC version `none_eabi_gcc_version`).
 std::vector<std::string> llvm_target_arguments(const LlvmTarget& row,
                                                const std::string& none_eabi_include,
                                                const std::string& none_eabi_gcc_version);
