@@ -47,7 +47,7 @@ std::string llvm_backend_disabled_message();
 
 // Compiles `source` for `options.target` into `out` (the bytes of the .ll, .bc, .s or .o).
 // Returns "" on success, else one line saying what went wrong (the first compiler error, an
-// undefined symbol outside memcpy/memset/memmove and libm, a target without a row).
+// undefined symbol outside the C memory and string functions and libm, a target without a row).
 std::string compile_with_llvm(const LlvmSource& source, const LlvmOptions& options,
                               std::vector<char>* out);
 

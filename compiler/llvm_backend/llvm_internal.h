@@ -43,8 +43,9 @@ void set_stable_names(llvm::Module& module, const LlvmSource& source);
 // and drops what nothing then uses: the inlined runtime's inline functions and templates are
 // the model's own copies, so two models' objects link together without sharing them.
 void internalize_all_but_entry_points(llvm::Module& module, const LlvmSource& source);
-// Drops unused declarations, then checks that every symbol left undefined is memcpy, memset,
-// memmove or a libm function: "" or one line naming the first other one.
+// Drops unused declarations, then checks that every symbol left undefined is a C memory or
+// string function (memcpy, memset, memmove, memcmp, bcmp, memchr, strlen) or libm: "" or one line
+// naming the first other one.
 std::string check_undefined_symbols(llvm::Module& module);
 
 }  // namespace onnxc

@@ -23,10 +23,12 @@ constexpr const char* kWeightsSection = ".rodata.onnxc_weights";
 constexpr uint64_t kWeightsAlignment = 64;  // codegen lays each constant out 64-byte aligned
 
 // The C library functions the generated code may leave to the linker: the memory functions
-// LLVM's intrinsics lower to, and libm (each of its double functions, with its float and long
-// double twins).
+// LLVM's intrinsics lower to, the string functions the string kernels' std::char_traits calls
+// become (strlen, memchr, memcmp, and bcmp, LLVM's spelling of an equality-only memcmp; newlib has
+// them all), and libm (each of its double functions, with its float and long double twins).
 bool is_allowed_undefined(llvm::StringRef name) {
-  static const llvm::StringSet<> kMemory = {"memcpy", "memset", "memmove"};
+  static const llvm::StringSet<> kMemory = {"memcpy", "memset", "memmove", "memcmp",
+                                            "bcmp",   "memchr", "strlen"};
   static const llvm::StringSet<> kLibm = {
       "acos",      "acosh",     "asin",       "asinh",  "atan",      "atan2",  "atanh",   "cbrt",
       "ceil",      "copysign",  "cos",        "cosh",   "erf",       "erfc",   "exp",     "exp2",
@@ -92,7 +94,8 @@ std::string check_undefined_symbols(llvm::Module& module) {
   for (const llvm::Function& f : module.functions())
     if (f.isDeclaration() && !f.isIntrinsic() && !is_allowed_undefined(f.getName()))
       return "the generated code calls '" + f.getName().str() +
-             "', which is not memcpy, memset, memmove or a libm function";
+             "', which is neither a C memory or string function (memcpy, memset, memmove, "
+             "memcmp, memchr, strlen) nor libm";
   for (const llvm::GlobalVariable& g : module.globals())
     if (g.isDeclaration())
       return "the generated code reads the undefined variable '" + g.getName().str() + "'";

@@ -104,8 +104,9 @@ std::string normalized_prefix(std::string_view triple) {
 }
 
 bool allowed_undefined(const std::string& name) {
-  static const std::set<std::string> kAllowed = {"memcpy", "memset", "memmove", "tanhf", "tanh",
-                                                 "expf",   "exp",    "logf",    "log"};
+  static const std::set<std::string> kAllowed = {"memcpy", "memset", "memmove", "memcmp", "bcmp",
+                                                 "memchr", "strlen", "tanhf",   "tanh",   "expf",
+                                                 "exp",    "logf",   "log"};
   return kAllowed.count(name) > 0;
 }
 
