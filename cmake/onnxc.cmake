@@ -1,6 +1,6 @@
 # onnxc_add_model(<target> MODEL <file.onnx> [NAME <namespace>] [WEIGHTS embed|external]
 #                 [DIMS <name>=<value>...] [SHAPES <input>=<d0>x<d1>...] [TARGET <isa>]
-#                 [THREADS <n>] [IMAGE_LIBS] [OPTIONS <other onnxc flags>...])
+#                 [THREADS <n>] [IMAGE_LIBS] [EMIT cpp|obj] [OPTIONS <other onnxc flags>...])
 #
 # Compiles an ONNX model to C++ at build time and wraps the result in a static library <target>
 # whose header is <namespace>.h (namespace defaults to <target>). Each keyword maps to one onnxc
@@ -12,6 +12,10 @@
 # IMAGE_LIBS: the model's ImageDecoder also decodes WebP and JPEG 2000, through the system's
 # libwebp and OpenJPEG (found with pkg-config): the library is built with -DONNXC_IMAGE_LIBS and
 # links both. Without it, ImageDecoder decodes BMP, PNM, PNG, TIFF and JPEG with no library.
+#
+# EMIT obj: onnxc compiles the model with its LLVM backend (onnxc built with ONNXC_WITH_LLVM) into
+# <namespace>.o for TARGET's triple, and the library wraps that object: no C++ compile step, for
+# host and cross toolchains alike (name the TARGET: the default, generic, is the host's triple).
 #
 # WEIGHTS external also declares <namespace>.bin as an output and stores its path in the target
 # property ONNXC_WEIGHTS_FILE; the program loads it (e.g. with mmap) and passes it to run().
@@ -76,7 +80,7 @@ function(_onnxc_model_flags out target)
 endfunction()
 
 function(onnxc_add_model target)
-  cmake_parse_arguments(ARG "IMAGE_LIBS" "MODEL;NAME;WEIGHTS;TARGET;THREADS"
+  cmake_parse_arguments(ARG "IMAGE_LIBS" "MODEL;NAME;WEIGHTS;TARGET;THREADS;EMIT"
                         "DIMS;SHAPES;OPTIONS;ARGS"
                         ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
@@ -93,21 +97,35 @@ function(onnxc_add_model target)
   _onnxc_model_flags(flags ${target})
 
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${target}_onnxc)
-  set(outputs ${out_dir}/${ARG_NAME}.cpp ${out_dir}/${ARG_NAME}.h)
+  set(code ${out_dir}/${ARG_NAME}.cpp)
+  if(ARG_EMIT STREQUAL "obj")
+    if(ARG_IMAGE_LIBS)
+      message(FATAL_ERROR "onnxc_add_model(${target}): IMAGE_LIBS needs EMIT cpp")
+    endif()
+    set(code ${out_dir}/${ARG_NAME}.o)
+    list(APPEND flags --emit obj)
+    set_source_files_properties(${code} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  elseif(DEFINED ARG_EMIT AND NOT ARG_EMIT STREQUAL "cpp")
+    message(FATAL_ERROR "onnxc_add_model(${target}): EMIT must be cpp or obj, not '${ARG_EMIT}'")
+  endif()
+  set(outputs ${code} ${out_dir}/${ARG_NAME}.h)
   if(ARG_WEIGHTS STREQUAL "external")
     list(APPEND outputs ${out_dir}/${ARG_NAME}.bin)
   endif()
   add_custom_command(
     OUTPUT ${outputs}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
-    COMMAND ${compiler} ${model} -o ${out_dir}/${ARG_NAME}.cpp ${flags}
+    COMMAND ${compiler} ${model} -o ${code} ${flags}
     DEPENDS ${model} ${compiler}
-    COMMENT "onnxc: compiling ${ARG_MODEL} to ${ARG_NAME}.cpp"
+    COMMENT "onnxc: compiling ${ARG_MODEL} to ${code}"
     VERBATIM)
   # Listing the .bin among the sources makes the library depend on it (it is not compiled), so a
   # deleted .bin is written again.
   add_library(${target} STATIC ${outputs})
   target_include_directories(${target} PUBLIC ${out_dir})
+  if(ARG_EMIT STREQUAL "obj")
+    set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)  # an object, no source
+  endif()
   # The runtime headers: code generated with --runtime include #includes them, and a program
   # running a THREADS model includes onnxc/thread_pool.h. The default (--runtime inline) code
   # pastes what it uses and builds with no include path, as the Cortex-M examples check.

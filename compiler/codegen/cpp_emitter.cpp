@@ -160,6 +160,17 @@ class Emitter {
   }
 
   bool external() const { return o_.weights == WeightsMode::kExternal; }
+  bool linked() const { return o_.weights == WeightsMode::kLinked; }
+
+  // --weights linked: the array the LLVM backend defines from the blob, in the same byte order
+  // and alignment as the embedded kWeights (one byte shorter: no string literal's NUL).
+  std::string linked_weights_declaration(size_t bytes) const {
+    return fmt::format(
+        "// The weights: defined from onnxc's bytes by the LLVM backend (little-endian, in\n"
+        "// section .rodata.onnxc_weights), not written here.\n"
+        "extern \"C\" alignas(64) const unsigned char {}[{}];\n\n",
+        linked_weights_symbol(o_.name), bytes);
+  }
 
   // --threads N: run() takes the pool its kernels' parts run on (onnxc/parallel.h).
   bool threaded() const { return m_.target->threads > 1; }
@@ -211,6 +222,7 @@ class Emitter {
         m_.target->name, max_stack_bytes(*m_.target));
     s += fmt::format("// Bytes of constant data ({}).\nconstexpr std::size_t kWeightsSize = {};\n",
                      external() ? "the external .bin file; pass it to run() 64-byte aligned"
+                     : linked() ? "in the object file, section .rodata.onnxc_weights"
                                 : "embedded in the .cpp",
                      weight_bytes);
     if (external())
@@ -291,8 +303,10 @@ class Emitter {
     }
     if (o_.profile) s += kProfileHooks;
     s += bounds_.prelude();
+    if (linked() && !used_constants_.empty())
+      s += "\n" + linked_weights_declaration(blob.bytes.size());
     s += fmt::format("\nnamespace {} {{\nnamespace {{\n\n", o_.name);
-    if (!external() && !used_constants_.empty()) {
+    if (o_.weights == WeightsMode::kEmbedded && !used_constants_.empty()) {
       s += "// The weights are little-endian (ONNX's byte order): a big-endian target cannot use "
            "them.\n"
            "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
@@ -344,7 +358,8 @@ class Emitter {
       s += "  const unsigned char* const blob = static_cast<const unsigned char*>(weights);\n" +
            weights_header_check();
     else if (uses_weights)
-      s += "  const unsigned char* const blob = kWeights;\n";
+      s += fmt::format("  const unsigned char* const blob = {};\n",
+                       linked() ? linked_weights_symbol(o_.name) : "kWeights");
     return s;
   }
 
@@ -561,6 +576,10 @@ class Emitter {
 };
 
 }  // namespace
+
+std::string linked_weights_symbol(const std::string& name) {
+  return name + "_onnxc_weights";
+}
 
 std::string cpp_identifier(const std::string& name) {
   return sanitize_namespace_name(name);  // the generated namespace: clear of global names too

@@ -12,7 +12,13 @@
 
 namespace onnxc {
 
-enum class WeightsMode { kEmbedded, kExternal };
+enum class WeightsMode {
+  kEmbedded,  // in the .cpp, as a string literal
+  kExternal,  // in a .bin file that run() takes
+  // Declared by the .cpp (linked_weights_symbol()) and defined elsewhere from the blob's bytes:
+  // the LLVM backend (compiler/llvm_backend/) puts them into the object file, never as text.
+  kLinked,
+};
 enum class RuntimeMode {
   kInline,   // runtime_support headers are pasted into the .cpp: it builds on its own
   kInclude,  // the .cpp #includes "onnxc/..." headers; add runtime_support/ to the include path
@@ -42,6 +48,9 @@ struct GeneratedCode {
 
 bool generate_cpp(const Module& module, const CodegenOptions& options, GeneratedCode& out,
                   Diagnostics& diag);
+
+// The extern "C" byte array a --weights linked .cpp declares for model namespace `name`.
+std::string linked_weights_symbol(const std::string& name);
 
 // A C++ identifier made from an arbitrary ONNX name ("input.1" -> "input_1"); see
 // sanitize_identifier in codegen/identifiers.h.

@@ -4,6 +4,8 @@
 //   [--profile: a per-node table, heaviest first: time, share, GFLOP/s, op, node]
 //   gflop_s=..                                                               (at the median)
 //   median_ms=X min_ms=Y
+// --emit obj compiles the model with the LLVM backend, in-process at -O3, into an object the
+// harness links (onnxc_s then includes that compile; cxx_s is the harness's build).
 // With --out DIR the timing program (DIR/bench, which also has a --serve mode for bench/run) and
 // its inputs stay in DIR; --no-run stops after the build line.
 #include <fmt/format.h>
@@ -23,10 +25,12 @@
 #include "codegen/cpp_emitter.h"
 #include "driver/commands.h"
 #include "driver/host_files.h"
+#include "driver/llvm_emit.h"
 #include "driver/lower_flags.h"
 #include "driver/node_flops.h"
 #include "driver/pipeline.h"
 #include "driver/profile_picture.h"
+#include "llvm_backend/llvm_targets.h"
 #include "support/temp_dir.h"
 
 namespace onnxc {
@@ -77,12 +81,32 @@ void write_inputs(const Graph& g, const fs::path& dir) {
 
 // The translation unit the C++ compiler builds: the harness, which includes the model after
 // defining the profiling hooks.
-void write_main(const fs::path& dir, const Graph& g, bool profile, int threads) {
+// With --emit obj it includes only the model's header: the model is an object file.
+void write_main(const fs::path& dir, const Graph& g, bool profile, int threads, bool object) {
   std::ofstream main(dir / "main.cpp");
-  main << "#define ONNXC_BENCH_MODEL bench_model\n#define ONNXC_BENCH_SOURCE \"bench_model.cpp\"\n";
+  main << "#define ONNXC_BENCH_MODEL bench_model\n#define ONNXC_BENCH_SOURCE \"bench_model."
+       << (object ? "h" : "cpp") << "\"\n";
   main << "#define ONNXC_BENCH_THREADS " << threads << "\n";
   if (profile) main << "#define ONNXC_BENCH_PROFILE_NODES " << g.nodes.size() << "\n";
   main << "#include \"bench_main.cpp\"\n";
+}
+
+// --emit obj: the model's code through the LLVM backend at the -O3 the C++ build uses, into
+// dir/bench_model.o. False after printing the backend's error.
+bool compile_object(const fs::path& dir, const GeneratedCode& code, const CodegenOptions& cg,
+                    const Target& target, const std::string& model) {
+  LlvmOptions options;
+  options.target = std::string(target.name);
+  options.opt_level = 3;
+  std::vector<char> bytes;
+  const std::string error =
+      compile_with_llvm(llvm_source(code, cg, "bench_model.cpp"), options, &bytes);
+  std::ofstream out(dir / "bench_model.o", std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (error.empty() && out) return true;
+  std::fprintf(stderr, "onnxc bench: %s: %s\n", model.c_str(),
+               error.empty() ? "cannot write bench_model.o" : error.c_str());
+  return false;
 }
 
 struct CompileCost {
@@ -168,6 +192,16 @@ int run_bench(const BenchArgs& args) {
     std::fprintf(stderr, "onnxc bench: --svg draws the per-layer profile: add --profile\n");
     return kExitUsage;
   }
+  const bool object = args.emit == "obj";
+  if (object) {
+    const Target* target = find_target(args.lowering.target);
+    std::string refusal = args.profile ? "--emit obj: --profile's hooks are macros of the C++ build"
+                                       : llvm_emit_refusal("inline", target ? target->name : "");
+    if (!refusal.empty()) {
+      std::fprintf(stderr, "onnxc bench: %s\n", refusal.c_str());
+      return kExitUsage;
+    }
+  }
   std::optional<TempDir> tmp;
   fs::path dir = args.out_dir;
   if (dir.empty()) {
@@ -191,6 +225,7 @@ int run_bench(const BenchArgs& args) {
   cg.header_file = "bench_model.h";
   cg.flags = args.profile ? "(onnxc bench --profile)" : "(onnxc bench)";
   cg.profile = args.profile;
+  if (object) cg.weights = WeightsMode::kLinked;
   GeneratedCode code;
   Diagnostics diag;
   if (!generate_cpp(*module, cg, code, diag) ||
@@ -198,6 +233,7 @@ int run_bench(const BenchArgs& args) {
     std::fputs(diag.str().c_str(), stderr);
     return kExitModelError;
   }
+  if (object && !compile_object(dir, code, cg, target, args.model)) return kExitModelError;
   double onnxc_seconds = seconds_since(t0);
   write_inputs(*module->graph, dir);
   // The harness and, for --threads, the pool it runs the model's parts on (-I dir).
@@ -206,14 +242,16 @@ int run_bench(const BenchArgs& args) {
     return kExitUsage;
   }
   const int threads = args.lowering.threads;
-  write_main(dir, *module->graph, args.profile, threads);
+  write_main(dir, *module->graph, args.profile, threads, object);
   const char* env_cxx = std::getenv("CXX");
   std::string cxx = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
   CompileCost cost;
-  if (!compile(fmt::format("{} -std=c++17 -O3 {}{} -I{} -o {} {}", cxx, target.cxx_flags,
-                           threads > 1 ? " -pthread" : "", dir.string(), (dir / "bench").string(),
-                           (dir / "main.cpp").string()),
-               cost)) {
+  if (!compile(
+          fmt::format(
+              "{} -std=c++17 -O3 {} {}{} -I{} -o {} {}", cxx, target.cxx_flags, kNoFpContraction,
+              threads > 1 ? " -pthread" : "", dir.string(), (dir / "bench").string(),
+              (dir / "main.cpp").string() + (object ? " " + (dir / "bench_model.o").string() : "")),
+          cost)) {
     std::fprintf(stderr, "onnxc bench: %s: the C++ compiler failed on the generated code\n",
                  args.model.c_str());
     return kExitModelError;

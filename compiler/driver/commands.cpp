@@ -10,6 +10,7 @@
 
 #include "codegen/identifiers.h"
 #include "codegen/model_info.h"
+#include "driver/llvm_emit.h"
 #include "driver/lower_flags.h"
 #include "driver/pipeline.h"
 #include "frontend/contrib_expander.h"
@@ -59,6 +60,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   if (args.check_bounds) flags += " --check-bounds";
   if (l.keep_sparse) flags += " --keep-sparse";
   flags += " --weights " + args.weights + " --runtime " + args.runtime;
+  if (args.emit != "cpp") flags += " --emit " + args.emit;
   std::vector<std::string> disabled = l.passes.disable;  // passes change the output too
   std::sort(disabled.begin(), disabled.end());
   for (const auto& p : disabled) flags += " --disable-pass " + p;
@@ -99,6 +101,27 @@ std::string output_clash(const CompileArgs& args) {
       return fmt::format("-o '{}' is also where the {} goes: give the .cpp another name",
                          args.output, i == 1 ? "header" : "weights .bin");
   return "";
+}
+
+// --emit llvm|bc|asm|obj: the generated code through the LLVM backend, at -O2, into -o.
+int emit_with_llvm(const CompileArgs& args, const GeneratedCode& code,
+                   const CodegenOptions& options, Diagnostics& diag) {
+  LlvmOptions llvm;
+  parse_llvm_emit(args.emit, &llvm.emit);
+  llvm.target = std::string(find_target(args.lowering.target)->name);
+  const std::string file_name = fs::path(args.output).stem().string() + ".cpp";
+  std::vector<char> bytes;
+  const std::string error = compile_with_llvm(llvm_source(code, options, file_name), llvm, &bytes);
+  if (!error.empty()) {
+    std::fprintf(stderr, "onnxc: %s: %s\n", args.model.c_str(), error.c_str());
+    return kExitModelError;
+  }
+  if (!write_llvm_generated(args.output, bytes, code, options, diag)) {
+    print_errors(diag);
+    return kExitModelError;
+  }
+  if (args.print_plan) std::fputs(code.memory_plan.c_str(), stdout);
+  return kExitOk;
 }
 
 }  // namespace
@@ -221,19 +244,34 @@ int run_compile(const CompileArgs& args) {
     std::fprintf(stderr, "onnxc: %s\n", clash.c_str());
     return kExitUsage;
   }
+  if (args.emit != "cpp") {  // before any work: the backend, the runtime mode, the target
+    const Target* target = find_target(args.lowering.target);
+    const std::string refusal =
+        llvm_emit_refusal(args.runtime, target ? target->name : args.lowering.target);
+    if (!refusal.empty()) {
+      std::fprintf(stderr, "onnxc: %s\n", refusal.c_str());
+      return kExitUsage;
+    }
+  }
   int rc = kExitOk;
   auto module = lower_with_flags(args.model, args.lowering, {args.check_bounds}, &rc);
   if (!module) return rc;
   CodegenOptions options;
   options.name = args.name.empty() ? module->model_name : cpp_identifier(args.name);
   options.header_file = fs::path(args.output).stem().string() + ".h";
-  options.weights = args.weights == "external" ? WeightsMode::kExternal : WeightsMode::kEmbedded;
+  options.weights = args.weights == "external" ? WeightsMode::kExternal
+                    : args.emit != "cpp"       ? WeightsMode::kLinked
+                                               : WeightsMode::kEmbedded;
   options.runtime = args.runtime == "include" ? RuntimeMode::kInclude : RuntimeMode::kInline;
   options.flags = output_flags(args, options.name);
   Diagnostics diag(args.model, args.lowering.max_errors);
   GeneratedCode code;
-  if (!generate_cpp(*module, options, code, diag) ||
-      !write_generated(args.output, code, options, diag)) {
+  if (!generate_cpp(*module, options, code, diag)) {
+    print_errors(diag);
+    return kExitModelError;
+  }
+  if (args.emit != "cpp") return emit_with_llvm(args, code, options, diag);
+  if (!write_generated(args.output, code, options, diag)) {
     print_errors(diag);
     return kExitModelError;
   }

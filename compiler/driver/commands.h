@@ -53,6 +53,8 @@ bool parse_name_counts(const std::vector<std::string>& flags, const char* flag, 
 
 struct CompileArgs {
   std::string model, output, name, weights = "embedded", runtime = "inline";
+  // --emit: cpp, or llvm, bc, asm, obj through the LLVM backend (llvm_backend/llvm_backend.h).
+  std::string emit = "cpp";
   LoweringFlags lowering;
   bool print_plan = false;
   bool check_bounds = false;  // --check-bounds: arena guard zones and checks in the output
@@ -88,6 +90,8 @@ struct TestArgs {
   // --runtime: inline (the default, what a user gets: each case's .cpp builds on its own) or
   // include (the .cpp #includes runtime_support/; cases share one translation unit, faster).
   std::string runtime = "inline";
+  // --emit: cpp (the C++ compiler builds each case) or obj (the LLVM backend, in-process).
+  std::string emit = "cpp";
 };
 int run_test(const TestArgs& args);
 
@@ -95,11 +99,12 @@ struct BenchArgs {
   std::string model, cxx;
   LoweringFlags lowering;  // its target defaults to native
   int iters = 50;
-  bool profile = false;    // --profile: per-node timing hooks and table
-  std::string svg;         // --profile --svg FILE: the table as a picture
-  double peak_gflops = 0;  // --peak-gflops: the picture's %-of-peak bars
-  std::string out_dir;     // --out: build here and keep it (else a temp dir)
-  bool no_run = false;     // --no-run: build only
+  bool profile = false;      // --profile: per-node timing hooks and table
+  std::string svg;           // --profile --svg FILE: the table as a picture
+  double peak_gflops = 0;    // --peak-gflops: the picture's %-of-peak bars
+  std::string out_dir;       // --out: build here and keep it (else a temp dir)
+  bool no_run = false;       // --no-run: build only
+  std::string emit = "cpp";  // --emit obj: the model through the LLVM backend at -O3
 };
 int run_bench(const BenchArgs& args);
 

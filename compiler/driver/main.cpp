@@ -46,6 +46,10 @@ CLI::App* add_test_command(CLI::App& app, onnxc::TestArgs& test, const char* bou
                   "Build each case as compile's --runtime does: inline (default: each .cpp on "
                   "its own, as users build it) or include (one translation unit per batch)")
       ->check(CLI::IsMember({"inline", "include"}));
+  tst->add_option("--emit", test.emit,
+                  "cpp (the default: each case's .cpp built by the C++ compiler) or obj (compiled "
+                  "in-process by the LLVM backend, linked with the harness)")
+      ->check(CLI::IsMember({"cpp", "obj"}));
   tst->add_flag("--sanitize", test.sanitize,
                 "Build generated code and harness with -fsanitize=address,undefined; a sanitizer "
                 "report fails its case");
@@ -72,6 +76,10 @@ CLI::App* add_bench_command(CLI::App& app, onnxc::BenchArgs& bench) {
   bch->add_option("--out", bench.out_dir,
                   "Build the timing program in this folder and keep it (bench/run serves it)");
   bch->add_flag("--no-run", bench.no_run, "Stop after the build (prints its cost)");
+  bch->add_option("--emit", bench.emit,
+                  "cpp (the default: the C++ compiler builds the model) or obj (the LLVM backend "
+                  "compiles it in-process at -O3; the harness is still built by the C++ compiler)")
+      ->check(CLI::IsMember({"cpp", "obj"}));
 
   return bch;
 }
@@ -96,6 +104,10 @@ int run_main(int argc, char** argv) {
   app.add_option("--runtime", compile.runtime,
                  "inline (paste runtime_support into the .cpp) or include (#include it)")
       ->check(CLI::IsMember({"inline", "include"}));
+  app.add_option("--emit", compile.emit,
+                 "cpp (the default: a .cpp), or through the LLVM backend llvm (.ll), bc, asm or "
+                 "obj (-o names that file; the .h is written beside it)")
+      ->check(CLI::IsMember({"cpp", "llvm", "bc", "asm", "obj"}));
   app.add_flag("--print-plan", compile.print_plan, "Print the arena memory plan");
   app.add_flag("--check-bounds", compile.check_bounds, bounds_help);
   add_lowering_flags(app, compile.lowering, LoweringScope::kModel);

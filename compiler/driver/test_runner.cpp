@@ -8,6 +8,8 @@
 // line and never as a PASS. For the ratchet (--expect) a PASS-RANDOM case meets its listed
 // expectation (it keeps all that can be checked of it), and newly range-passing cases are counted
 // apart from the newly passing ones.
+// --emit obj compiles each case's .cpp in-process with the LLVM backend (at the -O1 the C++
+// compiler gets, for the same target flags) and links the objects with the same harness.
 // --sanitize builds the generated code and the harness with ASan+UBSan (flags part of the cache
 // key); a sanitizer report in a run fails that case, is counted on its own line, and makes the
 // exit code 1 even where the ratchet would pass.
@@ -32,10 +34,12 @@
 #include "driver/commands.h"
 #include "driver/compare.h"
 #include "driver/host_files.h"
+#include "driver/llvm_emit.h"
 #include "driver/pipeline.h"
 #include "driver/progress.h"
 #include "driver/test_case.h"
 #include "frontend/model_loader.h"
+#include "llvm_backend/llvm_targets.h"
 #include "ops/op.h"
 #include "ops/strings.h"
 #include "support/sha256.h"
@@ -148,6 +152,7 @@ struct Prepared {
   std::vector<size_t> bound_inputs;  // data inputs compiled in as constants (see prepare())
   std::string symbol;                // namespace of the generated code
   fs::path cpp;                      // generated source
+  std::vector<uint8_t> weights;      // --emit obj: the bytes the LLVM backend defines them from
   std::vector<DataType> output_types;
   std::vector<Shape> output_shapes;
   std::vector<int64_t> input_slots, output_slots;         // string tensors' slot bytes (strings.h)
@@ -240,6 +245,14 @@ class TestRunner {
                                                 : Fpu::kNone;
       target_ = &fpu_target_;
     }
+    if (emit_obj()) {
+      if (args_.sanitize) error = "--emit obj: --sanitize needs the C++ compiler's instrumentation";
+      if (error.empty()) error = llvm_emit_refusal(args_.runtime, target_->name);
+      if (!error.empty()) {
+        std::fprintf(stderr, "onnxc test: %s\n", error.c_str());
+        return kExitUsage;
+      }
+    }
     cases_ = discover_test_cases(args_.cases, args_.filter, &error);
     if (error.empty() && !args_.case_list.empty())
       keep_listed_cases(cases_, args_.case_list, &error);
@@ -327,6 +340,7 @@ class TestRunner {
     cg.name = p.symbol;
     cg.header_file = p.symbol + ".h";
     cg.runtime = inline_runtime() ? RuntimeMode::kInline : RuntimeMode::kInclude;
+    if (emit_obj()) cg.weights = WeightsMode::kLinked;
     std::string trips;
     for (const auto& t : args_.lowering.max_trip_counts) trips += " --max-trip-count " + t;
     cg.flags = fmt::format("(onnxc test{}{}{})", args_.check_bounds ? " --check-bounds" : "",
@@ -352,16 +366,46 @@ class TestRunner {
     make_work_folder(dir);
     p.cpp = dir / (p.symbol + ".cpp");
     write_generated(p.cpp.string(), code, cg, diag);
+    p.weights = std::move(code.weights);
     p.ok = diag.ok();
   }
 
   bool inline_runtime() const { return args_.runtime != "include"; }
+  bool emit_obj() const { return args_.emit == "obj"; }
+
+  // --emit obj: compiles case `k`'s generated code with the LLVM backend into `object`, at the
+  // -O level compile_flags() gives the C++ compiler. False (the error in `log`) on failure.
+  bool compile_with_llvm_backend(size_t k, const fs::path& object, std::string* log) const {
+    const Prepared& p = prepared_[k];
+    GeneratedCode code;
+    code.source = read_text(p.cpp);
+    code.header = read_text(p.cpp.parent_path() / (p.symbol + ".h"));
+    code.weights = p.weights;
+    CodegenOptions cg;
+    cg.name = p.symbol;
+    cg.header_file = p.symbol + ".h";
+    cg.weights = WeightsMode::kLinked;
+    LlvmOptions options;
+    options.emit = LlvmEmit::kObject;
+    options.target = std::string(target_->name);
+    options.opt_level = 1;
+    std::vector<char> bytes;
+    const std::string error =
+        compile_with_llvm(llvm_source(code, cg, p.symbol + ".cpp"), options, &bytes);
+    if (!error.empty()) {
+      *log += p.symbol + ".cpp: error: " + error + "\n";
+      return false;
+    }
+    std::ofstream out(object, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return static_cast<bool>(out);
+  }
 
   // Flags for the generated code; the harness adds -I for its template and the runtime's thread
   // pool. Inline-mode code gets no -I of the runtime: it must build on its own, as a user's does.
   std::string compile_flags() const {
     return fmt::format(
-        "-std=c++17 -O1 {} {}{}-Wall -Wextra -Werror", target_->cxx_flags,
+        "-std=c++17 -O1 {} {} {}{}-Wall -Wextra -Werror", target_->cxx_flags, kNoFpContraction,
         args_.sanitize ? std::string(kSanitizeFlags) + " " : "",
         args_.lowering.threads > 1
             ? fmt::format("-pthread -DONNXC_HARNESS_THREADS={} ", args_.lowering.threads)
@@ -392,9 +436,14 @@ class TestRunner {
     const std::string cflags =
         compile_flags() + (image_libs ? " " + image_library_flags().cflags : std::string());
     const std::string libs = image_libs ? image_library_flags().libs : std::string();
-    std::string key =
-        sha256_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}", kOnnxcBuildId, cxx_, cflags, libs,
-                               args_.runtime, unity, src.substr(src.rfind("#define"))));
+    std::string weights;  // --emit obj: the weights are not in the sources
+    for (size_t k : members)
+      if (emit_obj())
+        weights +=
+            sha256_hex(std::string(prepared_[k].weights.begin(), prepared_[k].weights.end()));
+    std::string key = sha256_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", kOnnxcBuildId, cxx_,
+                                             cflags, libs, args_.runtime, args_.emit, weights,
+                                             unity, src.substr(src.rfind("#define"))));
     fs::path bin = cache_ / (key.substr(0, 32) + ".bin");
     if (fs::exists(bin)) return bin;
     fs::path batch_dir = work_ / fmt::format("batch_{}", key.substr(0, 16));
@@ -404,7 +453,13 @@ class TestRunner {
     fs::path tmp = bin;
     tmp += fmt::format(".tmp{}", getpid());
     std::string objects;
-    if (inline_runtime()) {
+    if (emit_obj()) {
+      for (size_t k : members) {
+        const fs::path object = batch_dir / (prepared_[k].symbol + ".o");
+        if (!compile_with_llvm_backend(k, object, log)) return {};
+        objects += " " + object.string();
+      }
+    } else if (inline_runtime()) {
       std::string cmd = fmt::format("cd {} && {} {} -c", batch_dir.string(), cxx_, cflags);
       for (size_t k : members) {
         cmd += " " + prepared_[k].cpp.string();

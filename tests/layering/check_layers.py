@@ -2,19 +2,22 @@
 """CTest `layering` (issue 34): no call runs from a lower layer of the compiler into a higher one.
 
 The layers, lowest first: support, ir, ops, then frontend and passes (peers: neither reaches the
-other), codegen, driver. runtime_support is a leaf the compiler embeds. Two checks:
+other), codegen, llvm_backend (the LLVM backend, library onnxc_llvm: only the driver calls it),
+driver. runtime_support is a leaf the compiler embeds. Two checks:
   1. includes: a file of compiler/L may include headers of L and of lower layers only;
   2. links: an object file of layer L may leave undefined only symbols that objects of L or of
      lower layers define (a function declared low and defined high, as infer_subgraph was, fails
      here even though no include shows it).
-Usage: check_layers.py SOURCE_DIR OBJECT_DIR   (OBJECT_DIR: the onnxc_core objects, compiler/*/)
+Usage: check_layers.py SOURCE_DIR OBJECT_DIR...   (each OBJECT_DIR holds compiler/*/ objects: those
+of onnxc_core and of onnxc_llvm)
 """
 import os
 import re
 import subprocess
 import sys
 
-RANK = {"support": 0, "ir": 1, "ops": 2, "frontend": 3, "passes": 3, "codegen": 4, "driver": 5}
+RANK = {"support": 0, "ir": 1, "ops": 2, "frontend": 3, "passes": 3, "codegen": 4, "llvm_backend": 5,
+        "driver": 6}
 
 
 def allowed(src, dst):
@@ -42,11 +45,11 @@ def symbols(obj, flag):
     return {line.split()[-1] for line in out.splitlines() if line.strip()}
 
 
-def link_violations(objects):
+def link_violations(object_dirs):
     defined, undefined = {}, {}
     for layer in RANK:
-        folder = os.path.join(objects, "compiler", layer)
-        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        folders = [os.path.join(objects, "compiler", layer) for objects in object_dirs]
+        for folder, name in [(f, n) for f in folders if os.path.isdir(f) for n in sorted(os.listdir(f))]:
             if name.endswith(".o"):
                 path = os.path.join(folder, name)
                 for s in symbols(path, "--defined-only"):
@@ -65,14 +68,14 @@ def link_violations(objects):
 
 
 def main():
-    root, objects = sys.argv[1], sys.argv[2]
+    root, objects = sys.argv[1], sys.argv[2:]
     bad = include_violations(root)
     link_bad, count = link_violations(objects)
     bad += link_bad
     for b in bad:
         print("UPWARD  " + b)
     if count == 0:
-        print(f"no object files under {objects}/compiler: build onnxc_core first")
+        print(f"no object files under {' '.join(objects)}: build onnxc_core first")
         return 1
     print(f"layering: {len(bad)} upward edges (includes of compiler/, symbols of {count} objects)")
     return 1 if bad else 0

@@ -1,0 +1,137 @@
+// compile_with_llvm: the LLVM backend's pipeline. clang compiles the generated C++ into a module
+// (clang_frontend.cpp), onnxc's module passes place the weights, name the module and check its
+// undefined symbols (module_passes.cpp), the verifier checks it, and then the module is printed
+// (.ll), written as bitcode (.bc) or handed to the target's TargetMachine (.s, .o). It decides
+// nothing about the code: the -O level and the target's flags come from the command line that
+// clang_command_line() builds (llvm_command_line.cpp).
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include <mutex>
+
+#include "llvm_backend/llvm_internal.h"
+
+namespace onnxc {
+namespace {
+
+void initialize_llvm_targets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+llvm::CodeGenOpt::Level codegen_level(unsigned opt_level) {
+  switch (opt_level) {
+    case 0:
+      return llvm::CodeGenOpt::None;
+    case 1:
+      return llvm::CodeGenOpt::Less;
+    case 3:
+      return llvm::CodeGenOpt::Aggressive;
+    default:
+      return llvm::CodeGenOpt::Default;
+  }
+}
+
+// The machine code options clang itself would set for these settings (clang's BackendUtil):
+// the float ABI, no floating-point contraction (-ffp-contract=off), .init_array on ELF.
+llvm::TargetOptions machine_options(const MachineSettings& s) {
+  llvm::TargetOptions options;
+  options.FloatABIType = s.float_abi == "hard" ? llvm::FloatABI::Hard
+                         : s.float_abi == "soft" || s.float_abi == "softfp"
+                             ? llvm::FloatABI::Soft
+                             : llvm::FloatABI::Default;
+  options.AllowFPOpFusion = llvm::FPOpFusion::Strict;
+  options.UseInitArray = true;
+  return options;
+}
+
+// Writes `module` as assembly or an object file for the settings clang's driver chose.
+std::string emit_machine_code(llvm::Module& module, const MachineSettings& s, LlvmEmit emit,
+                              std::vector<char>* out) {
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(s.triple, error);
+  if (!target) return "LLVM has no target for '" + s.triple + "': " + error;
+  std::unique_ptr<llvm::TargetMachine> machine(
+      target->createTargetMachine(s.triple, s.cpu, llvm::join(s.features, ","), machine_options(s),
+                                  s.relocation, llvm::None, codegen_level(s.opt_level)));
+  if (!machine) return "LLVM cannot generate code for '" + s.triple + "'";
+  module.setDataLayout(machine->createDataLayout());
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager passes;
+  const auto file_type =
+      emit == LlvmEmit::kAssembly ? llvm::CGFT_AssemblyFile : llvm::CGFT_ObjectFile;
+  if (machine->addPassesToEmitFile(passes, stream, nullptr, file_type))
+    return "LLVM cannot write this file type for '" + s.triple + "'";
+  passes.run(module);
+  out->assign(buffer.begin(), buffer.end());
+  return "";
+}
+
+std::string emit_module(llvm::Module& module, const MachineSettings& s, LlvmEmit emit,
+                        std::vector<char>* out) {
+  if (emit == LlvmEmit::kAssembly || emit == LlvmEmit::kObject)
+    return emit_machine_code(module, s, emit, out);
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  if (emit == LlvmEmit::kBitcode)
+    llvm::WriteBitcodeToFile(module, stream);
+  else
+    module.print(stream, nullptr);
+  out->assign(buffer.begin(), buffer.end());
+  return "";
+}
+
+}  // namespace
+
+bool llvm_backend_enabled() {
+  return true;
+}
+
+std::string llvm_backend_disabled_message() {
+  return "";
+}
+
+std::string compile_with_llvm(const LlvmSource& source, const LlvmOptions& options,
+                              std::vector<char>* out) {
+  const std::vector<std::string> command_line = clang_command_line(options, source.file_name);
+  if (command_line.empty())
+    return "--emit: the LLVM backend has no row for --target " + options.target +
+           " (compiler/llvm_backend/llvm_targets.h)";
+  initialize_llvm_targets();
+  llvm::LLVMContext context;
+  MachineSettings settings;
+  std::string error;
+  std::unique_ptr<llvm::Module> module =
+      compile_source(source, command_line, context, &settings, &error);
+  if (!module) return error;
+  error = define_weights(*module, source);
+  if (!error.empty()) return error;
+  internalize_all_but_entry_points(*module, source);
+  error = check_undefined_symbols(*module);
+  if (!error.empty()) return error;
+  set_stable_names(*module, source);
+  std::string broken;
+  llvm::raw_string_ostream broken_stream(broken);
+  if (llvm::verifyModule(*module, &broken_stream)) {
+    broken_stream.flush();
+    return "internal: the LLVM module does not verify: " + broken.substr(0, broken.find('\n'));
+  }
+  return emit_module(*module, settings, options.emit, out);
+}
+
+}  // namespace onnxc

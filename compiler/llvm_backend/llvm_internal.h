@@ -1,0 +1,51 @@
+// The LLVM backend's internal interfaces, between its own translation units. Included only by
+// onnxc_llvm's LLVM translation units (built with LLVM's flags): it names LLVM types.
+#pragma once
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/CodeGen.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "llvm_backend/llvm_backend.h"
+
+namespace onnxc {
+
+// What the TargetMachine must know that the module's functions do not carry: taken from the
+// compiler invocation clang's driver built, so that code generation sees what clang decided.
+struct MachineSettings {
+  std::string triple, cpu;
+  std::vector<std::string> features;  // "+avx2", "-neon", ...
+  std::string float_abi;              // "hard", "soft", "softfp" or ""
+  llvm::Reloc::Model relocation = llvm::Reloc::Static;
+  unsigned opt_level = 2;
+};
+
+// clang_frontend.cpp: compiles `source` with clang, in-process, from memory, with the driver
+// arguments `command_line` (clang_command_line()), into an optimised module of `context`. On
+// failure returns null and sets `error` to the first error line clang printed.
+std::unique_ptr<llvm::Module> compile_source(const LlvmSource& source,
+                                             const std::vector<std::string>& command_line,
+                                             llvm::LLVMContext& context, MachineSettings* settings,
+                                             std::string* error);
+
+// module_passes.cpp: onnxc's passes over clang's module, in this order.
+// Defines the weights' array from `source.weights`: one constant, 64-byte aligned, internal, in
+// section .rodata.onnxc_weights. "" or an error line.
+std::string define_weights(llvm::Module& module, const LlvmSource& source);
+// Sets the module id and source file name to `source.file_name`, so that no path (and nothing
+// of the machine that compiled) reaches the output.
+void set_stable_names(llvm::Module& module, const LlvmSource& source);
+// Gives every definition but the header's entry points (`NS::run`, `NS_run`) internal linkage
+// and drops what nothing then uses: the inlined runtime's inline functions and templates are
+// the model's own copies, so two models' objects link together without sharing them.
+void internalize_all_but_entry_points(llvm::Module& module, const LlvmSource& source);
+// Drops unused declarations, then checks that every symbol left undefined is a C memory or
+// string function (memcpy, memset, memmove, memcmp, bcmp, memchr, strlen) or libm: "" or one line
+// naming the first other one.
+std::string check_undefined_symbols(llvm::Module& module);
+
+}  // namespace onnxc
