@@ -6,18 +6,10 @@
 # onnxruntime-node is missing. About 30 s.
 # Usage: run_contrib_cases.sh ONNXC WORK_DIR
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-bench=$(cd "$here/../../bench" && pwd)
+test_name=contrib_ort
+source "$(dirname "$0")/ort_prerequisites.sh"
 onnxc=$1
 work=$2
-skip() {
-  echo "contrib_ort: SKIPPED: $*"
-  exit 77
-}
-/usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null || skip "/usr/bin/python3 cannot import onnx/numpy"
-command -v node >/dev/null || skip "node not found (apt install nodejs)"
-(cd "$bench" && node -e "require('onnxruntime-node')" 2>/dev/null) ||
-  skip "onnxruntime-node not installed (cd bench && npm ci --ignore-scripts)"
 
 rm -rf "$work" && mkdir -p "$work"
 cases=$work/cases

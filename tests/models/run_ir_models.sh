@@ -6,19 +6,11 @@
 # lacks numpy/onnx, or protoc, node or onnxruntime-node is missing. About 10 s.
 # Usage: run_ir_models.sh ONNXC WORK_DIR
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-bench=$(cd "$here/../../bench" && pwd)
+test_name=ir_models
+source "$(dirname "$0")/ort_prerequisites.sh"
 onnxc=$1
 work=$2
-skip() {
-  echo "ir_models: SKIPPED: $*"
-  exit 77
-}
-/usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null || skip "/usr/bin/python3 cannot import onnx/numpy"
 command -v protoc >/dev/null || skip "protoc not found (apt install protobuf-compiler)"
-command -v node >/dev/null || skip "node not found (apt install nodejs)"
-(cd "$bench" && node -e "require('onnxruntime-node')" 2>/dev/null) ||
-  skip "onnxruntime-node not installed (cd bench && npm ci --ignore-scripts)"
 
 rm -rf "$work" && mkdir -p "$work"
 cases=$work/cases

@@ -5,19 +5,11 @@
 # or node/onnxruntime-node is missing; .ci/setup installs both.
 # Usage: run_real_models.sh ONNXC WORK_DIR
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-bench=$(cd "$here/../../bench" && pwd)
+test_name=real_models
+ort_python_modules="torch onnx numpy"
+source "$(dirname "$0")/ort_prerequisites.sh"
 onnxc=$1
 work=$2
-skip() {
-  echo "real_models: SKIPPED: $*"
-  exit 77
-}
-/usr/bin/python3 -c 'import torch, onnx, numpy' 2>/dev/null ||
-  skip "/usr/bin/python3 cannot import torch/onnx/numpy (apt install python3-torch python3-onnx)"
-command -v node >/dev/null || skip "node not found (apt install nodejs)"
-(cd "$bench" && node -e "require('onnxruntime-node')" 2>/dev/null) ||
-  skip "onnxruntime-node not installed (cd bench && npm ci --ignore-scripts)"
 
 rm -rf "$work" && mkdir -p "$work"
 cases=$work/cases
