@@ -53,7 +53,7 @@ TEST_CASE("an unsupported op names the node and the op, exit 1", "[cli]") {
   CHECK(r.output.find("not supported") != std::string::npos);
 }
 
-TEST_CASE("an unpinned dim is listed with its input, exit 1; pinning it compiles", "[cli]") {
+TEST_CASE("an unpinned dim is listed with its input, exit 1, pinning it compiles", "[cli]") {
   ModelBuilder mb;
   mb.input("x", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"})
       .output("y", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"});
@@ -73,7 +73,7 @@ TEST_CASE("usage errors exit 2", "[cli]") {
   CHECK(run_onnxc("model.onnx -o x.cpp --dim batch").exit_code == 2);
 }
 
-TEST_CASE("flag --shape: pins symbolic dims; static ones change only with --override-shape",
+TEST_CASE("flag --shape: pins symbolic dims, static ones change only with --override-shape",
           "[cli]") {
   ModelBuilder mb;
   mb.input("x", onnx::TensorProto::FLOAT, {-1, 4}, {"batch"})
@@ -201,7 +201,7 @@ TEST_CASE("inspect shows a model with an unpinned dim and how to pin it, exit 0"
 
 // Issue 38: the .cpp #includes its header by file name; a name that cannot be spelled in
 // `#include "..."` is refused in one line (exit 2) instead of giving a .cpp that does not build.
-TEST_CASE("-o with a double quote, a newline or a backslash is refused in one line", "[cli]") {
+TEST_CASE("onnxc -o with a double quote, a newline or a backslash is refused in one line", "[cli]") {
   ModelBuilder mb;
   mb.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::FLOAT, {4});
   mb.node("Relu", {"x"}, {"y"}, "relu");

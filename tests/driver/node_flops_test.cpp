@@ -70,7 +70,7 @@ TEST_CASE("LSTM counts its gate products per step", "[driver][flops]") {
   CHECK(flops_of(mb, "lstm") == 2 * 3 * 16 * (2 + 4));
 }
 
-TEST_CASE("other ops count one operation per output element; the graph sums its nodes",
+TEST_CASE("other ops count one operation per output element, the graph sums its nodes",
           "[driver][flops]") {
   ModelBuilder mb;
   mb.input("a", kFloat, {2, 3}).input("b", kFloat, {3, 4}).output("y", kFloat, {2, 4});

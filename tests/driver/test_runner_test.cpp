@@ -98,7 +98,7 @@ TEST_CASE("onnxc test --sanitize: a sanitizer report fails the case even when th
   }
 }
 
-TEST_CASE("onnxc test --cases: only the listed cases run; an unknown name is a usage error",
+TEST_CASE("onnxc test --cases: only the listed cases run, an unknown name is a usage error",
           "[test-runner]") {
   if (!backend_tests_found()) return;
   Scratch s;

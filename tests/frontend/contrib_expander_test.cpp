@@ -464,7 +464,7 @@ TEST_CASE("com.microsoft ops without a rule or in a form not expanded are refuse
   CHECK(std::find(ops.begin(), ops.end(), "NoSuchFusion") == ops.end());
 }
 
-TEST_CASE("com.microsoft QLinearConv is the standard one; channels_last=1 is refused",
+TEST_CASE("com.microsoft QLinearConv is the standard one, channels_last=1 is refused",
           "[frontend][contrib]") {
   const std::vector<double> x = {0, 50, 128, 200, 255, 90};  // 1 x 1 x 2 x 3, zero point 128
   for (int channels_last : {0, 1}) {

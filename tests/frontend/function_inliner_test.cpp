@@ -90,7 +90,7 @@ TEST_CASE("inlining renames body values under the call and resolves attributes",
   CHECK(stats.nodes == 2);
 }
 
-TEST_CASE("overloads select their own body; nested calls expand", "[functions]") {
+TEST_CASE("overloads select their own body, nested calls expand", "[functions]") {
   ModelBuilder b = caller("F", "neg");
   body_node(add_function(b.proto(), "F", "abs"), "Abs", "X", "Y");
   auto& neg = add_function(b.proto(), "F", "neg");

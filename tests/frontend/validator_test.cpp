@@ -169,7 +169,7 @@ TEST_CASE("main graph inputs and outputs are typed and ranked", "[validator]") {
   }
 }
 
-TEST_CASE("the main graph has outputs; a subgraph's are its op's business", "[validator]") {
+TEST_CASE("the main graph has outputs, a subgraph's are its op's business", "[validator]") {
   ModelBuilder mb = valid_model();
   mb.proto().mutable_graph()->clear_output();
   CHECK_THAT(single_error(mb.proto()), Catch::Contains("main graph has no outputs"));

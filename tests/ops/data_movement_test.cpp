@@ -25,7 +25,7 @@ std::vector<int64_t> folded_ints(const InferHarness& h, size_t i = 0) {
 
 }  // namespace
 
-TEST_CASE("Transpose: default reverses the axes; NCHW->NHWC becomes a batched 2-D transpose",
+TEST_CASE("Transpose: default reverses the axes, NCHW->NHWC becomes a batched 2-D transpose",
           "[data-movement]") {
   InferHarness h("Transpose", 13);
   h.input(F, {2, 3, 4});
@@ -77,7 +77,7 @@ TEST_CASE("Slice from inputs: negative steps, clamping, default axes", "[data-mo
   CHECK(empty.out().shape == Shape{0});
 }
 
-TEST_CASE("Slice-1 reads attributes; later versions need constant inputs", "[data-movement]") {
+TEST_CASE("Slice-1 reads attributes, later versions need constant inputs", "[data-movement]") {
   InferHarness h("Slice", 1);
   h.input(F, {3, 4, 5});
   h.attr_ints("starts", {1, -2});
@@ -189,7 +189,7 @@ TEST_CASE("DepthToSpace (DCR, CRD) and SpaceToDepth round-trip", "[data-movement
   CHECK(contains(bad.error(), "height 3 and width 4 must be multiples of blocksize 2"));
 }
 
-TEST_CASE("Concat: axis required from opset 4, default 1 before; shapes checked",
+TEST_CASE("Concat: axis required from opset 4, default 1 before, shapes checked",
           "[data-movement]") {
   InferHarness h("Concat", 1);
   h.input(F, {2, 3});
@@ -368,7 +368,7 @@ TEST_CASE("Trilu reads k at run time and folds", "[data-movement]") {
   CHECK(contains(bad.error(), "input must have rank >= 2"));
 }
 
-TEST_CASE("OneHot inserts depth at axis; depth must be constant", "[data-movement]") {
+TEST_CASE("OneHot inserts depth at axis, depth must be constant", "[data-movement]") {
   InferHarness h("OneHot", 11);
   h.input(I64, {2, 3});
   h.constant<float>(F, {}, {4});

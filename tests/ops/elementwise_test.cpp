@@ -209,7 +209,7 @@ TEST_CASE("Pow takes an exponent of another type from opset 12", "[elementwise]"
   CHECK(h.folded().as<float>()[1] == 27.0f);
 }
 
-TEST_CASE("Mod: fmod picks the sign rule; floats need fmod=1", "[elementwise]") {
+TEST_CASE("Mod: fmod picks the sign rule, floats need fmod=1", "[elementwise]") {
   InferHarness floor_mod("Mod", 13);
   floor_mod.constant<int32_t>(I32, {2}, {-7, 7});
   floor_mod.constant<int32_t>(I32, {}, {3});
@@ -298,7 +298,7 @@ TEST_CASE("Unary ops: attributes, types, bool outputs", "[elementwise]") {
   CHECK(sqrt.folded().as<float>()[1] == 3.0f);
 }
 
-TEST_CASE("Max/Min/Sum/Mean are variadic; broadcasting from opset 8", "[elementwise]") {
+TEST_CASE("Max/Min/Sum/Mean are variadic, broadcasting from opset 8", "[elementwise]") {
   InferHarness sum("Sum", 13);
   sum.constant<float>(F, {2, 1}, {1, 2});
   sum.constant<float>(F, {3}, {10, 20, 30});
@@ -363,7 +363,7 @@ TEST_CASE("Clip bounds: attributes before opset 11, optional inputs after", "[el
   }
 }
 
-TEST_CASE("Dropout: inference copies; training mode from inputs", "[elementwise]") {
+TEST_CASE("Dropout: inference copies, training mode from inputs", "[elementwise]") {
   SECTION("no training input: y = x, mask all true (bool from opset 10)") {
     InferHarness h("Dropout", 13);
     h.constant<float>(F, {3}, {1, 2, 3});

@@ -60,7 +60,7 @@ TEST_CASE("The Like forms copy the input's shape and, without dtype, its type", 
   CHECK(j.out().dtype == F);
 }
 
-TEST_CASE("Equal seeds give equal streams; seedless nodes are keyed by their name", "[random]") {
+TEST_CASE("Equal seeds give equal streams, seedless nodes are keyed by their name", "[random]") {
   auto make = [](const char* name, bool seeded, float seed) {
     auto h = std::make_unique<InferHarness>("Bernoulli", 22);
     h->node().name = name;

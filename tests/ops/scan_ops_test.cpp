@@ -79,7 +79,7 @@ TEST_CASE("TopK: shapes, scratch, refusals and folding", "[scan_ops]") {
   CHECK(v1.out(0).shape == Shape{3, 6});
 }
 
-TEST_CASE("Compress with a constant condition is a gather; otherwise refused", "[scan_ops]") {
+TEST_CASE("Compress with a constant condition is a gather, otherwise refused", "[scan_ops]") {
   InferHarness h("Compress", 11);
   h.input(F, {3, 2});
   h.constant<bool>(DataType::kBool, {2}, {false, true});

@@ -134,7 +134,7 @@ ModelBuilder loop_model(bool constant_trips) {
 
 }  // namespace
 
-TEST_CASE("Loop growing a sequence is unrolled; sequence outputs become tensors", "[sequence]") {
+TEST_CASE("Loop growing a sequence is unrolled, sequence outputs become tensors", "[sequence]") {
   ModelBuilder mb = loop_model(true);
   auto r = run_passes(mb);
   INFO(r.diag.str());

@@ -22,7 +22,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("Shape is a constant; start/end slice it from opset 15 only", "[shape-ops]") {
+TEST_CASE("Shape is a constant, start/end slice it from opset 15 only", "[shape-ops]") {
   InferHarness h("Shape", 15);
   h.input(F, {2, 3, 4, 5});
   h.attr_int("start", -3);
@@ -172,7 +172,7 @@ TEST_CASE("Unsqueeze: axes index the output, in any order, no repeats", "[shape-
   CHECK(contains(none.error(), "axes are required"));
 }
 
-TEST_CASE("Range folds from constant scalars; length per the spec", "[shape-ops]") {
+TEST_CASE("Range folds from constant scalars, length per the spec", "[shape-ops]") {
   InferHarness h("Range", 11);
   h.constant<int32_t>(DataType::kInt32, {}, {10});
   h.constant<int32_t>(DataType::kInt32, {}, {4});

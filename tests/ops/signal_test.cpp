@@ -101,7 +101,7 @@ TEST_CASE("STFT shapes and errors", "[signal]") {
   CHECK(d.error().find("frame_step input must be a constant") != std::string::npos);
 }
 
-TEST_CASE("Windows fold in infer; output_datatype and periodic", "[signal]") {
+TEST_CASE("Windows fold in infer, output_datatype and periodic", "[signal]") {
   InferHarness h("HannWindow", 17);
   h.constant<int64_t>(DataType::kInt32, {}, {4});
   REQUIRE(h.infer());

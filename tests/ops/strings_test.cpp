@@ -40,7 +40,7 @@ TEST_CASE("StringConcat: broadcast shape, capacity is the sum", "[strings]") {
   CHECK(h.out().bytes() == 3 * 7);
 }
 
-TEST_CASE("Equal on strings gives bool; Identity keeps the capacity", "[strings]") {
+TEST_CASE("Equal on strings gives bool, Identity keeps the capacity", "[strings]") {
   InferHarness eq("Equal", 19);
   string_input(eq, {2}, 7);
   string_input(eq, {1}, 3);

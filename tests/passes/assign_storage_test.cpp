@@ -85,7 +85,7 @@ TEST_CASE("assign-storage: no in place over a value read later or by another inp
   CHECK(check_storage(*r.module).empty());
 }
 
-TEST_CASE("assign-storage: a view of a graph output is not made; the node copies", "[passes]") {
+TEST_CASE("assign-storage: a view of a graph output is not made, the node copies", "[passes]") {
   ModelBuilder mb(13);
   mb.input("x", onnx::TensorProto::FLOAT, {2, 2}).output("y", onnx::TensorProto::FLOAT, {4});
   mb.output("z", onnx::TensorProto::FLOAT, {2, 2});

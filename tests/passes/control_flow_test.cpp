@@ -187,7 +187,7 @@ ModelBuilder loop_model(bool constant_trips, bool with_scan_output) {
 
 }  // namespace
 
-TEST_CASE("Scan: body inputs are slices along the scan axis; outputs stack the trips", "[passes]") {
+TEST_CASE("Scan: body inputs are slices along the scan axis, outputs stack the trips", "[passes]") {
   ModelBuilder mb = scan_model();
   auto r = run_passes(mb);
   INFO(r.diag.str());
@@ -199,7 +199,7 @@ TEST_CASE("Scan: body inputs are slices along the scan axis; outputs stack the t
   CHECK(check_storage(*r.module).empty());
 }
 
-TEST_CASE("Loop: a constant trip count sizes scan outputs; outer values stay live", "[passes]") {
+TEST_CASE("Loop: a constant trip count sizes scan outputs, outer values stay live", "[passes]") {
   ModelBuilder mb = loop_model(true, true);
   auto r = run_passes(mb);
   INFO(r.diag.str());

@@ -73,7 +73,7 @@ TEST_CASE("bind-handlers lists every unsupported op and changes nothing", "[pass
                    "CHECK-NEXT: = Relu@13(%x)  # relu", "CHECK-NEXT: }"}) == "");
 }
 
-TEST_CASE("infer-shapes folds only what shapes need; dead-code removes it", "[passes]") {
+TEST_CASE("infer-shapes folds only what shapes need, dead-code removes it", "[passes]") {
   ModelBuilder mb = shape_subgraph_model();
   auto r = run_passes(mb);
   INFO(r.diag.str());
@@ -100,7 +100,7 @@ TEST_CASE("infer-shapes folds only what shapes need; dead-code removes it", "[pa
   CHECK(r.module->graph->nodes.size() == 1);
 }
 
-TEST_CASE("fold-constants folds what inference left; disabled, the node runs", "[passes]") {
+TEST_CASE("fold-constants folds what inference left, disabled, the node runs", "[passes]") {
   ModelBuilder mb = constant_arith_model();
   auto r = run_passes(mb);
   REQUIRE(r.ok);

@@ -214,7 +214,7 @@ TEST_CASE("float8e8m0 rounding modes, saturation and decoding", "[convert-kernel
     REQUIRE(to_float8e8m0(to_float(float8e8m0{static_cast<uint8_t>(code)})).bits == code);
 }
 
-TEST_CASE("integer targets truncate then wrap; bool is nonzero", "[convert-kernels]") {
+TEST_CASE("integer targets truncate then wrap, bool is nonzero", "[convert-kernels]") {
   const CastParams p = {true, E8M0Rounding::kUp};
   CHECK(convert_value<int8_t>(200.0f, p) == -56);
   CHECK(convert_value<int8_t>(-2.9f, p) == -2);

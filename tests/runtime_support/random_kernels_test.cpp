@@ -15,7 +15,7 @@ TEST_CASE("random_bits is splitmix64's sequence", "[random-kernels]") {
   CHECK(random_bits(0, 2) == 0x06c45d188009454full);
 }
 
-TEST_CASE("unit_uniform stays in [0, 1) at the extreme draws", "[random-kernels]") {
+TEST_CASE("unit_uniform stays in 0 <= u < 1 at the extreme draws", "[random-kernels]") {
   CHECK(unit_uniform<float>(0) == 0.0f);
   CHECK(unit_uniform<float>(~0ull) < 1.0f);
   CHECK(unit_uniform<double>(~0ull) < 1.0);
