@@ -201,7 +201,8 @@ TEST_CASE("inspect shows a model with an unpinned dim and how to pin it, exit 0"
 
 // Issue 38: the .cpp #includes its header by file name; a name that cannot be spelled in
 // `#include "..."` is refused in one line (exit 2) instead of giving a .cpp that does not build.
-TEST_CASE("onnxc -o with a double quote, a newline or a backslash is refused in one line", "[cli]") {
+TEST_CASE("onnxc -o with a double quote, a newline or a backslash is refused in one line",
+          "[cli]") {
   ModelBuilder mb;
   mb.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::FLOAT, {4});
   mb.node("Relu", {"x"}, {"y"}, "relu");

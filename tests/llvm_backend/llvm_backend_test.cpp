@@ -155,8 +155,9 @@ TEST_CASE("llvm target table: one row per onnxc target with C++ headers, the g++
   CHECK_FALSE(parse_llvm_emit("cpp", &e));
 }
 
-TEST_CASE("onnxc --emit obj: without the backend one line and exit 2, with it the object and header",
-          "[llvm][cli]") {
+TEST_CASE(
+    "onnxc --emit obj: without the backend one line and exit 2, with it the object and header",
+    "[llvm][cli]") {
   const std::string model = write_model();
   TempDir dir("onnxc-llvm-");
   const fs::path out = dir.path() / "net.o";
