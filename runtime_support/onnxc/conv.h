@@ -52,13 +52,17 @@ struct ConvParams {
 namespace conv_detail {
 
 // The register tiles use a GCC/Clang vector extension type of one native vector (plain loops
-// over float arrays get vectorized across the wrong loop, with gathers, by g++ 12).
+// over float arrays get vectorized across the wrong loop, with gathers, by g++ 12). It must be
+// the width the C++ compiler was told the CPU has: a wider type is split into pieces through
+// memory (g++ -O2 at the x86-64 baseline ran the 6 x 16 tile with 8-float vectors at 2.7
+// GFLOP/s, with 4-float ones at 41; --target generic builds with no -march at all).
 #if defined(__AVX512F__)
 constexpr index_t kLanes = 16;
-#elif defined(ONNXC_SMALL_TILES)
-constexpr index_t kLanes = 4;  // no vector unit: short "vectors" keep the tiles' frames small
-#else
+#elif defined(__AVX__)
 constexpr index_t kLanes = 8;
+#else
+// SSE2, NEON, or no vector unit (short "vectors" keep the tiles' frames small).
+constexpr index_t kLanes = 4;
 #endif
 typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
 
