@@ -58,31 +58,51 @@ struct Compiled {
   ParallelFn parallel;  // null: a microcontroller variant (no thread code)
 };
 
-#define ONNXC_COMPILED(fn) \
-  { #fn, fn, ONNXC_CONV_FUSED(fn), ONNXC_CONV_PARALLEL(fn) }
-const Compiled kCompiled[] = {
-    ONNXC_COMPILED(f32_dwconv_any__scalar),
-    ONNXC_COMPILED(f32_conv_wino4x4__scalar),
-    ONNXC_COMPILED(f32_conv_8x32__scalar),
-    ONNXC_COMPILED(f32_conv_6x16__scalar),
-    {"f32_conv_4x8__scalar", f32_conv_4x8__scalar, ONNXC_CONV_FUSED(f32_conv_4x8__scalar), nullptr},
-#if defined(__AVX512F__)
-    ONNXC_COMPILED(f32_dwconv_3x3__avx512f),
-    ONNXC_COMPILED(f32_dwconv_5x5__avx512f),
+// kCompiled comes from the table itself: a conv or dwconv row is compiled here when this build
+// has its ISA, so a new row is run with no edit to this file. Microcontroller rows ("mcu") have
+// no thread code.
+#define ONNXC_IF_ISA_scalar(x) x,
+#if defined(__SSE2__)
+#define ONNXC_IF_ISA_sse2(x) x,
+#else
+#define ONNXC_IF_ISA_sse2(x)
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-    ONNXC_COMPILED(f32_dwconv_3x3__avx2_fma),
-    ONNXC_COMPILED(f32_dwconv_5x5__avx2_fma),
+#define ONNXC_IF_ISA_avx2_fma(x) x,
+#else
+#define ONNXC_IF_ISA_avx2_fma(x)
 #endif
-#if defined(__SSE2__)
-    ONNXC_COMPILED(f32_dwconv_3x3__sse2),
+#if defined(__AVX512F__)
+#define ONNXC_IF_ISA_avx512f(x) x,
+#else
+#define ONNXC_IF_ISA_avx512f(x)
+#endif
+#if defined(__ARM_NEON)
+#define ONNXC_IF_ISA_neon(x) x,
+#else
+#define ONNXC_IF_ISA_neon(x)
 #endif
 #if defined(__ARM_NEON) && defined(__aarch64__)
-    ONNXC_COMPILED(f32_dwconv_3x3__neonfma),
-    ONNXC_COMPILED(f32_dwconv_5x5__neonfma),
+#define ONNXC_IF_ISA_neonfma(x) x,
+#else
+#define ONNXC_IF_ISA_neonfma(x)
 #endif
-};
+#define ONNXC_IF_OP_conv(x) x
+#define ONNXC_IF_OP_dwconv(x) x
+#define ONNXC_IF_OP_gemm_packed(x)
+#define ONNXC_IF_OP_gemm(x)
+#define ONNXC_IF_OP_recurrent(x)
+#define ONNXC_PARALLEL_any(fn) ONNXC_CONV_PARALLEL(fn)
+#define ONNXC_PARALLEL_hosted(fn) ONNXC_CONV_PARALLEL(fn)
+#define ONNXC_PARALLEL_wide(fn) ONNXC_CONV_PARALLEL(fn)
+#define ONNXC_PARALLEL_mcu(fn) nullptr
+#define ONNXC_COMPILED_AS(fn, targets) \
+  { #fn, fn, ONNXC_CONV_FUSED(fn), ONNXC_PARALLEL_##targets(fn) }
+#define ONNXC_COMPILED(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
+  ONNXC_IF_OP_##op(ONNXC_IF_ISA_##isa(ONNXC_COMPILED_AS(dtype##_##op##_##tile##__##isa, targets)))
+const Compiled kCompiled[] = {ONNXC_KERNEL_VARIANTS(ONNXC_COMPILED)};
 #undef ONNXC_COMPILED
+#undef ONNXC_COMPILED_AS
 
 const Compiled* find_compiled(const std::string& name) {
   for (const Compiled& c : kCompiled)

@@ -13,6 +13,7 @@
 #include "onnxc/gemm.h"
 #include "onnxc/kernels_parallel.h"
 #include "onnxc/thread_pool.h"
+#include "onnxc/variants.h"
 
 using namespace onnxc;
 
@@ -220,6 +221,29 @@ TEST_CASE("every float GEMM variant matches gemm_ref", "[gemm-kernels]") {
                       << " transB=" << tb << " pad=" << pad << " bias=" << static_cast<int>(bias));
           check_close(pr, got, want);
         }
+}
+
+TEST_CASE("every gemm and gemm_packed row of the variant table is run here", "[gemm-kernels]") {
+  // The portable rows are compiled in every build, so none may be missing from kVariants (an
+  // intrinsics row would be run by its ISA's build, as conv_variants_check.cpp does).
+#define ONNXC_ROW(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
+  {#op, #dtype "_" #op "_" #tile "__" #isa, #isa},
+  struct Row {
+    std::string op, name, isa;
+  };
+  const Row rows[] = {ONNXC_KERNEL_VARIANTS(ONNXC_ROW)};
+#undef ONNXC_ROW
+  int checked = 0;
+  for (const Row& r : rows) {
+    if (r.op != "gemm" && r.op != "gemm_packed") continue;
+    INFO(r.name);
+    REQUIRE(r.isa == "scalar");
+    bool listed = false;
+    for (const Variant& v : kVariants) listed = listed || r.name == v.name;
+    CHECK(listed);
+    ++checked;
+  }
+  CHECK(checked >= 7);
 }
 
 TEST_CASE("float GEMM variants accept C aliasing Y (accumulate in place)", "[gemm-kernels]") {
