@@ -23,6 +23,26 @@ constexpr int kMaxRank = 8;
 #define ONNXC_ALWAYS_INLINE inline
 #endif
 
+// Run-time ISA dispatch, for code built for the x86-64 baseline or SSE4.2 (--target generic and
+// x86-64-v2 built with no -march) by g++ or clang++: the hot register tiles (conv.h, gemm.h) are
+// the same C++ compiled for AVX-512 and for AVX2 + FMA besides the baseline, and each call picks
+// the copy the CPU runs, from the features libgcc (or compiler-rt) read at start-up
+// (__builtin_cpu_supports reads that record; onnxc keeps no state of its own). Each element's
+// sum runs in the same order at every vector width, so the copies agree bit for bit unless the
+// compiler contracts a * b + c into an FMA (clang's default; onnxc test and bench pass
+// -ffp-contract=off). ONNXC_NO_ISA_DISPATCH turns it off (the baseline copy only);
+// ONNXC_NO_AVX512_DISPATCH leaves out the AVX-512 copy (the tests use both to run every copy on
+// one machine).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX__) && !defined(ONNXC_NO_ISA_DISPATCH)
+#define ONNXC_X86_ISA_DISPATCH 1
+#if !defined(ONNXC_NO_AVX512_DISPATCH)
+#define ONNXC_CPU_HAS_AVX512F() __builtin_cpu_supports("avx512f")
+#else
+#define ONNXC_CPU_HAS_AVX512F() false
+#endif
+#define ONNXC_CPU_HAS_AVX2_FMA() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+#endif
+
 // std::fmax(0, std::fmin(1, v)) (HardSigmoid, HardSwish) in comparisons, which vectorize where
 // fmin/fmax compile to a call per element (30x slower); the same values, NaN giving 1.
 template <typename T>

@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "onnxc/base.h"
+#include "onnxc/conv_tiles.h"
 #include "onnxc/gemm.h"
 #include "onnxc/half.h"
 
@@ -50,21 +51,6 @@ struct ConvParams {
 };
 
 namespace conv_detail {
-
-// The register tiles use a GCC/Clang vector extension type of one native vector (plain loops
-// over float arrays get vectorized across the wrong loop, with gathers, by g++ 12). It must be
-// the width the C++ compiler was told the CPU has: a wider type is split into pieces through
-// memory (g++ -O2 at the x86-64 baseline ran the 6 x 16 tile with 8-float vectors at 2.7
-// GFLOP/s, with 4-float ones at 41; --target generic builds with no -march at all).
-#if defined(__AVX512F__)
-constexpr index_t kLanes = 16;
-#elif defined(__AVX__)
-constexpr index_t kLanes = 8;
-#else
-// SSE2, NEON, or no vector unit (short "vectors" keep the tiles' frames small).
-constexpr index_t kLanes = 4;
-#endif
-typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
 
 // float16 and bfloat16 are loaded to float, computed in float and rounded once when stored.
 template <typename T>
@@ -184,91 +170,6 @@ constexpr index_t kKc = 1152;
 constexpr index_t kMc = 192;  // W rows per block
 constexpr index_t kMaxNr = 32;
 constexpr index_t kMaxTile = 2048;  // positions per block at most (ConvParams::tile)
-
-// y[0..mr) x [0..nr) = (accumulate ? y : bias) + a[mr x kc] panel[kc x NR], for FPUs without
-// vectors: MR x NR scalar accumulators (a 4 x 8 tile: 32 of them, with few spills on an FPU of 32
-// single registers).
-template <index_t MR, index_t NR>
-__attribute__((noinline)) void scalar_gemm_tile(const float* a, index_t lda, const float* panel,
-                                                index_t kc, float* y, index_t ldy, index_t mr,
-                                                index_t nr, const float* bias, bool accumulate) {
-  float acc[MR][NR];
-  for (index_t r = 0; r < MR; ++r)
-    for (index_t j = 0; j < NR; ++j)
-      acc[r][j] = r >= mr || j >= nr ? 0.0f : accumulate ? y[r * ldy + j] : bias ? bias[r] : 0.0f;
-  for (index_t kk = 0; kk < kc; ++kk) {
-    const float* bk = panel + kk * NR;
-    for (index_t r = 0; r < MR; ++r) {
-      const float av = a[(r < mr ? r : mr - 1) * lda + kk];
-      for (index_t j = 0; j < NR; ++j) acc[r][j] += av * bk[j];
-    }
-  }
-  for (index_t r = 0; r < MR; ++r)
-    for (index_t j = 0; j < NR; ++j)
-      if (r < mr && j < nr) y[r * ldy + j] = acc[r][j];
-}
-
-// y[0..mr) x [0..nr) = (accumulate ? y : bias) + a[mr x kc] panel[kc x NR]. Rows past mr
-// re-read the last row and are not stored; columns past nr are zeros in the panel.
-// The accumulators stay in registers only if every loop over them is unrolled before g++'s
-// scalar replacement runs (hence the pragmas, which clang also honours) and their address is
-// never taken (hence the copies through a temporary). noinline: inlined into the block loops,
-// the tile's accumulators get spilled.
-template <index_t MR, index_t NR>
-__attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const float* panel,
-                                         index_t kc, float* y, index_t ldy, index_t mr, index_t nr,
-                                         const float* bias, bool accumulate) {
-  constexpr index_t kVecs = NR / kLanes;
-  static_assert(NR % kLanes == 0, "a panel row is whole vectors");
-  const float* rows[MR];
-  vfloat acc[MR][kVecs];
-#pragma GCC unroll 16
-  for (index_t r = 0; r < MR; ++r) {
-    const index_t rr = r < mr ? r : mr - 1;
-    rows[r] = a + rr * lda;
-    const float init = bias ? bias[rr] : 0.0f;
-#pragma GCC unroll 16
-    for (index_t v = 0; v < kVecs; ++v) acc[r][v] = init - vfloat{};
-  }
-  if (accumulate) {
-#pragma GCC unroll 16
-    for (index_t r = 0; r < MR; ++r) {
-      if (r >= mr) continue;
-      float row[NR] = {};
-      for (index_t j = 0; j < nr; ++j) row[j] = y[r * ldy + j];
-#pragma GCC unroll 16
-      for (index_t v = 0; v < kVecs; ++v) {
-        vfloat t;
-        std::memcpy(&t, row + v * kLanes, sizeof t);
-        acc[r][v] = t;
-      }
-    }
-  }
-  for (index_t kk = 0; kk < kc; ++kk) {
-    vfloat bv[kVecs];
-#pragma GCC unroll 16
-    for (index_t v = 0; v < kVecs; ++v)
-      std::memcpy(&bv[v], panel + kk * NR + v * kLanes, sizeof(vfloat));
-#pragma GCC unroll 16
-    for (index_t r = 0; r < MR; ++r) {
-      const float av = rows[r][kk];
-#pragma GCC unroll 16
-      for (index_t v = 0; v < kVecs; ++v) acc[r][v] += av * bv[v];
-    }
-  }
-#pragma GCC unroll 16
-  for (index_t r = 0; r < MR; ++r) {
-    if (r >= mr) continue;
-    float row[NR];
-#pragma GCC unroll 16
-    for (index_t v = 0; v < kVecs; ++v) {
-      const vfloat t = acc[r][v];
-      std::memcpy(nr == NR ? y + r * ldy + v * kLanes : row + v * kLanes, &t, sizeof t);
-    }
-    if (nr != NR)
-      for (index_t j = 0; j < nr; ++j) y[r * ldy + j] = row[j];
-  }
-}
 
 // Copies nc values of src into the panels' row kk (panels[jp][kk][0..NR), kc rows per panel),
 // zero past nc. Whole panels copy NR floats: a fixed size, so no library call.
@@ -534,15 +435,20 @@ inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float*
 // stride phases (phase (a, b, c) holds the padded positions congruent to it modulo the strides),
 // so each tap reads one phase at unit stride and no tap needs a bounds check. Outputs are then
 // computed on the flat phase layout ("wide" rows as long as a phase's rows, the extra columns
-// dropped when copied out), in register blocks of kDwBlock outputs over all taps.
+// dropped when copied out), in register blocks of kDwVectors vectors over all taps.
 namespace conv_detail {
 
 constexpr index_t kDwVectors = 4;
-constexpr index_t kDwBlock = kDwVectors * kLanes;
 // The slack past the phases and the wide outputs: the block of the widest vectors (16 floats),
 // because the compiler sizes the scratch without the target's vector width (its kLanes is its
 // own build's) and the kernel's blocks may be wider.
 constexpr index_t kDwSlack = kDwVectors * 16;
+// The widest block this build runs (what the last block may read past the phases).
+#if defined(ONNXC_X86_ISA_DISPATCH)
+constexpr index_t kDwWidestBlock = kDwVectors * 16;
+#else
+constexpr index_t kDwWidestBlock = kDwVectors * kLanes;
+#endif
 
 // Padded input extent the outputs read along dim d, and its length in one stride phase.
 constexpr index_t dw_extent(const ConvParams& p, int d) {
@@ -594,7 +500,7 @@ inline void dw_split_phases(const ConvParams& p, const float* xc, float* xp) {
             for (index_t q = q_hi; q < wq; ++q) xp[q] = 0.0f;
           }
       }
-  for (index_t q = 0; q < kDwBlock; ++q) xp[q] = 0.0f;
+  for (index_t q = 0; q < kDwWidestBlock; ++q) xp[q] = 0.0f;
 }
 
 // Offset in the phase layout of each tap, relative to the output's own position.
@@ -611,21 +517,48 @@ inline void dw_tap_offsets(const ConvParams& p, index_t* offsets) {
       }
 }
 
-// out[v] = bias + sum over taps t of wk[t] * src[offsets[t] + v], for v < kDwBlock.
-inline void dw_block(const float* src, const index_t* offsets, index_t taps, const float* wk,
-                     float bias, float* out) {
-  vfloat acc[kDwVectors];
-  for (index_t r = 0; r < kDwVectors; ++r) acc[r] = bias - vfloat{};
-  for (index_t t = 0; t < taps; ++t) {
-    const float wv = wk[t];
-    const float* s = src + offsets[t];
-    for (index_t r = 0; r < kDwVectors; ++r) {
-      vfloat v;
-      std::memcpy(&v, s + r * kLanes, sizeof v);
-      acc[r] += wv * v;
+// out[v] = bias + sum over taps t of wk[t] * src[offsets[t] + v], for v < n, in blocks of
+// kDwVectors vectors of kLanes floats (the last block past n: into the slack).
+template <index_t kLanes>
+ONNXC_ALWAYS_INLINE void dw_blocks_lanes(const float* src, const index_t* offsets, index_t taps,
+                                         const float* wk, float bias, float* out, index_t n) {
+  typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
+  for (index_t j = 0; j < n; j += kDwVectors * kLanes) {
+    vfloat acc[kDwVectors];
+    for (index_t r = 0; r < kDwVectors; ++r) acc[r] = bias - vfloat{};
+    for (index_t t = 0; t < taps; ++t) {
+      const float wv = wk[t];
+      const float* s = src + j + offsets[t];
+      for (index_t r = 0; r < kDwVectors; ++r) {
+        vfloat v;
+        std::memcpy(&v, s + r * kLanes, sizeof v);
+        acc[r] += wv * v;
+      }
     }
+    std::memcpy(out + j, acc, sizeof acc);
   }
-  std::memcpy(out, acc, sizeof acc);
+}
+
+// The run-time ISA dispatch of gemm_tile, for the blocks (at most kDwSlack floats each).
+#if defined(ONNXC_X86_ISA_DISPATCH)
+__attribute__((target("avx512f"), noinline)) inline void dw_blocks_avx512f(
+    const float* src, const index_t* offsets, index_t taps, const float* wk, float bias, float* out,
+    index_t n) {
+  dw_blocks_lanes<16>(src, offsets, taps, wk, bias, out, n);
+}
+__attribute__((target("avx2,fma"), noinline)) inline void dw_blocks_avx2_fma(
+    const float* src, const index_t* offsets, index_t taps, const float* wk, float bias, float* out,
+    index_t n) {
+  dw_blocks_lanes<8>(src, offsets, taps, wk, bias, out, n);
+}
+#endif
+inline void dw_blocks(const float* src, const index_t* offsets, index_t taps, const float* wk,
+                      float bias, float* out, index_t n) {
+#if defined(ONNXC_X86_ISA_DISPATCH)
+  if (ONNXC_CPU_HAS_AVX512F()) return dw_blocks_avx512f(src, offsets, taps, wk, bias, out, n);
+  if (ONNXC_CPU_HAS_AVX2_FMA()) return dw_blocks_avx2_fma(src, offsets, taps, wk, bias, out, n);
+#endif
+  dw_blocks_lanes<kLanes>(src, offsets, taps, wk, bias, out, n);
 }
 
 }  // namespace conv_detail
@@ -641,7 +574,6 @@ template <class Act>
 inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const float* w,
                                    const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                    const float* residual) {
-  using conv_detail::kDwBlock;
   const index_t multiplier = p.c_out / p.group;  // output channels per input channel
   const index_t in_size = conv_detail::volume(p.in), out_size = conv_detail::volume(p.out);
   const index_t k_size = conv_detail::volume(p.kernel);
@@ -659,8 +591,7 @@ inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const fl
         conv_detail::dw_split_phases(p, x + (n * p.c_in + oc / multiplier) * in_size, xp);
       const float* wk = w + oc * k_size;
       const float bias = b ? b[oc] : 0.0f;
-      for (index_t j = 0; j < wide_size; j += kDwBlock)
-        conv_detail::dw_block(xp + j, offsets, k_size, wk, bias, wide + j);
+      conv_detail::dw_blocks(xp, offsets, k_size, wk, bias, wide, wide_size);
       float* yc = y + (n * p.c_out + oc) * out_size;
       const float* rc = residual ? residual + (n * p.c_out + oc) * out_size : residual;
       for (index_t od = 0; od < p.out[0]; ++od)

@@ -200,10 +200,11 @@ inline void pack_b_panel(const GemmParams& p, const float* b, index_t k0, index_
 // The MR x NR accumulator tile has compile-time extents and every access to it compile-time
 // indices (the column loop outside the row loop, edge stores predicated), so g++ and clang++
 // keep it in vector registers. Rows beyond mr re-read the last valid row and are not stored.
-// noinline: inlined into the blocking loops, g++ runs out of registers and spills the tile.
+// tile() below, noinline: inlined into the blocking loops, g++ runs out of registers and spills
+// the tile.
 template <index_t MR, index_t NR, bool kTransA>
-__attribute__((noinline)) void tile(const float* a, index_t lda, const float* panel, index_t kc,
-                                    float* y, index_t ldy, index_t mr, index_t nr, float alpha) {
+ONNXC_ALWAYS_INLINE void tile_body(const float* a, index_t lda, const float* panel, index_t kc,
+                                   float* y, index_t ldy, index_t mr, index_t nr, float alpha) {
   const float* rows[MR];
   for (index_t r = 0; r < MR; ++r) rows[r] = a + (r < mr ? r : mr - 1) * (kTransA ? 1 : lda);
   float acc[MR][NR] = {};
@@ -222,6 +223,35 @@ __attribute__((noinline)) void tile(const float* a, index_t lda, const float* pa
       for (index_t j = 0; j < NR; ++j)
         if (r < mr && j < nr) y[r * ldy + j] += alpha * acc[r][j];
   }
+}
+
+// The run-time ISA dispatch of the tile (ONNXC_X86_ISA_DISPATCH, see onnxc/base.h).
+#if defined(ONNXC_X86_ISA_DISPATCH)
+template <index_t MR, index_t NR, bool kTransA>
+__attribute__((target("avx512f"), noinline)) void tile_avx512f(const float* a, index_t lda,
+                                                               const float* panel, index_t kc,
+                                                               float* y, index_t ldy, index_t mr,
+                                                               index_t nr, float alpha) {
+  tile_body<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
+}
+template <index_t MR, index_t NR, bool kTransA>
+__attribute__((target("avx2,fma"), noinline)) void tile_avx2_fma(const float* a, index_t lda,
+                                                                 const float* panel, index_t kc,
+                                                                 float* y, index_t ldy, index_t mr,
+                                                                 index_t nr, float alpha) {
+  tile_body<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
+}
+#endif
+template <index_t MR, index_t NR, bool kTransA>
+__attribute__((noinline)) void tile(const float* a, index_t lda, const float* panel, index_t kc,
+                                    float* y, index_t ldy, index_t mr, index_t nr, float alpha) {
+#if defined(ONNXC_X86_ISA_DISPATCH)
+  if (ONNXC_CPU_HAS_AVX512F())
+    return tile_avx512f<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
+  if (ONNXC_CPU_HAS_AVX2_FMA())
+    return tile_avx2_fma<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
+#endif
+  tile_body<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
 }
 
 // Y (+)= alpha * opA opB over the blocks, Y already holding beta * C. panel holds kc_max x NR

@@ -55,6 +55,20 @@ TEST_CASE("conv variants match the brute force for every target the host runs", 
   }
 }
 
+TEST_CASE("conv tiles dispatched at run time: each ISA copy of the baseline build matches",
+          "[kernels][conv]") {
+  // --target generic on x86-64 picks the tile's AVX-512, AVX2 + FMA or SSE2 copy by the CPU
+  // (onnxc/conv.h); the plain build above ran the best copy this CPU has, these run the others.
+#if defined(__x86_64__)
+  std::printf("-- conv variants, --target generic, no AVX-512 copy\n");
+  CHECK(build_and_run(cxx(), "-DONNXC_NO_AVX512_DISPATCH", "", "generic_avx2") == 0);
+  std::printf("-- conv variants, --target generic, SSE2 copy only\n");
+  CHECK(build_and_run(cxx(), "-DONNXC_NO_ISA_DISPATCH", "", "generic_sse2") == 0);
+#else
+  WARN("not an x86-64 host: no run-time dispatch to check");
+#endif
+}
+
 TEST_CASE("conv variants for aarch64 under qemu (when a cross compiler is installed)",
           "[kernels][conv][aarch64]") {
   if (!have("aarch64-linux-gnu-g++") || !have("qemu-aarch64")) {
