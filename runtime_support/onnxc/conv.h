@@ -539,7 +539,8 @@ ONNXC_ALWAYS_INLINE void dw_blocks_lanes(const float* src, const index_t* offset
   }
 }
 
-// The run-time ISA dispatch of gemm_tile, for the blocks (at most kDwSlack floats each).
+// The run-time ISA dispatch (ONNXC_X86_ISA_DISPATCH, see onnxc/base.h) of the blocks, at most
+// kDwSlack floats each.
 #if defined(ONNXC_X86_ISA_DISPATCH)
 __attribute__((target("avx512f"), noinline)) inline void dw_blocks_avx512f(
     const float* src, const index_t* offsets, index_t taps, const float* wk, float bias, float* out,
