@@ -353,13 +353,10 @@ inline void f32_dot_rows_avx512(const GemmParams& p, const float* a, const float
 #endif
 
 // One row of Y with a contiguous A row (a fully connected layer at batch 1):
-// y += alpha * a . opB. Memory bound on B, so B is streamed in its stored order. With AVX-512,
-// a transposed B (one dot product per output) runs f32_dot_rows_avx512.
-inline void f32_gemv(const GemmParams& p, const float* a, const float* b, float* y, float alpha) {
+// y += alpha * a . opB. Memory bound on B, so B is streamed in its stored order.
+ONNXC_ALWAYS_INLINE void gemv_body(const GemmParams& p, const float* a, const float* b, float* y,
+                                   float alpha) {
   constexpr index_t kLanes = 16;
-#if defined(__AVX512F__)
-  if (p.trans_b) return f32_dot_rows_avx512(p, a, b, y, alpha);
-#endif
   if (p.trans_b) {
     const index_t kv = p.k - p.k % kLanes;  // (not `kk + kLanes <= k`: g++ -O3 then warns)
     for (index_t j = 0; j < p.n; ++j) {     // y[j] += alpha * dot(a, row j of B)
@@ -379,6 +376,35 @@ inline void f32_gemv(const GemmParams& p, const float* a, const float* b, float*
       for (index_t j = 0; j < p.n; ++j) y[j] += av * bk[j];
     }
   }
+}
+
+// The run-time ISA dispatch of the row product (ONNXC_X86_ISA_DISPATCH, see onnxc/base.h).
+#if defined(ONNXC_X86_ISA_DISPATCH)
+__attribute__((target("avx512f"), noinline)) inline void gemv_avx512f(const GemmParams& p,
+                                                                      const float* a,
+                                                                      const float* b, float* y,
+                                                                      float alpha) {
+  gemv_body(p, a, b, y, alpha);
+}
+__attribute__((target("avx2,fma"), noinline)) inline void gemv_avx2_fma(const GemmParams& p,
+                                                                        const float* a,
+                                                                        const float* b, float* y,
+                                                                        float alpha) {
+  gemv_body(p, a, b, y, alpha);
+}
+#endif
+
+// With AVX-512 at compile time, a transposed B (one dot product per output) runs
+// f32_dot_rows_avx512.
+inline void f32_gemv(const GemmParams& p, const float* a, const float* b, float* y, float alpha) {
+#if defined(__AVX512F__)
+  if (p.trans_b) return f32_dot_rows_avx512(p, a, b, y, alpha);
+#endif
+#if defined(ONNXC_X86_ISA_DISPATCH)
+  if (ONNXC_CPU_HAS_AVX512F()) return gemv_avx512f(p, a, b, y, alpha);
+  if (ONNXC_CPU_HAS_AVX2_FMA()) return gemv_avx2_fma(p, a, b, y, alpha);
+#endif
+  gemv_body(p, a, b, y, alpha);
 }
 
 // Whether the blocked variants pack B for p (the other paths stream A or B as stored).
