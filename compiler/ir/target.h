@@ -14,13 +14,16 @@
 namespace onnxc {
 
 // The closed set of ISAs kernel variants are written for (the `__<isa>` suffix of their names).
+// dsp is the Arm DSP extension of the Cortex-M4, M7 and M33 (SMLAD, SXTB16: 16-bit SIMD in
+// general registers), used through the ACLE intrinsics of arm_acle.h.
 #define ONNXC_ISAS(X) \
   X(scalar)           \
   X(sse2)             \
   X(avx2_fma)         \
   X(avx512f)          \
   X(neon)             \
-  X(neonfma)
+  X(neonfma)          \
+  X(dsp)
 
 enum class Isa {
 #define ONNXC_ISA_ENUM(name) name,
@@ -45,10 +48,10 @@ enum class Fpu { kDouble, kSingle, kNone };
   X("aarch64", neonfma, kDouble, 524288, 1024, "-march=armv8-a", "64-bit Arm (NEON with FMA)")     \
   X("cortex-a7", neon, kDouble, 131072, 1024, "-mcpu=cortex-a7 -mfpu=neon-vfpv4 -mfloat-abi=hard", \
     "32-bit Arm application core with NEON")                                                       \
-  X("cortex-m7", scalar, kDouble, 65536, 256,                                                      \
+  X("cortex-m7", dsp, kDouble, 65536, 256,                                                         \
     "-mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard",                                     \
     "Cortex-M7 with a double-precision FPU")                                                       \
-  X("cortex-m4", scalar, kSingle, 16384, 256,                                                      \
+  X("cortex-m4", dsp, kSingle, 16384, 256,                                                         \
     "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard",                                  \
     "Cortex-M4F (single-precision FPU)")                                                           \
   X("cortex-m3", scalar, kNone, 16384, 256, "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft",            \

@@ -339,13 +339,12 @@ class ConvOp final : public ConvLikeOp {
     if (s.tasks == 1) return static_cast<size_t>(bytes);
     return static_cast<size_t>(s.tasks * task_scratch_bytes(bytes));  // a slice per part
   }
-  bool packed_input(const Node& node, size_t* input, Tensor* packed) const override {
+  std::vector<PackedInput> packed_inputs(const Node& node) const override {
     const auto& s = node.state_as<ConvState>();
-    if (!is_winograd(s.variant)) return false;
-    *input = 1;
-    *packed = Tensor::zeros(DataType::kFloat, {winograd_weight_floats(s.p)});
-    pack_winograd_weights(s.p, node.inputs[1]->constant->as<float>(), packed->as<float>());
-    return true;
+    if (!is_winograd(s.variant)) return {};
+    Tensor packed = Tensor::zeros(DataType::kFloat, {winograd_weight_floats(s.p)});
+    pack_winograd_weights(s.p, node.inputs[1]->constant->as<float>(), packed.as<float>());
+    return {{1, std::move(packed)}};
   }
 
  private:

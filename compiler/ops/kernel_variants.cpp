@@ -80,6 +80,11 @@ bool fits_any(const KernelVariant&, const KernelQuery&) {
 bool fits_dwconv_kxk(const KernelVariant& v, const KernelQuery& q) {
   return q.conv && f32_dwconv_kxk_applies(*q.conv, square_tile(v));
 }
+// A 2-D window of the row's KxK size (any stride, dilation and padding).
+bool fits_window_kxk(const KernelVariant& v, const KernelQuery& q) {
+  const int k = square_tile(v);
+  return q.conv && q.conv->kernel[0] == 1 && q.conv->kernel[1] == k && q.conv->kernel[2] == k;
+}
 // Winograd F(4x4, 3x3): the handler found it pays for this convolution and its blocks fit.
 bool fits_winograd(const KernelVariant&, const KernelQuery& q) {
   return q.winograd_fits;

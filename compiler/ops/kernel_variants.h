@@ -21,7 +21,14 @@ struct GemmParams;  // onnxc/gemm.h
 // The shape predicates a row's `fits` column names, one entry each (kernel_variants.cpp holds
 // what each one checks).
 #define ONNXC_KERNEL_FITS(X) \
-  X(any) X(dwconv_kxk) X(winograd) X(gemm_packed) X(gemm_blocked) X(gemm_small) X(gemv_rows)
+  X(any)                     \
+  X(dwconv_kxk)              \
+  X(window_kxk)              \
+  X(winograd)                \
+  X(gemm_packed)             \
+  X(gemm_blocked)            \
+  X(gemm_small)              \
+  X(gemv_rows)
 enum class KernelFit {
 #define ONNXC_FIT_ENUM(name) name,
   ONNXC_KERNEL_FITS(ONNXC_FIT_ENUM)

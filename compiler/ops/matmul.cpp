@@ -226,15 +226,14 @@ class GemmOp final : public OpHandler {
     if (find_packed_gemm(&v)) s.ws = {};
     return s.ws.bytes ? node.scratch_bytes : s.half.bytes;
   }
-  bool packed_input(const Node& node, size_t* input, Tensor* packed) const override {
+  std::vector<PackedInput> packed_inputs(const Node& node) const override {
     const auto& s = node.state_as<GemmState>();
     const PackedGemm* g = find_packed_gemm(s.variant);
-    if (!g) return false;
+    if (!g) return {};
     const index_t nr = s.variant->panel;
-    *input = 1;
-    *packed = Tensor::zeros(DataType::kFloat, {(s.p.n + nr - 1) / nr, s.p.k, nr});
-    g->pack(s.p, node.inputs[1]->constant->as<float>(), packed->as<float>());
-    return true;
+    Tensor packed = Tensor::zeros(DataType::kFloat, {(s.p.n + nr - 1) / nr, s.p.k, nr});
+    g->pack(s.p, node.inputs[1]->constant->as<float>(), packed.as<float>());
+    return {{1, std::move(packed)}};
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {

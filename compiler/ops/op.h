@@ -202,6 +202,12 @@ struct RandomRange {
   bool integral = false;                    // every value is a whole number
 };
 
+// One input of a node as its kernel variant reads it (OpHandler::packed_inputs).
+struct PackedInput {
+  size_t input;
+  Tensor tensor;
+};
+
 struct OpHandler {
   virtual ~OpHandler() = default;
   // Random ops override this; the default says "not random".
@@ -228,12 +234,11 @@ struct OpHandler {
   }
   // After use_kernel: the parts (--threads) the chosen variant runs in, 1 when it stays whole.
   virtual int kernel_tasks(const Node& /*node*/) const { return 1; }
-  // A constant input the chosen variant reads in a layout of its own (weights packed into the
-  // panels its register tiles load): pack-weights replaces input `input` by `packed`. False when
-  // the node's kernel reads every input as ONNX lays it out (the default).
-  virtual bool packed_input(const Node& /*node*/, size_t* /*input*/, Tensor* /*packed*/) const {
-    return false;
-  }
+  // The constant inputs the chosen variant reads in a layout of its own (weights packed into the
+  // panels its register tiles load, per-channel constants computed at compile time):
+  // pack-weights replaces input `input` by `tensor` (an absent optional input is added). Empty
+  // when the node's kernel reads every input as ONNX lays it out (the default).
+  virtual std::vector<PackedInput> packed_inputs(const Node& /*node*/) const { return {}; }
 };
 
 }  // namespace onnxc

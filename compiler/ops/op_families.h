@@ -25,6 +25,7 @@
   X(image_decoder)           \
   X(quantize)                \
   X(qlinear)                 \
+  X(qpool)                   \
   X(recurrent)               \
   X(signal)                  \
   X(einsum)                  \

@@ -9,6 +9,7 @@
 // input 8, one per column) and fused_activation="Relu" (outputs clamped at y_zero_point).
 #include <fmt/format.h>
 
+#include "onnxc/qconv_variants.h"
 #include "onnxc/quantize.h"
 #include "ops/broadcast.h"
 #include "ops/epilogue.h"
@@ -285,6 +286,9 @@ class QLinearMatMulOp final : public OpHandler {
 
 struct QConvState : OpState {
   QuantConvParams p{};
+  // QLinearConv: the int8 variant select-kernels chose (null: qlinear_conv_ref) and its params.
+  const KernelVariant* variant = nullptr;
+  QConvS8Params s8{};
 };
 
 void to3(const std::vector<int64_t>& v, int64_t fill, index_t* out) {
@@ -383,6 +387,66 @@ class ConvIntegerOp final : public OpHandler {
   }
 };
 
+// ---- The int8 variants of QLinearConv (onnxc/qconv_variants.h) --------------------------------
+
+const Tensor* constant_input(const Node& n, size_t i) {
+  return i < n.inputs.size() && n.inputs[i] ? n.inputs[i]->constant.get() : nullptr;
+}
+
+bool absent_or_constant(const Node& n, size_t i) {
+  return i >= n.inputs.size() || !n.inputs[i] || n.inputs[i]->is_constant();
+}
+
+// Whether the int8 variants compute this QLinearConv exactly: int8 x, w and y; constant weights,
+// scales, zero points and bias; weights symmetric (zero points 0); at most 2 spatial dims; every
+// channel's multiplier one they represent (qconv_multiplier_fits).
+bool s8_variants_fit(const Node& n, const QuantConvParams& q) {
+  const ConvParams& p = q.conv;
+  if (n.inputs[0]->dtype != DataType::kInt8 || n.inputs[3]->dtype != DataType::kInt8 ||
+      n.inputs[7]->dtype != DataType::kInt8 || p.in[0] != 1 || p.kernel[0] != 1)
+    return false;
+  for (size_t i : {1, 3, 4, 6, 7})
+    if (!constant_input(n, i)) return false;
+  if (!absent_or_constant(n, 2) || !absent_or_constant(n, 5) || !absent_or_constant(n, 8))
+    return false;
+  if (const Tensor* w_zp = constant_input(n, 5))
+    for (int64_t i = 0; i < w_zp->numel(); ++i)
+      if (w_zp->as<int8_t>()[i] != 0) return false;
+  const float x_scale = constant_input(n, 1)->as<float>()[0];
+  const float y_scale = constant_input(n, 6)->as<float>()[0];
+  const Tensor& w_scale = *constant_input(n, 4);
+  for (int64_t m = 0; m < p.c_out; ++m)
+    if (!qconv_multiplier_fits(x_scale, w_scale.as<float>()[q.w_scale_per_channel ? m : 0],
+                               y_scale))
+      return false;
+  return true;
+}
+
+bool is_depthwise(const ConvParams& p) {
+  return p.group > 1 && p.group == p.c_in && p.group == p.c_out;
+}
+
+QConvS8Params s8_params(const Node& n, const QuantConvParams& q) {
+  QConvS8Params s{};
+  s.conv = q.conv;
+  s.k = q.conv.c_in / q.conv.group * q.conv.kernel[1] * q.conv.kernel[2];
+  s.k_padded = (s.k + 3) / 4 * 4;
+  const Tensor* x_zp = constant_input(n, 2);
+  s.x_zero_point = x_zp ? x_zp->as<int8_t>()[0] : 0;
+  s.y_zero_point = constant_input(n, 7)->as<int8_t>()[0];
+  s.y_min = q.relu ? s.y_zero_point : -128;
+  return s;
+}
+
+std::string s8_literal(const QConvS8Params& s) {
+  const ConvParams& p = s.conv;
+  return fmt::format(
+      "{{/*conv=*/{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, 0}}, /*k=*/{}, /*k_padded=*/{}, "
+      "/*x_zero_point=*/{}, /*y_zero_point=*/{}, /*y_min=*/{}}}",
+      p.batch, p.c_in, p.c_out, p.group, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride),
+      arr3(p.dilation), arr3(p.pad), s.k, s.k_padded, s.x_zero_point, s.y_zero_point, s.y_min);
+}
+
 // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B.
 class QLinearConvOp final : public OpHandler {
  public:
@@ -409,6 +473,7 @@ class QLinearConvOp final : public OpHandler {
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = n.state_as<QConvState>();
+    if (s.variant) return false;  // pack-weights replaced w and B by the variant's layouts
     const int32_t* bias = in.size() > 8 && in[8] ? in[8]->as<int32_t>() : nullptr;
     return visit_int8(in[0]->dtype, [&](auto xt) {
       using X = decltype(xt);
@@ -424,8 +489,56 @@ class QLinearConvOp final : public OpHandler {
       });
     });
   }
+  // Eligible nodes (s8_variants_fit) run the rows of "qconv" (group 1) or "qdwconv".
+  KernelQuery describe_kernel_query(const Node& node) const override {
+    const auto& s = node.state_as<QConvState>();
+    KernelQuery q;
+    const bool depthwise = is_depthwise(s.p.conv);
+    if ((s.p.conv.group != 1 && !depthwise) || !s8_variants_fit(node, s.p)) return q;
+    q.dtype = "s8";
+    q.families = {depthwise ? "qdwconv" : "qconv"};
+    q.conv = &s.p.conv;
+    q.constant_weights = true;
+    return q;
+  }
+  size_t use_kernel(Node& node, const KernelVariant& v, int /*tasks*/) const override {
+    auto& s = static_cast<QConvState&>(*node.state);
+    s.variant = &v;
+    s.s8 = s8_params(node, s.p);
+    return static_cast<size_t>(is_depthwise(s.p.conv) ? qdwconv_scratch_bytes(s.s8)
+                                                      : qconv_scratch_bytes(s.s8));
+  }
+  // The channel constants replace B (input 8); group-1 weights are packed for the 2x2 tiles.
+  std::vector<PackedInput> packed_inputs(const Node& node) const override {
+    const auto& s = node.state_as<QConvState>();
+    if (!s.variant) return {};
+    const bool depthwise = is_depthwise(s.p.conv);
+    const index_t m_padded = depthwise ? s.p.conv.c_out : qconv_padded_channels(s.s8);
+    const int8_t* w = constant_input(node, 3)->as<int8_t>();
+    const Tensor* bias = constant_input(node, 8);
+    Tensor channels = Tensor::zeros(DataType::kInt32, {m_padded, kQConvChannelWords});
+    qconv_channels(s.s8, w, bias ? bias->as<int32_t>() : nullptr,
+                   constant_input(node, 1)->as<float>()[0], constant_input(node, 4)->as<float>(),
+                   s.p.w_scale_per_channel, constant_input(node, 6)->as<float>()[0], m_padded,
+                   channels.as<int32_t>());
+    std::vector<PackedInput> out;
+    out.push_back({8, std::move(channels)});
+    if (!depthwise) {
+      Tensor packed = Tensor::zeros(DataType::kInt8, {m_padded, s.s8.k_padded});
+      pack_qconv_weights(s.s8, w, m_padded, packed.as<int8_t>());
+      out.push_back({3, std::move(packed)});
+    }
+    return out;
+  }
   void emit(EmitContext& ctx) const override {
     const auto& s = ctx.node().state_as<QConvState>();
+    if (s.variant) {
+      ctx.include(s.variant->header);
+      ctx.line("static constexpr onnxc::QConvS8Params p = {};", s8_literal(s.s8));
+      ctx.line("onnxc::{}(p, {}, /*w=*/{}, /*channels=*/{}, {}, {});", s.variant->name, ctx.in(0),
+               ctx.in(3), ctx.in(8), ctx.out(0), ctx.scratch());
+      return;
+    }
     ctx.include("onnxc/quantize.h");
     ctx.line("static constexpr onnxc::QuantConvParams p = {};", qconv_literal(s.p));
     ctx.line("onnxc::qlinear_conv_ref<{}, {}, {}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});",

@@ -396,8 +396,8 @@ class WithStrings final : public OpHandler {
     return pick(n)->use_kernel(n, v, tasks);
   }
   int kernel_tasks(const Node& n) const override { return pick(n)->kernel_tasks(n); }
-  bool packed_input(const Node& n, size_t* input, Tensor* packed) const override {
-    return pick(n)->packed_input(n, input, packed);
+  std::vector<PackedInput> packed_inputs(const Node& n) const override {
+    return pick(n)->packed_inputs(n);
   }
 
  private:

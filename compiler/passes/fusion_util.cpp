@@ -137,9 +137,10 @@ float float_attr(const Node& n, const char* name, float def) {
   return a && a->kind == Attribute::Kind::kFloat ? a->f : def;
 }
 
-bool retarget(Node& n, const char* op, int opset) {
-  const OpHandler* h = OpRegistry::instance().find("", op, opset);
+bool retarget(Node& n, const char* op, int opset, const char* domain) {
+  const OpHandler* h = OpRegistry::instance().find(domain, op, opset);
   if (!h) return false;
+  n.domain = domain;
   n.op_type = op;
   n.opset = opset;
   n.handler = h;

@@ -47,10 +47,10 @@ const float* float_data(const Value* v);
 // Whether n is the ai.onnx op `op` (null n: no).
 bool is_op(const Node* n, const char* op);
 
-// Makes n the ai.onnx op `op` at `opset`: its handler, no kernel state, no scratch (the new
-// handler's infer() sets them; call reinfer() once the inputs and attributes are in place).
-// False, with n untouched, if no handler takes op at that opset.
-bool retarget(Node& n, const char* op, int opset);
+// Makes n the op `op` of `domain` (ai.onnx by default) at `opset`: its handler, no kernel state,
+// no scratch (the new handler's infer() sets them; call reinfer() once the inputs and attributes
+// are in place). False, with n untouched, if no handler takes op at that opset.
+bool retarget(Node& n, const char* op, int opset, const char* domain = "");
 
 }  // namespace onnxc::fusion
 

@@ -4,12 +4,13 @@
 //   DequantizeLinear(wq) --+-- Conv|MatMul|Gemm -- [Add(bias)] -- [Relu] -- QuantizeLinear -> yq
 //   [bias] ----------------+
 // becomes one QLinearConv / QLinearMatMul(xq, x_scale, x_zp, wq, w_scale, w_zp, y_scale, y_zp,
-// bias) {fused_activation="Relu"} writing yq: int8/uint8 products accumulated in int32 and
-// requantized in integers (onnxc/quantize.h), where the float graph dequantizes every weight and
-// activation. The float bias b becomes round(b / (x_scale * w_scale)) in int32, the unit of the
-// accumulator; a fused Relu clamps the output at y_zero_point, which is exactly
-// quantize(relu(v)). Results agree with the float graph within one step of y_scale (the float
-// graph rounds its sums in float, the integer one rounds only once).
+// bias) {fused_activation="Relu"} writing yq (and DequantizeLinear -> GlobalAveragePool ->
+// QuantizeLinear one com.microsoft QLinearGlobalAveragePool, ops/qpool.cpp): int8/uint8 products
+// accumulated in int32 and requantized in integers (onnxc/quantize.h), where the float graph
+// dequantizes every weight and activation. The float bias b becomes round(b / (x_scale * w_scale))
+// in int32, the unit of the accumulator; a fused Relu clamps the output at y_zero_point, which is
+// exactly quantize(relu(v)). Results agree with the float graph within one step of y_scale (the
+// float graph rounds its sums in float, the integer one rounds only once).
 //
 // Conditions: xq is int8/uint8, per tensor; wq is a constant int8/uint8 tensor, per tensor or per
 // output channel (Conv: axis 0; MatMul B [K, N]: axis 1; Gemm B: axis 1, or axis 0 with transB,
@@ -285,6 +286,31 @@ bool lower_matmul(Graph& g, Node& n, const Target& target, PassContext& stats, b
   return true;
 }
 
+// DequantizeLinear(xq) -> GlobalAveragePool -> QuantizeLinear(y_scale, y_zp) of xq's type becomes
+// com.microsoft QLinearGlobalAveragePool(xq, x_scale, x_zp, y_scale, y_zp): the pooled features
+// of a quantized CNN stay in integers (one rounding where the float graph rounds the mean, then
+// the quantization: within one step of it).
+bool lower_pool(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const Value *x = n.input(0), *y = n.output(0);
+  Dequant dx;
+  Tail t;
+  if (!x || !y || !activation_of(x, dx) || !tail_of(g, y, false, t) || t.relu ||
+      t.quantize->output(0)->dtype != dx.q->dtype)
+    return false;
+  Value* ys = t.quantize->input(1);
+  std::vector<Value*> inputs = {
+      dx.q, dx.scale,
+      zero_point_or_zero(g, dx.zero_point, dx.q->dtype, dx.scale, n.name + "_x_zero_point"), ys,
+      zero_point_or_zero(g, t.quantize->input(2), dx.q->dtype, ys, n.name + "_y_zero_point")};
+  if (!fusion::retarget(n, "QLinearGlobalAveragePool", 1, "com.microsoft")) return false;
+  n.inputs = std::move(inputs);
+  fusion::take_output(n, n.output(0), t.quantize->output(0));
+  fusion::erase_nodes(g, {t.quantize});
+  stats.count("pools lowered to integers");
+  ok = fusion::reinfer(n, target, stats.diag(), kPass);
+  return true;
+}
+
 }  // namespace
 
 bool run_lower_qdq(Module& module, PassContext& stats) {
@@ -297,6 +323,8 @@ bool run_lower_qdq(Module& module, PassContext& stats) {
       changed |= lower_conv(g, n, *module.target, stats, ok);
     else if (n.op_type == "MatMul" || n.op_type == "Gemm")
       changed |= lower_matmul(g, n, *module.target, stats, ok);
+    else if (n.op_type == "GlobalAveragePool")
+      changed |= lower_pool(g, n, *module.target, stats, ok);
   }
   return changed;
 }

@@ -6,6 +6,7 @@
 //                                     (with `saturate`) and float4e2m1 (always saturating)
 //   dequantize_linear_ref<X, S, Y>    y = (x - zero_point) * scale, in float, rounded once to Y
 //   dynamic_quantize_linear_ref       uint8 scale/zero point from the range of x (including 0)
+//   qlinear_global_avgpool_ref        com.microsoft QLinearGlobalAveragePool, in integers
 //   matmul_integer_ref / qlinear_matmul_ref, conv_integer_ref / qlinear_conv_ref
 //                                     int32 accumulation of (a - a_zp) * (b - b_zp); the QLinear
 //                                     forms requantize as the ONNX reference does: the multiplier
@@ -60,10 +61,14 @@ inline index_t param_index(const QuantizeParams& p, index_t o, index_t a, index_
   }
 }
 
-// Element i of any element array as float (exact for every type of at most 24 bits).
+// Element i of any element array as float (exact for every type of at most 24 bits). Floats and
+// small integers convert directly: no double on targets whose FPU has none.
 template <typename T>
 inline float load(const T* p, index_t i) {
-  return static_cast<float>(element_as_double(p, i));
+  if constexpr (std::is_same_v<T, float> || (std::is_integral_v<T> && sizeof(T) <= 2))
+    return static_cast<float>(p[i]);
+  else
+    return static_cast<float>(element_as_double(p, i));
 }
 
 inline float round_to(float v, QuantPrecision precision) {
@@ -110,6 +115,26 @@ inline int64_t saturate_round(double v, double zp, int64_t lo, int64_t hi) {
   return static_cast<int64_t>(r);
 }
 
+// saturate_round for ranges within 16 bits, in float only: past +-2^17 every value saturates, and
+// below 2^22 adding and subtracting 1.5 * 2^23 rounds half to even (the default rounding mode).
+inline int64_t saturate_round_narrow(float v, float zp, int64_t lo, int64_t hi) {
+  if (v != v) v = 0.0f;
+  v = v < -131072.0f ? -131072.0f : v > 131072.0f ? 131072.0f : v;
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
+  volatile float shifted = v + kRound;   // volatile: no reassociation may drop the rounding
+  const int64_t r = static_cast<int64_t>(shifted - kRound) + static_cast<int64_t>(zp);
+  return r < lo ? lo : r > hi ? hi : r;
+}
+
+// Whether Y is an integer type of at most 16 bits (saturate_round_narrow rounds it).
+template <typename Y>
+constexpr bool narrow_range() {
+  if constexpr (kIntQuant<Y>)
+    return IntRange<Y>::kMin >= -32768 && IntRange<Y>::kMax <= 65535;
+  else
+    return false;
+}
+
 // Writes element i of y; packed arrays must start zeroed (see clear()).
 template <typename Y>
 inline void store(Y* y, index_t i, element_value_t<Y> v) {
@@ -151,7 +176,10 @@ inline void quantize_linear_ref(const X* x, const S* scale, const Y* zero_point,
         const float s = round_to(load(scale, k), p.precision);
         const float q = round_to(round_to(load(x, e), p.precision) / s, p.precision);
         const float zp = zero_point ? load(zero_point, k) : 0.0f;
-        if constexpr (kIntQuant<Y>) {
+        if constexpr (narrow_range<Y>()) {
+          store(y, e,
+                static_cast<V>(saturate_round_narrow(q, zp, IntRange<Y>::kMin, IntRange<Y>::kMax)));
+        } else if constexpr (kIntQuant<Y>) {
           store(y, e, static_cast<V>(saturate_round(q, zp, IntRange<Y>::kMin, IntRange<Y>::kMax)));
         } else {
           store(y, e, convert_value<V>(q + zp, CastParams{p.saturate, E8M0Rounding::kUp}));
@@ -457,6 +485,25 @@ inline void qlinear_conv_ref(const QuantConvParams& q, const X* x, const float* 
         const Y v = quant_detail::requantize<Y>(acc, mult, zy);
         y[(n * p.c_out + m) * out_sp + o] = q.relu && static_cast<int32_t>(v) < zy ? Y(zy) : v;
       });
+}
+
+// QLinearGlobalAveragePool (com.microsoft; what lower-qdq makes of DequantizeLinear ->
+// GlobalAveragePool -> QuantizeLinear): per channel, the int32 sum of (x - x_zero_point) times
+// x_scale / (spatial * y_scale), rounded half to even once, plus y_zero_point, saturated. x is
+// [channels, spatial] (channels: batch * channels), y one value per channel.
+template <typename X, typename Y>
+inline void qlinear_global_avgpool_ref(const X* x, const float* x_scale, const X* x_zero_point,
+                                       const float* y_scale, const Y* y_zero_point, Y* y,
+                                       index_t channels, index_t spatial) {
+  const int32_t zx = x_zero_point ? static_cast<int32_t>(x_zero_point[0]) : 0;
+  const int32_t zy = y_zero_point ? static_cast<int32_t>(y_zero_point[0]) : 0;
+  const quant_detail::FixedMultiplier m =
+      quant_detail::fixed_multiplier(x_scale[0] / (y_scale[0] * static_cast<float>(spatial)));
+  for (index_t c = 0; c < channels; ++c, x += spatial) {
+    uint32_t sum = 0;  // wraps as the other integer kernels' sums (past 2^24 elements)
+    for (index_t i = 0; i < spatial; ++i) sum += static_cast<uint32_t>(int32_t{x[i]} - zx);
+    y[c] = quant_detail::requantize<Y>(static_cast<int32_t>(sum), m, zy);
+  }
 }
 
 }  // namespace onnxc

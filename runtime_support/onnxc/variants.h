@@ -11,14 +11,16 @@
 // x, w, b, y, scratch) and the fused epilogue overload (..., scratch, const Epilogue&,
 // residual); for gemm: (const GemmParams&, a, b, c, y, ws) and (..., y, const Epilogue&,
 // residual, ws); for gemm_packed: (const GemmParams&, a, packed_b, c, y [, const Epilogue&,
-// residual]); for recurrent: recurrent_ref's).
+// residual]); for recurrent: recurrent_ref's; for qconv and qdwconv: (const QConvS8Params&, x,
+// packed_w, channels, y, scratch)).
 //   isa:     what the row REQUIRES, one of ONNXC_ISAS (compiler/ir/target.h): scalar rows are
 //            plain C++ and build anywhere; the others are in intrinsics, defined only when the
 //            C++ compiler may use that ISA (`#if defined(__AVX512F__)` ...).
 //   fits:    the node shapes it takes, a predicate named in ONNXC_KERNEL_FITS
 //            (compiler/ops/kernel_variants.cpp): any, dwconv_kxk (a KxK depthwise window the
-//            tile handles), winograd (the node's Winograd blocks fit), gemm_packed, gemm_blocked,
-//            gemm_small (below gemm_prefers_blocked), gemv_rows (a product of under 4 rows).
+//            tile handles), window_kxk (a 2-D KxK window, any stride), winograd (the node's
+//            Winograd blocks fit), gemm_packed, gemm_blocked, gemm_small (below
+//            gemm_prefers_blocked), gemv_rows (a product of under 4 rows).
 //   weights: any, or constant (the variant reads its weights in a layout packed at compile time).
 //   targets: the target class it is meant for (ONNXC_TARGET_CLASSES): any; hosted (not a
 //            microcontroller); mcu (microcontrollers: no vector unit, a 256-byte kernel stack);
@@ -63,7 +65,13 @@
   X(f32, gemm, 4x4, scalar, "gemm.h", gemm_blocked, any, mcu, 0, 0)                                \
   X(f32, gemm, 1x1, scalar, "gemm.h", gemm_small, any, any, 0, 0)                                  \
   /* RNN, GRU, LSTM: each step's product by R^T, split while it is a vector product */            \
-  X(f32, recurrent, ref, scalar, "recurrent.h", gemv_rows, any, any, 0, 35)
+  X(f32, recurrent, ref, scalar, "recurrent.h", gemv_rows, any, any, 0, 35)                        \
+  /* int8 QLinearConv (group 1, then depthwise) with compile-time requantization */                \
+  X(s8, qconv, 2x2, dsp, "qconv_variants.h", any, constant, any, 0, 0)                             \
+  X(s8, qconv, 2x2, scalar, "qconv_variants.h", any, constant, any, 0, 0)                          \
+  X(s8, qdwconv, 3x3, dsp, "qconv_variants.h", window_kxk, constant, any, 0, 0)                    \
+  X(s8, qdwconv, 3x3, scalar, "qconv_variants.h", window_kxk, constant, any, 0, 0)                 \
+  X(s8, qdwconv, any, scalar, "qconv_variants.h", any, constant, any, 0, 0)
 // clang-format on
 
 #endif  // ONNXC_VARIANTS_H

@@ -221,3 +221,44 @@ TEST_CASE("lower-qdq leaves shared values, other activations and activations per
   ModelBuilder lowered = build("Relu", false, false);
   CHECK(lower_qdq(lowered, true).stats.at("Convs lowered to integers") == 1);
 }
+
+TEST_CASE("lower-qdq: DQ -> GlobalAveragePool -> Q becomes QLinearGlobalAveragePool",
+          "[passes][qdq]") {
+  ModelBuilder mb(13);
+  mb.input("x", onnx::TensorProto::FLOAT, {2, 6, 5, 7});
+  mb.initializer("xs", {}, {0.02f}).int_initializer("xz", onnx::TensorProto::INT8, {}, {-20});
+  mb.initializer("ys", {}, {0.011f}).int_initializer("yz", onnx::TensorProto::INT8, {}, {3});
+  quantize_io(mb, "x", "xq", "xs", "xz", "xd");
+  mb.node("GlobalAveragePool", {"xd"}, {"g"}, "pool");
+  quantize_io(mb, "g", "yq", "ys", "yz", "y");
+  mb.output("y", onnx::TensorProto::FLOAT, {2, 6, 1, 1});
+  Lowered l = lower_qdq(mb, true);
+  INFO(l.ir);
+  CHECK(
+      filecheck(l.ir, {"CHECK-NOT: GlobalAveragePool@",
+                       "CHECK: %yq: int8[2x6x1x1] = com.microsoft.QLinearGlobalAveragePool@1(%xq, "
+                       "%xs, %xz, %ys, %yz)",
+                       "CHECK: = DequantizeLinear@13(%yq, %ys, %yz)"}) == "");
+  CHECK(l.stats.at("pools lowered to integers") == 1);
+  check_within_one_step(mb, 0.011f);
+}
+
+TEST_CASE("lower-qdq keeps a pool whose QuantizeLinear changes the type or follows a Relu",
+          "[passes][qdq]") {
+  for (const bool relu : {false, true}) {
+    ModelBuilder mb(13);
+    mb.input("x", onnx::TensorProto::FLOAT, {1, 4, 3, 3});
+    mb.initializer("xs", {}, {0.02f}).int_initializer("xz", onnx::TensorProto::INT8, {}, {0});
+    mb.initializer("ys", {}, {0.01f});
+    mb.int_initializer("yz", relu ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8, {}, {0});
+    quantize_io(mb, "x", "xq", "xs", "xz", "xd");
+    mb.node("GlobalAveragePool", {"xd"}, {"g"}, "pool");
+    if (relu) mb.node("Relu", {"g"}, {"r"}, "relu");
+    quantize_io(mb, relu ? "r" : "g", "yq", "ys", "yz", "y");
+    mb.output("y", onnx::TensorProto::FLOAT, {1, 4, 1, 1});
+    Lowered l = lower_qdq(mb, true);
+    INFO(l.ir);
+    CHECK(filecheck(l.ir, {"CHECK: = GlobalAveragePool@"}) == "");
+    CHECK(l.stats.count("pools lowered to integers") == 0);
+  }
+}

@@ -263,6 +263,73 @@ TEST_CASE("select-kernels splits a recurrent step's product by the table's recur
   }
 }
 
+namespace {
+
+// An int8 QLinearConv pair as lower-qdq leaves it: xq (1x8x10x10) -> depthwise 3x3 (pads 1) ->
+// pointwise to 16 channels; weights symmetric per channel unless `w_zero_point` is set (then the
+// pointwise weights have zero point 1).
+ModelBuilder qconv_model(onnx::TensorProto::DataType type, int w_zero_point = 0) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> dist(-100, 100);
+  auto ints = [&](size_t n) {
+    std::vector<int32_t> v(n);
+    for (auto& x : v) x = dist(rng);
+    return v;
+  };
+  ModelBuilder mb(13);
+  mb.input("xq", type, {1, 8, 10, 10});
+  mb.initializer("s", {}, {0.02f})
+      .int_initializer("z", type, {}, {type == onnx::TensorProto::UINT8 ? 128 : 0});
+  mb.int_initializer("wd", onnx::TensorProto::INT8, {8, 1, 3, 3}, ints(72));
+  mb.int_initializer("wp", onnx::TensorProto::INT8, {16, 8, 1, 1}, ints(128));
+  mb.initializer("ws", {}, {0.003f});
+  mb.int_initializer("wz", onnx::TensorProto::INT8, {}, {0});
+  mb.int_initializer("wzp", onnx::TensorProto::INT8, {}, {w_zero_point});
+  auto& dw = mb.node("QLinearConv", {"xq", "s", "z", "wd", "ws", "wz", "s", "z"}, {"d"}, "dw");
+  ModelBuilder::ints_attr(dw, "pads", {1, 1, 1, 1});
+  ModelBuilder::int_attr(dw, "group", 8);
+  mb.node("QLinearConv", {"d", "s", "z", "wp", "ws", "wzp", "s", "z"}, {"y"}, "pw");
+  mb.output("y", type, {1, 16, 10, 10});
+  return mb;
+}
+
+}  // namespace
+
+TEST_CASE("select-kernels: int8 QLinearConv runs the s8 rows, dsp on the Cortex-M4",
+          "[passes][kernels][qconv]") {
+  struct Case {
+    const char *target, *dw, *pw;
+  };
+  for (const Case& c : {Case{"generic", "s8_qdwconv_3x3__scalar", "s8_qconv_2x2__scalar"},
+                        Case{"cortex-m4", "s8_qdwconv_3x3__dsp", "s8_qconv_2x2__dsp"},
+                        Case{"cortex-m7", "s8_qdwconv_3x3__dsp", "s8_qconv_2x2__dsp"},
+                        Case{"cortex-m0plus", "s8_qdwconv_3x3__scalar", "s8_qconv_2x2__scalar"},
+                        Case{"x86-64-v4", "s8_qdwconv_3x3__scalar", "s8_qconv_2x2__scalar"}}) {
+    ModelBuilder mb = qconv_model(onnx::TensorProto::INT8);
+    const Selected s = select(mb, c.target);
+    INFO(c.target << "\n" << s.ir);
+    // The weights packed (pointwise) and the per-channel constants (both) replace the inputs.
+    CHECK(filecheck(s.ir, {"CHECK: = QLinearConv@13(%xq, %s, %z, %wd, %ws, %wz, %s, %z, "
+                           "%dw_input8_packed) {group=8, pads=[1, 1, 1, 1]}",
+                           std::string("CHECK-SAME: kernel: ") + c.dw,
+                           "CHECK: = QLinearConv@13(%d, %s, %z, %wp_packed, %ws, %wzp, %s, %z, "
+                           "%pw_input8_packed)",
+                           std::string("CHECK-SAME: kernel: ") + c.pw}) == "");
+  }
+}
+
+TEST_CASE("select-kernels: uint8 or asymmetric weights keep qlinear_conv_ref",
+          "[passes][kernels][qconv]") {
+  ModelBuilder u8 = qconv_model(onnx::TensorProto::UINT8);
+  const Selected a = select(u8, "cortex-m4");
+  INFO(a.ir);
+  CHECK(filecheck(a.ir, {"CHECK-NOT: kernel:"}) == "");
+  ModelBuilder asymmetric = qconv_model(onnx::TensorProto::INT8, 1);
+  const Selected b = select(asymmetric, "cortex-m4");
+  INFO(b.ir);
+  CHECK(filecheck(b.ir, {"CHECK: kernel: s8_qdwconv_3x3__dsp", "CHECK-NOT: kernel:"}) == "");
+}
+
 TEST_CASE("every kernel-variant row is well formed", "[passes][kernels]") {
   // Names follow <dtype>_<op>_<tile>__<isa>; a packed GEMM, and only it, has a panel, and reads
   // constant weights.

@@ -87,6 +87,13 @@ struct Compiled {
 #else
 #define ONNXC_IF_ISA_neonfma(x)
 #endif
+#if defined(__ARM_FEATURE_DSP)
+#define ONNXC_IF_ISA_dsp(x) x,
+#else
+#define ONNXC_IF_ISA_dsp(x)
+#endif
+#define ONNXC_IF_OP_qconv(x)
+#define ONNXC_IF_OP_qdwconv(x)
 #define ONNXC_IF_OP_conv(x) x
 #define ONNXC_IF_OP_dwconv(x) x
 #define ONNXC_IF_OP_gemm_packed(x)

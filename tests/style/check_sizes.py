@@ -55,7 +55,11 @@ def functions(lines):
         indent = indent_of(lines[start])
         for j in range(i + 1, len(lines)):
             closing = lines[j].rstrip()
-            if closing.strip() in ("}", "};", "});", "}();") and indent_of(lines[j]) == indent:
+            if closing.strip() not in ("}", "};", "});", "}();"):
+                continue
+            if indent_of(lines[j]) < indent:  # the enclosing body closed first: a call, not a body
+                break
+            if indent_of(lines[j]) == indent:
                 name = re.search(r"([\w:~<>\[\]]+)\s*\(", head)
                 found.append((start, j, name.group(1) if name else head[:40]))
                 break

@@ -1,6 +1,7 @@
 // A small FileCheck: `patterns` are lines "CHECK: text" (must appear, after the previous match),
-// "CHECK-NEXT: text" (on the line after the previous match) and "CHECK-NOT: text" (must not
-// appear between the previous match and the next one). Returns "" or what failed.
+// "CHECK-NEXT: text" (on the line after the previous match), "CHECK-SAME: text" (on the line of
+// the previous match) and "CHECK-NOT: text" (must not appear between the previous match and the
+// next one). Returns "" or what failed.
 #pragma once
 
 #include <sstream>
@@ -27,7 +28,9 @@ inline std::string filecheck(const std::string& text, const std::vector<std::str
       pending_not.push_back(needle);
       continue;
     }
-    size_t at = kind == "CHECK-NEXT" ? pos : find_from(needle, pos);
+    size_t at = kind == "CHECK-NEXT"   ? pos
+                : kind == "CHECK-SAME" ? (pos ? pos - 1 : lines.size())
+                                       : find_from(needle, pos);
     if (at >= lines.size() || lines[at].find(needle) == std::string::npos)
       return "no match for '" + p + "' in:\n" + text;
     for (const auto& n : pending_not)

@@ -1,0 +1,490 @@
+// int8 convolution variants of the table in onnxc/variants.h (families "qconv" and "qdwconv"):
+// QLinearConv with int8 x, w and y, weights symmetric (zero point 0), x and y quantized per
+// tensor, and every requantization constant known at compile time. Their outputs equal
+// qlinear_conv_ref's (onnxc/quantize.h) bit for bit.
+//
+// What the compiler prepares (the same functions, run by pack-weights and by the tester):
+//   qconv_channels()      one QConvChannel row per output channel: the int32 bias, the bias with
+//                         the input zero point's share folded in (bias - x_zp * sum(w), so the
+//                         inner loops multiply raw int8 values), and the multiplier
+//                         x_scale * w_scale / y_scale as mantissa * 2^-shift
+//   pack_qconv_weights()  the weights as [M rounded up to 2][K rounded up to 4] int8, rows in
+//                         pairs interleaved per group of 4, each group stored as (w0, w2, w1,
+//                         w3): one 32-bit load and two SXTB16 give the int16 pairs (w0, w1) and
+//                         (w2, w3) that SMLAD multiplies
+//
+//   s8_qconv_2x2__scalar, s8_qconv_2x2__dsp
+//       any group-1 2-D convolution as the product of the packed weights [M, K] (K = C*KH*KW)
+//       by columns of the input gathered two output positions at a time into int16 (padding
+//       taps read x_zero_point, which the folded bias cancels); 2 output channels x 2 positions
+//       per step, 4 int32 accumulators. __dsp (Arm DSP extension: Cortex-M4, M7, M33) does two
+//       multiply-adds per SMLAD. Scratch: qconv_scratch_bytes(p), the two columns interleaved.
+//   s8_qdwconv_3x3__dsp, s8_qdwconv_3x3__scalar, s8_qdwconv_any__scalar
+//       depthwise (group = C = M), natural weight layout; each channel's input is copied into a
+//       plane padded with x_zero_point (scratch: qdwconv_scratch_bytes(p)), so every window is
+//       read without bounds checks (3x3: unrolled, the 9 weights in registers). __dsp keeps the
+//       plane in int16 and does each window row as one SMLAD (taps 0, 1) and one multiply-add.
+// No heap; stack below 256 bytes.
+#ifndef ONNXC_QCONV_VARIANTS_H
+#define ONNXC_QCONV_VARIANTS_H
+
+#include <cstdint>
+#include <cstring>
+
+#include "onnxc/base.h"
+#include "onnxc/conv.h"  // ConvParams
+#include "onnxc/quantize.h"
+
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#endif
+
+namespace onnxc {
+
+// The fixed part of an int8 convolution: geometry (2-D as 3-D with a unit leading dim) and the
+// per-tensor zero points.
+struct QConvS8Params {
+  ConvParams conv;
+  index_t k;             // the products per output: c_in / group * KH * KW
+  index_t k_padded;      // k rounded up to 4: a packed weight row
+  int32_t x_zero_point;  // what padding taps read
+  int32_t y_zero_point;
+  int32_t y_min;  // -128, or y_zero_point under a fused Relu
+};
+
+// One output channel's constants: the accumulator starts at `bias` (taps minus the input zero
+// point, at borders) or `folded_bias` (raw taps), and acc * multiplier * 2^-shift, rounded half
+// to even, plus y_zero_point, saturated, is the output. The multiplier is normalized to
+// [2^30, 2^31) and the shift lies in [33, 62], so the product is one 32x32->64-bit multiply whose
+// high word, shifted by shift - 32, is the result. Stored as 4 int32.
+struct QConvChannel {
+  int32_t bias, folded_bias, multiplier, shift;
+};
+constexpr index_t kQConvChannelWords = 4;
+
+// ---- Compile-time preparation -----------------------------------------------------------------
+
+namespace qconv_detail {
+
+// The reference's multiplier (quant_detail::fixed_multiplier: a 24-bit mantissa in [2^23, 2^24)
+// times 2^-shift) with the mantissa moved to [2^30, 2^31): the same value.
+constexpr int kMantissaShift = 7;
+inline quant_detail::FixedMultiplier channel_multiplier(float x_scale, float w_scale,
+                                                        float y_scale) {
+  quant_detail::FixedMultiplier f =
+      quant_detail::fixed_multiplier(quant_detail::multiplier<float>(x_scale, w_scale, y_scale));
+  f.mantissa <<= kMantissaShift;
+  f.shift += kMantissaShift;
+  return f;
+}
+
+}  // namespace qconv_detail
+
+// Whether the multiplier x_scale * w_scale / y_scale is one the variants compute exactly:
+// positive, finite, below 1/4 and above 2^-55 (others take qlinear_conv_ref).
+inline bool qconv_multiplier_fits(float x_scale, float w_scale, float y_scale) {
+  const quant_detail::FixedMultiplier f =
+      qconv_detail::channel_multiplier(x_scale, w_scale, y_scale);
+  return f.finite && !f.big && f.mantissa > 0 && f.shift >= 33 && f.shift <= 62;
+}
+
+// Rows of QConvChannel (kQConvChannelWords int32 each) for channels 0..m_padded-1 (those past
+// c_out are zero). bias may be null; w_scale has 1 or c_out values.
+inline void qconv_channels(const QConvS8Params& p, const int8_t* w, const int32_t* bias,
+                           float x_scale, const float* w_scale, bool w_scale_per_channel,
+                           float y_scale, index_t m_padded, int32_t* out) {
+  for (index_t m = 0; m < m_padded; ++m) {
+    int32_t* row = out + m * kQConvChannelWords;
+    row[0] = row[1] = row[2] = row[3] = 0;
+    if (m >= p.conv.c_out) continue;
+    uint32_t sum = 0;
+    for (index_t j = 0; j < p.k; ++j) sum += static_cast<uint32_t>(int32_t{w[m * p.k + j]});
+    const uint32_t b = bias ? static_cast<uint32_t>(bias[m]) : 0u;
+    const quant_detail::FixedMultiplier f =
+        qconv_detail::channel_multiplier(x_scale, w_scale[w_scale_per_channel ? m : 0], y_scale);
+    row[0] = static_cast<int32_t>(b);
+    row[1] = static_cast<int32_t>(b - static_cast<uint32_t>(p.x_zero_point) * sum);
+    row[2] = static_cast<int32_t>(f.mantissa);
+    row[3] = f.shift;
+  }
+}
+
+// Packed weights: rows in pairs (m_padded even); per pair, per group of 4 reduction steps, the 4
+// bytes of the first row then the 4 of the second, each group as (w0, w2, w1, w3); zero padding
+// past c_out and k. One pointer walks a pair's row (8 bytes per group: one LDRD).
+inline void pack_qconv_weights(const QConvS8Params& p, const int8_t* w, index_t m_padded,
+                               int8_t* out) {
+  static constexpr int kOrder[4] = {0, 2, 1, 3};  // packed slot -> weight within the group
+  for (index_t m = 0; m < m_padded; ++m)
+    for (index_t j = 0; j < p.k_padded; ++j) {
+      const index_t from = j - j % 4 + kOrder[j % 4];
+      const index_t at = (m / 2 * p.k_padded + j - j % 4) * 2 + m % 2 * 4 + j % 4;
+      out[at] = m < p.conv.c_out && from < p.k ? w[m * p.k + from] : int8_t{0};
+    }
+}
+
+inline index_t qconv_padded_channels(const QConvS8Params& p) {
+  return (p.conv.c_out + 1) / 2 * 2;
+}
+
+// Scratch of s8_qconv_2x2: two int16 columns of k_padded.
+inline index_t qconv_scratch_bytes(const QConvS8Params& p) {
+  return 2 * p.k_padded * static_cast<index_t>(sizeof(int16_t));
+}
+
+// The depthwise variants' padded input plane along dim d (1: rows, 2: columns): leading padding,
+// the input, and as much trailing padding as the last window reaches.
+inline index_t qdw_plane_extent(const QConvS8Params& p, int d) {
+  const ConvParams& c = p.conv;
+  const index_t reach = (c.out[d] - 1) * c.stride[d] + (c.kernel[d] - 1) * c.dilation[d] + 1;
+  return reach > c.pad[d] + c.in[d] ? reach : c.pad[d] + c.in[d];
+}
+inline index_t qdw_plane_rows(const QConvS8Params& p) {
+  return qdw_plane_extent(p, 1);
+}
+inline index_t qdw_plane_width(const QConvS8Params& p) {
+  return qdw_plane_extent(p, 2);
+}
+// Scratch of s8_qdwconv_*: one padded plane of int16 (the dsp row's; the others use half).
+inline index_t qdwconv_scratch_bytes(const QConvS8Params& p) {
+  return (qdw_plane_rows(p) * qdw_plane_width(p) * 2 + 3) / 4 * 4;
+}
+
+namespace qconv_detail {
+
+// round_half_even(acc * multiplier * 2^-shift) + y_zero_point, clamped to [y_min, 127]: the
+// value quant_detail::requantize<int8_t> computes (then a fused Relu's clamp). One rounding step:
+// adding 2^(shift-1) - 1 plus the lowest kept bit rounds ties to the even neighbour. With the
+// shift in [33, 62] only the product's high word is shifted (by r = shift - 32, 1..30), and the
+// rounding constant is (2^(r-1) - 1) : 0xFFFFFFFF as two words: a dozen 32-bit instructions.
+// A channel's requantization, read once into registers (the int8 stores of the loops that use it
+// may alias the channel table, so reading it per output would reload it).
+struct Requant {
+  int32_t multiplier;
+  int r;              // shift - 32
+  uint64_t rounding;  // 2^(shift-1) - 1
+  int32_t y_zero_point, y_min;
+};
+
+ONNXC_ALWAYS_INLINE Requant requant_of(const int32_t* channel, int32_t y_zero_point,
+                                       int32_t y_min) {
+  const int r = channel[3] - 32;
+  return {channel[2], r, (uint64_t{(1u << (r - 1)) - 1u} << 32) | 0xFFFFFFFFu, y_zero_point, y_min};
+}
+
+ONNXC_ALWAYS_INLINE int8_t requantize(int32_t acc, const Requant& q) {
+  const int64_t product = static_cast<int64_t>(acc) * q.multiplier;
+  const int32_t floor_q = static_cast<int32_t>(product >> 32) >> q.r;
+  const int64_t sum = product + static_cast<int64_t>(q.rounding) + (floor_q & 1);
+  const int32_t v = (static_cast<int32_t>(sum >> 32) >> q.r) + q.y_zero_point;
+  return static_cast<int8_t>(v < q.y_min ? q.y_min : v > 127 ? 127 : v);
+}
+
+// The int16 columns of output positions o0 and o1 (row-major over the output plane), interleaved
+// per group of 4 reduction steps: cols[8g + 4c + i] is step 4g + i of column c. Steps are ordered
+// as the weights (channel, kh, kw); padding taps read x_zero_point; steps past k are zero.
+inline index_t interleaved(index_t j, int column) {
+  return (j - j % 4) * 2 + column * 4 + j % 4;
+}
+
+inline void gather_column(const QConvS8Params& p, const int8_t* x, index_t o, int column,
+                          int16_t* cols) {
+  const ConvParams& c = p.conv;
+  const index_t oh = o / c.out[2], ow = o % c.out[2];
+  const index_t ih0 = oh * c.stride[1] - c.pad[1], iw0 = ow * c.stride[2] - c.pad[2];
+  const index_t plane = c.in[1] * c.in[2];
+  index_t j = 0;
+  for (index_t ch = 0; ch < c.c_in; ++ch)
+    for (index_t kh = 0; kh < c.kernel[1]; ++kh) {
+      const index_t ih = ih0 + kh * c.dilation[1];
+      const bool row_in = ih >= 0 && ih < c.in[1];
+      const int8_t* src = x + ch * plane + ih * c.in[2];
+      for (index_t kw = 0; kw < c.kernel[2]; ++kw, ++j) {
+        const index_t iw = iw0 + kw * c.dilation[2];
+        cols[interleaved(j, column)] =
+            row_in && iw >= 0 && iw < c.in[2] ? src[iw] : static_cast<int16_t>(p.x_zero_point);
+      }
+    }
+  for (; j < p.k_padded; ++j) cols[interleaved(j, column)] = 0;
+}
+
+// Both columns. A pointwise convolution without padding or stride reads position o at x + o of
+// each channel plane: one strided walk fills both.
+inline void gather_columns(const QConvS8Params& p, const int8_t* x, index_t o0, index_t o1,
+                           int16_t* cols) {
+  const ConvParams& c = p.conv;
+  const bool direct = c.kernel[1] == 1 && c.kernel[2] == 1 && c.stride[1] == 1 &&
+                      c.stride[2] == 1 && c.pad[1] == 0 && c.pad[2] == 0 && c.out[1] == c.in[1] &&
+                      c.out[2] == c.in[2];
+  if (!direct) {
+    gather_column(p, x, o0, 0, cols);
+    gather_column(p, x, o1, 1, cols);
+    return;
+  }
+  const index_t plane = c.in[1] * c.in[2], gap = o1 - o0;
+  const int8_t* src = x + o0;
+  index_t j = 0;
+  for (; j < c.c_in; ++j, src += plane) {
+    int16_t* at = cols + interleaved(j, 0);
+    at[0] = src[0];
+    at[4] = src[gap];
+  }
+  for (; j < p.k_padded; ++j) cols[interleaved(j, 0)] = cols[interleaved(j, 1)] = 0;
+}
+
+// acc[2 * r + c] += row r . column c over k_padded steps, from a packed row pair (8 bytes per
+// group) and the interleaved columns (8 int16 per group).
+struct Tile2x2Scalar {
+  ONNXC_ALWAYS_INLINE static void run(const int8_t* w, const int16_t* cols, index_t k_padded,
+                                      uint32_t* acc) {
+    uint32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    for (index_t g = 0; g < k_padded; g += 4, w += 8, cols += 8) {
+      // packed (w0, w2, w1, w3) -> natural order
+      const int32_t u0 = w[0], u1 = w[2], u2 = w[1], u3 = w[3];
+      const int32_t v0 = w[4], v1 = w[6], v2 = w[5], v3 = w[7];
+      const int32_t x0 = cols[0], x1 = cols[1], x2 = cols[2], x3 = cols[3];
+      const int32_t y0 = cols[4], y1 = cols[5], y2 = cols[6], y3 = cols[7];
+      a00 += static_cast<uint32_t>(u0 * x0 + u1 * x1 + u2 * x2 + u3 * x3);
+      a01 += static_cast<uint32_t>(u0 * y0 + u1 * y1 + u2 * y2 + u3 * y3);
+      a10 += static_cast<uint32_t>(v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3);
+      a11 += static_cast<uint32_t>(v0 * y0 + v1 * y1 + v2 * y2 + v3 * y3);
+    }
+    acc[0] = a00, acc[1] = a01, acc[2] = a10, acc[3] = a11;
+  }
+};
+
+#if defined(__ARM_FEATURE_DSP)
+// The same with SMLAD: per group, two words of weights (one per row) each give two int16 pairs by
+// SXTB16 (even bytes) and SXTB16 ROR 8 (odd bytes); two words per column; 8 SMLAD do the 16
+// multiply-adds. The accumulators wrap as the reference's do.
+struct Tile2x2Dsp {
+  static uint32_t load32(const void* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  // SXTB16 of the word rotated by 8: the odd bytes (GCC 12's arm_acle.h has no __sxtb16 with a
+  // rotation, and does not fold a separate rotate into it).
+  ONNXC_ALWAYS_INLINE static int16x2_t sxtb16_ror8(uint32_t v) {
+    int16x2_t r;
+    __asm("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+    return r;
+  }
+  ONNXC_ALWAYS_INLINE static void run(const int8_t* w, const int16_t* cols, index_t k_padded,
+                                      uint32_t* acc) {
+    int32_t a00 = static_cast<int32_t>(acc[0]), a01 = static_cast<int32_t>(acc[1]);
+    int32_t a10 = static_cast<int32_t>(acc[2]), a11 = static_cast<int32_t>(acc[3]);
+    const int8_t* const end = w + 2 * k_padded;
+    for (; w != end; w += 8, cols += 8) {
+      const uint32_t u = load32(w), v = load32(w + 4);
+      const int16x2_t u_lo = __sxtb16(u), u_hi = sxtb16_ror8(u);
+      const int16x2_t v_lo = __sxtb16(v), v_hi = sxtb16_ror8(v);
+      const int16x2_t x_lo = load32(cols), x_hi = load32(cols + 2);
+      a00 = __smlad(u_lo, x_lo, a00);
+      a10 = __smlad(v_lo, x_lo, a10);
+      a00 = __smlad(u_hi, x_hi, a00);
+      a10 = __smlad(v_hi, x_hi, a10);
+      const int16x2_t y_lo = load32(cols + 4), y_hi = load32(cols + 6);
+      a01 = __smlad(u_lo, y_lo, a01);
+      a11 = __smlad(v_lo, y_lo, a11);
+      a01 = __smlad(u_hi, y_hi, a01);
+      a11 = __smlad(v_hi, y_hi, a11);
+    }
+    acc[0] = static_cast<uint32_t>(a00), acc[1] = static_cast<uint32_t>(a01);
+    acc[2] = static_cast<uint32_t>(a10), acc[3] = static_cast<uint32_t>(a11);
+  }
+};
+#endif
+
+// The convolution as packed weights x gathered columns, 2 channels x 2 positions per tile. An odd
+// last position gathers its column twice; an odd last channel computes the zero pad row; only
+// real outputs are stored.
+template <typename Tile>
+inline void qconv_2x2(const QConvS8Params& params, const int8_t* x, const int8_t* w,
+                      const int32_t* channels, int8_t* y, void* scratch) {
+  // Locals, not reads of params: the int8 stores below may alias anything (and a copy of the
+  // whole struct would cost a microcontroller kernel's stack).
+  const ConvParams& c = params.conv;
+  const index_t positions = c.out[1] * c.out[2], plane = c.in[1] * c.in[2];
+  const index_t batch = c.batch, c_in = c.c_in, c_out = c.c_out, k_padded = params.k_padded;
+  const int32_t y_zero_point = params.y_zero_point, y_min = params.y_min;
+  int16_t* cols = static_cast<int16_t*>(scratch);
+  for (index_t n = 0; n < batch; ++n) {
+    const int8_t* xn = x + n * c_in * plane;
+    int8_t* yn = y + n * c_out * positions;
+    for (index_t o = 0; o < positions; o += 2) {
+      const bool pair = o + 1 < positions;
+      gather_columns(params, xn, o, pair ? o + 1 : o, cols);
+      for (index_t m = 0; m < c_out; m += 2) {
+        const int32_t* ch0 = channels + m * kQConvChannelWords;
+        const int32_t* ch1 = ch0 + kQConvChannelWords;
+        uint32_t acc[4] = {static_cast<uint32_t>(ch0[1]), static_cast<uint32_t>(ch0[1]),
+                           static_cast<uint32_t>(ch1[1]), static_cast<uint32_t>(ch1[1])};
+        Tile::run(w + m * k_padded, cols, k_padded, acc);
+        const Requant q0 = requant_of(ch0, y_zero_point, y_min);
+        int8_t* y0 = yn + m * positions + o;
+        y0[0] = requantize(static_cast<int32_t>(acc[0]), q0);
+        if (pair) y0[1] = requantize(static_cast<int32_t>(acc[1]), q0);
+        if (m + 1 < c_out) {  // (the pad row past an odd c_out has no multiplier)
+          const Requant q1 = requant_of(ch1, y_zero_point, y_min);
+          y0[positions] = requantize(static_cast<int32_t>(acc[2]), q1);
+          if (pair) y0[positions + 1] = requantize(static_cast<int32_t>(acc[3]), q1);
+        }
+      }
+    }
+  }
+}
+
+// The padded plane of a depthwise channel: the input plane with its padding filled with
+// x_zero_point, so every window reads it unchecked and the folded bias cancels the padding.
+// T: int8_t, or int16_t for windows that multiply int16 pairs.
+template <typename T>
+inline void pad_plane(const QConvS8Params& p, const int8_t* xc, T* plane) {
+  const ConvParams& c = p.conv;
+  const index_t width = qdw_plane_width(p), rows = qdw_plane_rows(p);
+  const T zp = static_cast<T>(p.x_zero_point);
+  const index_t left = c.pad[2], in_w = c.in[2];
+  for (index_t r = 0; r < rows; ++r, plane += width) {
+    const index_t ih = r - c.pad[1];
+    if (ih < 0 || ih >= c.in[1]) {
+      for (index_t j = 0; j < width; ++j) plane[j] = zp;
+      continue;
+    }
+    const int8_t* src = xc + ih * in_w;
+    for (index_t j = 0; j < left; ++j) plane[j] = zp;
+    for (index_t j = 0; j < in_w; ++j) plane[left + j] = static_cast<T>(src[j]);
+    for (index_t j = left + in_w; j < width; ++j) plane[j] = zp;
+  }
+}
+
+// The window sum of a KxK depthwise channel in plain C++ (KH, KW > 0: unrolled, the weights in
+// registers; 0: the params' sizes). `src` is the window's top-left tap in the padded plane.
+template <int KH, int KW>
+struct DwWindowScalar {
+  using Elem = int8_t;
+  int32_t taps[KH > 0 ? KH* KW : 1];
+  const int8_t* weights;
+  index_t kh_n, kw_n, row_step, col_step;
+
+  DwWindowScalar(const QConvS8Params& p, const int8_t* wc)
+      : weights(wc),
+        kh_n(KH > 0 ? KH : p.conv.kernel[1]),
+        kw_n(KW > 0 ? KW : p.conv.kernel[2]),
+        row_step(p.conv.dilation[1] * qdw_plane_width(p)),
+        col_step(p.conv.dilation[2]) {
+    if constexpr (KH > 0)
+#pragma GCC unroll 64
+      for (int t = 0; t < KH * KW; ++t) taps[t] = wc[t];
+  }
+  ONNXC_ALWAYS_INLINE uint32_t sum(const int8_t* src, uint32_t acc) const {
+#pragma GCC unroll 8  // a fixed window unrolls fully: its taps stay in registers
+    for (index_t kh = 0; kh < kh_n; ++kh)
+#pragma GCC unroll 8
+      for (index_t kw = 0; kw < kw_n; ++kw) {
+        const int32_t w = KH > 0 ? taps[kh * KW + kw] : int32_t{weights[kh * kw_n + kw]};
+        acc += static_cast<uint32_t>(int32_t{src[kh * row_step + kw * col_step]} * w);
+      }
+    return acc;
+  }
+};
+
+#if defined(__ARM_FEATURE_DSP)
+// A 3x3 window with SMLAD: per row, the int16 pair (x0, x1) of the padded int16 plane times the
+// weight pair (w0, w1) in one SMLAD, then x2 * w2. Dilation 1 along the row (pairs are adjacent).
+struct DwWindow3x3Dsp {
+  using Elem = int16_t;
+  int16x2_t pairs[3];
+  int32_t lasts[3];
+  index_t row_step;
+
+  DwWindow3x3Dsp(const QConvS8Params& p, const int8_t* wc)
+      : row_step(p.conv.dilation[1] * qdw_plane_width(p)) {
+    for (int r = 0; r < 3; ++r) {
+      pairs[r] = static_cast<int16x2_t>((static_cast<uint32_t>(wc[3 * r]) & 0xFFFFu) |
+                                        (static_cast<uint32_t>(wc[3 * r + 1]) << 16));
+      lasts[r] = wc[3 * r + 2];
+    }
+  }
+  ONNXC_ALWAYS_INLINE uint32_t sum(const int16_t* src, uint32_t acc) const {
+    int32_t a = static_cast<int32_t>(acc);
+#pragma GCC unroll 3
+    for (int r = 0; r < 3; ++r, src += row_step) {
+      int16x2_t x;
+      std::memcpy(&x, src, 4);  // unaligned where the window starts at an odd column: allowed
+      a = __smlad(pairs[r], x, a);
+      a += lasts[r] * src[2];
+    }
+    return static_cast<uint32_t>(a);
+  }
+};
+#endif
+
+// Every depthwise channel: its input copied into the padded plane, then per output the Window's
+// sum from the folded bias, requantized.
+template <typename Window>
+inline void qdwconv(const QConvS8Params& params, const int8_t* x, const int8_t* w,
+                    const int32_t* channels, int8_t* y, void* scratch) {
+  // Locals, not reads of params: the int8 stores below may alias anything.
+  const ConvParams& c = params.conv;
+  const index_t in_plane = c.in[1] * c.in[2], out_h = c.out[1], out_w = c.out[2];
+  const index_t taps = c.kernel[1] * c.kernel[2], width = qdw_plane_width(params);
+  const index_t row_stride = c.stride[1] * width, col_stride = c.stride[2];
+  const index_t channel_count = c.batch * c.c_out;
+  const int32_t y_zero_point = params.y_zero_point, y_min = params.y_min;
+  auto* plane = static_cast<typename Window::Elem*>(scratch);
+  for (index_t nc = 0; nc < channel_count; ++nc) {  // batch x channels (C = M: same planes)
+    const index_t ch = nc % c.c_out;
+    pad_plane(params, x + nc * in_plane, plane);
+    const Window window(params, w + ch * taps);
+    const int32_t* channel = channels + ch * kQConvChannelWords;
+    const uint32_t bias = static_cast<uint32_t>(channel[1]);
+    const Requant q = requant_of(channel, y_zero_point, y_min);
+    int8_t* yc = y + nc * out_h * out_w;
+    for (index_t oh = 0; oh < out_h; ++oh) {
+      const auto* row = plane + oh * row_stride;
+      for (index_t ow = 0; ow < out_w; ++ow, ++yc)
+        *yc = requantize(static_cast<int32_t>(window.sum(row + ow * col_stride, bias)), q);
+    }
+  }
+}
+
+}  // namespace qconv_detail
+
+// ---- The variants -------------------------------------------------------------------------------
+
+inline void s8_qconv_2x2__scalar(const QConvS8Params& p, const int8_t* x, const int8_t* w,
+                                 const int32_t* channels, int8_t* y, void* scratch) {
+  qconv_detail::qconv_2x2<qconv_detail::Tile2x2Scalar>(p, x, w, channels, y, scratch);
+}
+
+#if defined(__ARM_FEATURE_DSP)
+inline void s8_qconv_2x2__dsp(const QConvS8Params& p, const int8_t* x, const int8_t* w,
+                              const int32_t* channels, int8_t* y, void* scratch) {
+  qconv_detail::qconv_2x2<qconv_detail::Tile2x2Dsp>(p, x, w, channels, y, scratch);
+}
+#endif
+
+#if defined(__ARM_FEATURE_DSP)
+inline void s8_qdwconv_3x3__dsp(const QConvS8Params& p, const int8_t* x, const int8_t* w,
+                                const int32_t* channels, int8_t* y, void* scratch) {
+  using namespace qconv_detail;
+  if (p.conv.dilation[2] == 1)
+    qdwconv<DwWindow3x3Dsp>(p, x, w, channels, y, scratch);
+  else  // the row's taps are not adjacent pairs
+    qdwconv<DwWindowScalar<3, 3>>(p, x, w, channels, y, scratch);
+}
+#endif
+
+inline void s8_qdwconv_3x3__scalar(const QConvS8Params& p, const int8_t* x, const int8_t* w,
+                                   const int32_t* channels, int8_t* y, void* scratch) {
+  qconv_detail::qdwconv<qconv_detail::DwWindowScalar<3, 3>>(p, x, w, channels, y, scratch);
+}
+
+inline void s8_qdwconv_any__scalar(const QConvS8Params& p, const int8_t* x, const int8_t* w,
+                                   const int32_t* channels, int8_t* y, void* scratch) {
+  qconv_detail::qdwconv<qconv_detail::DwWindowScalar<0, 0>>(p, x, w, channels, y, scratch);
+}
+
+}  // namespace onnxc
+
+#endif  // ONNXC_QCONV_VARIANTS_H
