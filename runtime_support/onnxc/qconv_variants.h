@@ -4,9 +4,9 @@
 // qlinear_conv_ref's (onnxc/quantize.h) bit for bit.
 //
 // What the compiler prepares (the same functions, run by pack-weights and by the tester):
-//   qconv_channels()      one QConvChannel row per output channel: the int32 bias, the bias with
-//                         the input zero point's share folded in (bias - x_zp * sum(w), so the
-//                         inner loops multiply raw int8 values), and the multiplier
+//   qconv_channels()      one row of QConvChannelWord per output channel: the bias with the
+//                         input zero point's share folded in (bias - x_zp * sum(w), so the inner
+//                         loops multiply raw int8 values; padding reads x_zp), and the multiplier
 //                         x_scale * w_scale / y_scale as mantissa * 2^-shift
 //   pack_qconv_weights()  the weights as [M rounded up to 2][K rounded up to 4] int8, rows in
 //                         pairs interleaved per group of 4, each group stored as (w0, w2, w1,
@@ -52,14 +52,12 @@ struct QConvS8Params {
   int32_t y_min;  // -128, or y_zero_point under a fused Relu
 };
 
-// One output channel's constants: the accumulator starts at `bias` (taps minus the input zero
-// point, at borders) or `folded_bias` (raw taps), and acc * multiplier * 2^-shift, rounded half
-// to even, plus y_zero_point, saturated, is the output. The multiplier is normalized to
-// [2^30, 2^31) and the shift lies in [33, 62], so the product is one 32x32->64-bit multiply whose
-// high word, shifted by shift - 32, is the result. Stored as 4 int32.
-struct QConvChannel {
-  int32_t bias, folded_bias, multiplier, shift;
-};
+// One output channel's constants, kQConvChannelWords int32: the accumulator starts at the folded
+// bias, and acc * multiplier * 2^-shift, rounded half to even, plus y_zero_point, saturated, is
+// the output. The multiplier is normalized to [2^30, 2^31) and the shift lies in [33, 62], so the
+// product is one 32x32->64-bit multiply whose high word, shifted by shift - 32, is the result;
+// half a step, 2^(shift-1), is 2^(shift-33) in that high word (the low word is 0).
+enum QConvChannelWord : int { kFoldedBias, kMultiplier, kHighShift, kHalfHigh };
 constexpr index_t kQConvChannelWords = 4;
 
 // ---- Compile-time preparation -----------------------------------------------------------------
@@ -88,7 +86,15 @@ inline bool qconv_multiplier_fits(float x_scale, float w_scale, float y_scale) {
   return f.finite && !f.big && f.mantissa > 0 && f.shift >= 33 && f.shift <= 62;
 }
 
-// Rows of QConvChannel (kQConvChannelWords int32 each) for channels 0..m_padded-1 (those past
+// A channel row's requantization words from its multiplier (qconv_multiplier_fits: shift in
+// [33, 62]).
+inline void set_channel_multiplier(int32_t* row, const quant_detail::FixedMultiplier& f) {
+  row[kMultiplier] = static_cast<int32_t>(f.mantissa);
+  row[kHighShift] = f.shift - 32;
+  row[kHalfHigh] = static_cast<int32_t>(uint32_t{1} << (f.shift - 33));
+}
+
+// Rows of QConvChannelWord (kQConvChannelWords int32 each) for channels 0..m_padded-1 (those past
 // c_out are zero). bias may be null; w_scale has 1 or c_out values.
 inline void qconv_channels(const QConvS8Params& p, const int8_t* w, const int32_t* bias,
                            float x_scale, const float* w_scale, bool w_scale_per_channel,
@@ -102,10 +108,8 @@ inline void qconv_channels(const QConvS8Params& p, const int8_t* w, const int32_
     const uint32_t b = bias ? static_cast<uint32_t>(bias[m]) : 0u;
     const quant_detail::FixedMultiplier f =
         qconv_detail::channel_multiplier(x_scale, w_scale[w_scale_per_channel ? m : 0], y_scale);
-    row[0] = static_cast<int32_t>(b);
-    row[1] = static_cast<int32_t>(b - static_cast<uint32_t>(p.x_zero_point) * sum);
-    row[2] = static_cast<int32_t>(f.mantissa);
-    row[3] = f.shift;
+    row[kFoldedBias] = static_cast<int32_t>(b - static_cast<uint32_t>(p.x_zero_point) * sum);
+    set_channel_multiplier(row, f);
   }
 }
 
@@ -153,30 +157,33 @@ inline index_t qdwconv_scratch_bytes(const QConvS8Params& p) {
 namespace qconv_detail {
 
 // round_half_even(acc * multiplier * 2^-shift) + y_zero_point, clamped to [y_min, 127]: the
-// value quant_detail::requantize<int8_t> computes (then a fused Relu's clamp). One rounding step:
-// adding 2^(shift-1) - 1 plus the lowest kept bit rounds ties to the even neighbour. With the
-// shift in [33, 62] only the product's high word is shifted (by r = shift - 32, 1..30), and the
-// rounding constant is (2^(r-1) - 1) : 0xFFFFFFFF as two words: a dozen 32-bit instructions.
-// A channel's requantization, read once into registers (the int8 stores of the loops that use it
+// value quant_detail::requantize<int8_t> computes (then a fused Relu's clamp). The product plus
+// half a step is one multiply-accumulate (SMLAL on Arm) and its high word shifted by r = shift -
+// 32 (1..30) rounds half up; a tie (the sum's low `shift` bits all zero) rounds to the even
+// neighbour instead, by clearing bit 0 of the half-up result. About ten 32-bit instructions.
+// A channel's constants are read once into a Requant (the int8 stores of the loops that use it
 // may alias the channel table, so reading it per output would reload it).
 struct Requant {
   int32_t multiplier;
-  int r;              // shift - 32
-  uint64_t rounding;  // 2^(shift-1) - 1
+  int r;         // shift - 32
+  int64_t half;  // 2^(shift-1)
   int32_t y_zero_point, y_min;
 };
 
 ONNXC_ALWAYS_INLINE Requant requant_of(const int32_t* channel, int32_t y_zero_point,
                                        int32_t y_min) {
-  const int r = channel[3] - 32;
-  return {channel[2], r, (uint64_t{(1u << (r - 1)) - 1u} << 32) | 0xFFFFFFFFu, y_zero_point, y_min};
+  const uint64_t half = uint64_t{static_cast<uint32_t>(channel[kHalfHigh])} << 32;
+  return {channel[kMultiplier], channel[kHighShift], static_cast<int64_t>(half), y_zero_point,
+          y_min};
 }
 
 ONNXC_ALWAYS_INLINE int8_t requantize(int32_t acc, const Requant& q) {
-  const int64_t product = static_cast<int64_t>(acc) * q.multiplier;
-  const int32_t floor_q = static_cast<int32_t>(product >> 32) >> q.r;
-  const int64_t sum = product + static_cast<int64_t>(q.rounding) + (floor_q & 1);
-  const int32_t v = (static_cast<int32_t>(sum >> 32) >> q.r) + q.y_zero_point;
+  const int64_t sum = static_cast<int64_t>(acc) * q.multiplier + q.half;
+  const uint32_t hi = static_cast<uint32_t>(static_cast<uint64_t>(sum) >> 32);
+  const uint32_t lo = static_cast<uint32_t>(sum);
+  int32_t v = static_cast<int32_t>(hi) >> q.r;
+  if (lo == 0 && (hi << (32 - q.r)) == 0) v &= ~1;  // a tie: half up -> half to even
+  v += q.y_zero_point;
   return static_cast<int8_t>(v < q.y_min ? q.y_min : v > 127 ? 127 : v);
 }
 
@@ -318,8 +325,9 @@ inline void qconv_2x2(const QConvS8Params& params, const int8_t* x, const int8_t
       for (index_t m = 0; m < c_out; m += 2) {
         const int32_t* ch0 = channels + m * kQConvChannelWords;
         const int32_t* ch1 = ch0 + kQConvChannelWords;
-        uint32_t acc[4] = {static_cast<uint32_t>(ch0[1]), static_cast<uint32_t>(ch0[1]),
-                           static_cast<uint32_t>(ch1[1]), static_cast<uint32_t>(ch1[1])};
+        const uint32_t bias0 = static_cast<uint32_t>(ch0[kFoldedBias]);
+        const uint32_t bias1 = static_cast<uint32_t>(ch1[kFoldedBias]);
+        uint32_t acc[4] = {bias0, bias0, bias1, bias1};
         Tile::run(w + m * k_padded, cols, k_padded, acc);
         const Requant q0 = requant_of(ch0, y_zero_point, y_min);
         int8_t* y0 = yn + m * positions + o;
@@ -437,7 +445,7 @@ inline void qdwconv(const QConvS8Params& params, const int8_t* x, const int8_t* 
     pad_plane(params, x + nc * in_plane, plane);
     const Window window(params, w + ch * taps);
     const int32_t* channel = channels + ch * kQConvChannelWords;
-    const uint32_t bias = static_cast<uint32_t>(channel[1]);
+    const uint32_t bias = static_cast<uint32_t>(channel[kFoldedBias]);
     const Requant q = requant_of(channel, y_zero_point, y_min);
     int8_t* yc = y + nc * out_h * out_w;
     for (index_t oh = 0; oh < out_h; ++oh) {

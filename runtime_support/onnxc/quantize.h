@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "onnxc/base.h"
@@ -115,14 +116,26 @@ inline int64_t saturate_round(double v, double zp, int64_t lo, int64_t hi) {
   return static_cast<int64_t>(r);
 }
 
-// saturate_round for ranges within 16 bits, in float only: past +-2^17 every value saturates, and
-// below 2^22 adding and subtracting 1.5 * 2^23 rounds half to even (the default rounding mode).
-inline int64_t saturate_round_narrow(float v, float zp, int64_t lo, int64_t hi) {
-  if (v != v) v = 0.0f;
-  v = v < -131072.0f ? -131072.0f : v > 131072.0f ? 131072.0f : v;
-  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
-  volatile float shifted = v + kRound;   // volatile: no reassociation may drop the rounding
-  const int64_t r = static_cast<int64_t>(shifted - kRound) + static_cast<int64_t>(zp);
+// saturate_round for ranges within 16 bits, with one float addition and integer work otherwise
+// (no double, few soft-float calls on CPUs without an FPU): NaN counts as 0; magnitudes of 2^17
+// and more saturate, read from the exponent bits; below that, adding 1.5 * 2^23 rounds half to
+// even (the default rounding mode) and leaves the rounded value in the low mantissa bits.
+inline int32_t saturate_round_narrow(float v, int32_t zp, int32_t lo, int32_t hi) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  const uint32_t exponent = (bits >> 23) & 0xFFu;
+  int32_t r;
+  if (exponent == 0xFFu && (bits & 0x7FFFFFu) != 0) {
+    r = 0;
+  } else if (exponent >= 127 + 17) {
+    r = bits >> 31 ? -131072 : 131072;
+  } else {
+    const float shifted = v + 12582912.0f;  // 1.5 * 2^23: [2^23, 2^24) has a spacing of 1
+    uint32_t s;
+    std::memcpy(&s, &shifted, 4);
+    r = static_cast<int32_t>(s & 0x7FFFFFu) - 0x400000;
+  }
+  r += zp;
   return r < lo ? lo : r > hi ? hi : r;
 }
 
@@ -178,7 +191,9 @@ inline void quantize_linear_ref(const X* x, const S* scale, const Y* zero_point,
         const float zp = zero_point ? load(zero_point, k) : 0.0f;
         if constexpr (narrow_range<Y>()) {
           store(y, e,
-                static_cast<V>(saturate_round_narrow(q, zp, IntRange<Y>::kMin, IntRange<Y>::kMax)));
+                static_cast<V>(saturate_round_narrow(q, static_cast<int32_t>(zp),
+                                                     static_cast<int32_t>(IntRange<Y>::kMin),
+                                                     static_cast<int32_t>(IntRange<Y>::kMax))));
         } else if constexpr (kIntQuant<Y>) {
           store(y, e, static_cast<V>(saturate_round(q, zp, IntRange<Y>::kMin, IntRange<Y>::kMax)));
         } else {

@@ -182,7 +182,7 @@ bool check_requantize() {
     const quant_detail::FixedMultiplier ref = quant_detail::fixed_multiplier(m);
     int32_t channel[kQConvChannelWords] = {};
     const quant_detail::FixedMultiplier f = qconv_detail::channel_multiplier(m, 1.0f, 1.0f);
-    channel[2] = static_cast<int32_t>(f.mantissa), channel[3] = f.shift;
+    set_channel_multiplier(channel, f);
     for (int32_t zp : zero_points)
       for (int relu = 0; relu < 2; ++relu) {
         QConvS8Params p{};

@@ -2,6 +2,7 @@
 // saturation and packing, and brute-force products written independently of the kernels.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -34,6 +35,40 @@ TEST_CASE("quantize_linear_ref to uint8 rounds half to even and saturates", "[qu
   // Without a zero point the default is 0 (and the output saturates at 0 for negatives).
   quantize_linear_ref<float, float, uint8_t>(x, &scale, nullptr, y, per_tensor(10));
   CHECK(std::vector<int>(y, y + 4) == std::vector<int>{0, 1, 2, 255});
+}
+
+TEST_CASE("the float-only rounding of narrow types equals the double rounding",
+          "[quantize-kernels]") {
+  // saturate_round_narrow (int8..uint16 outputs, no double) against saturate_round (the
+  // reference's nearbyint in double): every half step in [-300, 300], values around 2^17 and
+  // 2^22, infinities, NaN, and random floats of all magnitudes, for each range and zero point.
+  std::vector<float> values = {0.0f,      -0.0f,      INFINITY,   -INFINITY,   NAN,   131071.5f,
+                               131072.0f, -131072.5f, 4194303.5f, -4194304.5f, 1e30f, -1e-30f};
+  for (int k = -600; k <= 600; ++k) values.push_back(0.5f * static_cast<float>(k));
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (int i = 0; i < 200000; ++i) {
+    const uint32_t b = bits(rng);
+    float v;
+    std::memcpy(&v, &b, 4);
+    values.push_back(v);
+    values.push_back(
+        std::ldexp(static_cast<float>(b % 4096) - 2048.0f, -(static_cast<int>(b >> 28))));
+  }
+  struct Range {
+    int32_t lo, hi, zp;
+  };
+  for (const Range& r : {Range{-128, 127, 0}, Range{-128, 127, -128}, Range{0, 255, 128},
+                         Range{-32768, 32767, 100}, Range{0, 65535, 65535}}) {
+    for (float v : values) {
+      const int64_t want = quant_detail::saturate_round(v, r.zp, r.lo, r.hi);
+      const int32_t got = quant_detail::saturate_round_narrow(v, r.zp, r.lo, r.hi);
+      if (got != want) {
+        INFO("v " << v << " zp " << r.zp << " range [" << r.lo << ", " << r.hi << "]");
+        REQUIRE(got == want);
+      }
+    }
+  }
 }
 
 TEST_CASE("quantize_linear_ref per axis matches the spec's axis example", "[quantize-kernels]") {
