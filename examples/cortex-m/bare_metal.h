@@ -1,6 +1,6 @@
 // The measuring machinery shared by the programs that run networks on QEMU's MPS2 boards:
 // main.cpp (onnxc's models, models.h) and cmsis_nn/main_cmsis.cpp (the CMSIS-NN build of
-// kws_int8). compare_cmsis_nn.sh sets the two side by side, so both must measure alike: the same
+// each model). compare_cmsis_nn.sh sets the two side by side, so both must measure alike: the same
 // pseudo-random inputs, each inference on its own painted stack right above an MPU guard (an
 // overflow faults), SysTick ticks under `qemu-system-arm -icount shift=0` (one per instruction),
 // calibrated against the same 2,000,000-instruction loop. One copy here keeps them so.
@@ -16,7 +16,7 @@
 
 namespace bare_metal {
 
-// The signature of a generated model's run() (and of kws_cmsis_run()).
+// The signature of a generated model's run() (and of cmsis_nn/network_cmsis.cpp's cmsis_run()).
 using RunFn = int (*)(const void* const*, void* const*, void*);
 
 // Input values: floats in [-1, 1) from a 32-bit LCG, the same sequence on every CPU.

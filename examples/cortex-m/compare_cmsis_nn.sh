@@ -1,25 +1,28 @@
 #!/usr/bin/env bash
-# Issue 39's yardstick: the int8 keyword-spotting DS-CNN (make_models.py's kws_int8.onnx) built by
-# onnxc and run with Arm's CMSIS-NN, side by side on QEMU's Cortex-M4F (mps2-an386; CMSIS-NN's
-# DSP-extension kernels) and Cortex-M0+ (ARMv6-M code on mps2-an385 with unaligned accesses
-# trapping; CMSIS-NN's portable C):
-#   onnxc     the generated kws_int8.cpp, run by main.cpp (a models.h with only kws_int8)
-#   CMSIS-NN  cmsis_nn/kws_cmsis.cpp (layer calls; parameters from cmsis_nn/export_kws.py), run by
+# Issue 39's yardstick: make_models.py's int8 QDQ models, the keyword-spotting DS-CNN
+# (kws_int8.onnx) and the small image CNN (cnn_int8.onnx), each built by onnxc and run with Arm's
+# CMSIS-NN, side by side on QEMU's Cortex-M4F (mps2-an386; CMSIS-NN's DSP-extension kernels) and
+# Cortex-M0+ (ARMv6-M code on mps2-an385 with unaligned accesses trapping; CMSIS-NN's portable C):
+#   onnxc     the generated MODEL.cpp, run by main.cpp (a models.h with only that model)
+#   CMSIS-NN  cmsis_nn/network_cmsis.cpp (the layer calls, the same for every model) compiled with
+#             the model's cmsis_params.h (its layer table, from cmsis_nn/export_cmsis.py), run by
 #             cmsis_nn/main_cmsis.cpp, which measures as main.cpp does
-# Prints a markdown table per CPU (cmsis_nn/compare.py):
+# Prints a markdown table per model, a row per CPU and figure (cmsis_nn/compare.py):
 #   instructions  one inference (float input to float logits, input quantization included), from
 #                 SysTick under -icount shift=0, calibrated against a loop of known length
 #   flash         code + constant data. onnxc: text + rodata of the model's object (as run_qemu.sh
-#                 measures it). CMSIS-NN: text + rodata of kws_cmsis.o (the layer calls and the
+#                 measures it). CMSIS-NN: text + rodata of network_cmsis.o (the layer calls and the
 #                 weights, biases, multipliers and shifts) plus the CMSIS-NN sections the link
 #                 kept after --gc-sections (summed from the link map). libc/libgcc helpers
 #                 (memcpy, soft-float, 64-bit multiply) count on neither side.
 #   RAM           onnxc: kWorkspaceSize + data + bss of the model's object + the painted stack
 #                 peak. CMSIS-NN: the two ping-pong activation buffers + the scratch the
-#                 *_get_buffer_size functions ask for + data/bss of kws_cmsis.o and CMSIS-NN + the
-#                 painted stack peak. The float input and logits (the caller's) count on neither.
-# and the largest difference between the two builds' int8 logits in quantization steps (onnxc's
-# float logits converted back with the logits' scale): they differ by requantization rounding.
+#                 *_get_buffer_size functions ask for + data/bss of network_cmsis.o and CMSIS-NN +
+#                 the painted stack peak. The float input and logits (the caller's) count on
+#                 neither.
+# and per model the largest difference between the two builds' int8 logits in quantization steps
+# (onnxc's float logits converted back with the logits' scale): they differ by requantization
+# rounding. Fails when it is more than 2 steps or CMSIS-NN's logits differ between the CPUs.
 # Usage: compare_cmsis_nn.sh ONNXC WORK_DIR; exit 77 (skipped) without arm-none-eabi-g++,
 # qemu-system-arm or CMSIS-NN (../shared/third_party/cmsis-nn beside the repository, or
 # $CMSIS_NN_DIR).
@@ -35,8 +38,12 @@ done
 cmsis=$(realpath "$cmsis")
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 
+models=(kws_int8 cnn_int8)
 /usr/bin/python3 "$here/make_models.py" .
-/usr/bin/python3 "$here/cmsis_nn/export_kws.py" kws_int8.onnx kws_cmsis_params.h
+for model in "${models[@]}"; do
+  mkdir -p "$model"
+  /usr/bin/python3 "$here/cmsis_nn/export_cmsis.py" "$model.onnx" "$model/cmsis_params.h"
+done
 
 m4_flags=(-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard)
 m0_flags=(-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft)
@@ -78,53 +85,70 @@ size_line() { arm-none-eabi-size "$1" | tail -1 | awk '{print $1, $2, $3}'; }
 # header_constant HEADER NAME: the value of `constexpr std::size_t NAME = N;`.
 header_constant() { sed -n "s/^constexpr std::size_t $2 = \([0-9]*\);/\1/p" "$1"; }
 
-# build_onnxc CPU TARGET FLAGS...: CPU/onnxc/app, onnxc's kws_int8 with main.cpp.
+# build_onnxc MODEL CPU TARGET FLAGS...: MODEL/CPU/onnxc/app, onnxc's MODEL with main.cpp.
 build_onnxc() {
-  local cpu=$1 target=$2 dir=$1/onnxc
-  shift 2
+  local model=$1 target=$3 out=$1/$2 dir=$1/$2/onnxc
+  shift 3
   mkdir -p "$dir"
-  "$onnxc" kws_int8.onnx -o "$dir/kws_int8.cpp" --name kws_int8 --target "$target"
-  printf '#include "kws_int8.h"\n#define ONNXC_MODELS(X) X(kws_int8)\n' >"$dir/models.h"
-  arm-none-eabi-g++ "$@" "${strict[@]}" -std=c++17 "${sections[@]}" -c "$dir/kws_int8.cpp" \
-    -o "$dir/kws_int8.o"
-  echo "onnxc_object $(size_line "$dir/kws_int8.o")" >>"$cpu/figures.txt"
-  echo "onnxc_workspace $(header_constant "$dir/kws_int8.h" kWorkspaceSize)" >>"$cpu/figures.txt"
+  "$onnxc" "$model.onnx" -o "$dir/$model.cpp" --name "$model" --target "$target"
+  printf '#include "%s.h"\n#define ONNXC_MODELS(X) X(%s)\n' "$model" "$model" >"$dir/models.h"
+  arm-none-eabi-g++ "$@" "${strict[@]}" -std=c++17 "${sections[@]}" -c "$dir/$model.cpp" \
+    -o "$dir/$model.o"
+  echo "onnxc_object $(size_line "$dir/$model.o")" >>"$out/figures.txt"
+  echo "onnxc_workspace $(header_constant "$dir/$model.h" kWorkspaceSize)" >>"$out/figures.txt"
   arm-none-eabi-g++ "$@" "${bare[@]}" -I "$dir" "$here/startup.cpp" "$here/main.cpp" \
-    "$dir/kws_int8.o" -o "$dir/app"
+    "$dir/$model.o" -o "$dir/app"
 }
 
-# build_cmsis CPU FLAGS...: CPU/app_cmsis and its link map CPU/cmsis.map.
-build_cmsis() {
-  local cpu=$1 obj=$1/cmsis-nn
+# build_cmsis_library CPU FLAGS...: the CMSIS-NN objects, CPU/cmsis-nn/*.o (every model links
+# them; --gc-sections keeps what each uses).
+build_cmsis_library() {
+  local obj=$1/cmsis-nn
   shift
   mkdir -p "$obj"
   for src in "${cmsis_sources[@]}"; do
     arm-none-eabi-gcc "$@" "${sections[@]}" -I "$cmsis/Include" -c "$cmsis/Source/$src" \
       -o "$obj/$(basename "$src" .c).o"
   done
-  arm-none-eabi-g++ "$@" -Wall -Wextra -Werror -std=c++17 "${sections[@]}" -fno-exceptions \
-    -fno-rtti -I . -I "$cmsis/Include" -c "$here/cmsis_nn/kws_cmsis.cpp" -o "$cpu/kws_cmsis.o"
-  echo "cmsis_object $(size_line "$cpu/kws_cmsis.o")" >>"$cpu/figures.txt"
-  arm-none-eabi-g++ "$@" "${bare[@]}" -Wl,-Map="$cpu/cmsis.map" "$here/startup.cpp" \
-    "$here/cmsis_nn/main_cmsis.cpp" "$cpu/kws_cmsis.o" "$obj"/*.o -o "$cpu/app_cmsis"
 }
 
-# build_cpu CPU TARGET FLAGS...: both programs for one CPU.
-build_cpu() {
-  local cpu=$1 target=$2
+# build_cmsis MODEL CPU FLAGS...: MODEL/CPU/app_cmsis (network_cmsis.cpp with MODEL's
+# cmsis_params.h) and its link map MODEL/CPU/cmsis.map.
+build_cmsis() {
+  local model=$1 obj=$2/cmsis-nn out=$1/$2
   shift 2
-  mkdir -p "$cpu"
-  build_onnxc "$cpu" "$target" "$@"
-  build_cmsis "$cpu" "$@"
+  arm-none-eabi-g++ "$@" -Wall -Wextra -Werror -std=c++17 "${sections[@]}" -fno-exceptions \
+    -fno-rtti -I "$model" -I "$cmsis/Include" -c "$here/cmsis_nn/network_cmsis.cpp" \
+    -o "$out/network_cmsis.o"
+  echo "cmsis_object $(size_line "$out/network_cmsis.o")" >>"$out/figures.txt"
+  arm-none-eabi-g++ "$@" "${bare[@]}" -Wl,-Map="$out/cmsis.map" -I "$model" "$here/startup.cpp" \
+    "$here/cmsis_nn/main_cmsis.cpp" "$out/network_cmsis.o" "$obj"/*.o -o "$out/app_cmsis"
 }
 
-# run_cpu CPU MACHINE: both programs under QEMU; CPU/onnxc.txt and CPU/cmsis.txt get the output
-# (a fault or a hang leaves them without "done 0", which compare.py reports).
+# build_cpu CPU TARGET FLAGS...: the CMSIS-NN objects, then both programs of every model for one
+# CPU.
+build_cpu() {
+  local cpu=$1 target=$2 model
+  shift 2
+  build_cmsis_library "$cpu" "$@"
+  for model in "${models[@]}"; do
+    mkdir -p "$model/$cpu"
+    build_onnxc "$model" "$cpu" "$target" "$@"
+    build_cmsis "$model" "$cpu" "$@"
+  done
+}
+
+# run_cpu CPU MACHINE: every model's two programs under QEMU; MODEL/CPU/onnxc.txt and
+# MODEL/CPU/cmsis.txt get the output (a fault or a hang leaves them without "done 0", which
+# compare.py reports).
 run_cpu() {
-  local cpu=$1 machine=$2 app
-  for app in onnxc:onnxc/app cmsis:app_cmsis; do
-    timeout 300 qemu-system-arm -M "$machine" -nographic -semihosting -icount shift=0 \
-      -kernel "$cpu/${app#*:}" >"$cpu/${app%%:*}.txt" || echo "$cpu ${app%%:*}: exited with $?"
+  local cpu=$1 machine=$2 model app dir
+  for model in "${models[@]}"; do
+    dir=$model/$cpu
+    for app in onnxc:onnxc/app cmsis:app_cmsis; do
+      timeout 300 qemu-system-arm -M "$machine" -nographic -semihosting -icount shift=0 \
+        -kernel "$dir/${app#*:}" >"$dir/${app%%:*}.txt" || echo "$dir ${app%%:*}: exited with $?"
+    done
   done
 }
 
@@ -147,4 +171,4 @@ m0=$!
 wait "$m4" "$m0"
 echo "ran in $((SECONDS - start)) s"
 echo
-/usr/bin/python3 "$here/cmsis_nn/compare.py" .
+/usr/bin/python3 "$here/cmsis_nn/compare.py" . "${models[@]}"

@@ -7,9 +7,13 @@
               activations per tensor (the input symmetric, Relu outputs with zero point -128),
               scales calibrated on 16 inputs drawn as the example's (uniform in [-1, 1)); float
               input and output, quantized and dequantized at the ends
+  cnn_int8.onnx  a small CIFAR-sized image CNN in the same QDQ form, quantized the same way:
+              float 1x3x32x32 input, a 3x3 conv to 16 channels, a depthwise 3x3 stride 2 (pad 1),
+              a pointwise conv to 32, a depthwise 3x3 stride 2 (no pad: 16x16 -> 7x7), a pointwise
+              conv to 64 (each with Relu), global average pooling, a 10-way Gemm; ~4k weights
   small.onnx  a conformance-sized graph of the ops whose float kernels used double math:
               BatchNormalization, AveragePool, Gemm with alpha and beta, Softmax
-Weights are deterministic (numpy seed 0)."""
+Weights are deterministic (numpy seed 0; cnn_int8's, seed 2; the calibration inputs, seed 1)."""
 import sys
 
 import numpy as np
@@ -56,7 +60,7 @@ def kws():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
-# ---- kws_int8: kws() quantized -----------------------------------------------------------------
+# ---- int8 models in QDQ form: kws_int8 (kws() quantized) and cnn_int8 --------------------------
 
 def conv2d(x, w, b, stride=(1, 1), pads=(0, 0, 0, 0), group=1):
     """The float convolution of x [C, H, W] by w [M, C/group, KH, KW] (pads: top, left, bottom,
@@ -82,18 +86,12 @@ def fold_bn(w, b, params):
     return w * k.reshape(-1, 1, 1, 1), (b - mean) * k + beta
 
 
-def kws_int8():
-    f = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in kws().graph.initializer}
-    bn = lambda name: [f[f"{name}_{k}"] for k in "sbmv"]
-    c = 64
-    layers = [("c0", f["c0_w"], f["c0_b"], dict(stride=(2, 2), pads=(4, 1, 5, 2)))]
-    for i in range(4):
-        layers.append((f"dw{i}", *fold_bn(f[f"dw{i}_w"], np.zeros(c), bn(f"bn{i}a")), dict(pads=(1, 1, 1, 1), group=c)))
-        layers.append((f"pw{i}", *fold_bn(f[f"pw{i}_w"], np.zeros(c), bn(f"bn{i}b")), {}))
-
-    # Calibration: the largest magnitude of each activation over 16 inputs.
-    calib = np.random.default_rng(1).uniform(-1, 1, (16, 1, 49, 10))
-    peaks = {"mfcc": np.abs(calib).max()}
+def calibrate(input_name, input_shape, layers, fc_w, fc_b):
+    """The largest magnitude of each activation of a conv_relu_net() network (float, in float64)
+    over 16 inputs drawn as the example's (uniform in [-1, 1), seed 1): keyed by the input's name,
+    each layer's name, "g" (the pooled values) and "logits"."""
+    calib = np.random.default_rng(1).uniform(-1, 1, (16, *input_shape[1:]))
+    peaks = {input_name: np.abs(calib).max()}
     pooled = []
     for x in calib:
         for name, w, b, kw in layers:
@@ -102,48 +100,94 @@ def kws_int8():
         pooled.append(x.mean(axis=(1, 2)))
     pooled = np.array(pooled)
     peaks["g"] = pooled.max()
-    logits = pooled @ f["fc_w"].T + f["fc_b"]
+    logits = pooled @ fc_w.T + fc_b
     peaks["logits"] = np.abs(logits).max()
+    return peaks
 
-    nodes, inits = [], []
 
-    def const(name, array):
-        inits.append(numpy_helper.from_array(array, name))
+class QdqGraph:
+    """Nodes and initializers of a graph in QDQ form, as quantization tools write it."""
+
+    def __init__(self):
+        self.nodes, self.inits = [], []
+
+    def const(self, name, array):
+        self.inits.append(numpy_helper.from_array(array, name))
         return name
 
-    def qdq(x, name, scale, zp):  # x -> QuantizeLinear -> DequantizeLinear, as tools place them
-        s, z = const(name + "_scale", np.float32(scale)), const(name + "_zp", np.int8(zp))
-        nodes.append(helper.make_node("QuantizeLinear", [x, s, z], [name + "_q"]))
-        nodes.append(helper.make_node("DequantizeLinear", [name + "_q", s, z], [name + "_dq"]))
+    def qdq(self, x, name, scale, zp):  # x -> QuantizeLinear -> DequantizeLinear, as tools place them
+        s, z = self.const(name + "_scale", np.float32(scale)), self.const(name + "_zp", np.int8(zp))
+        self.nodes.append(helper.make_node("QuantizeLinear", [x, s, z], [name + "_q"]))
+        self.nodes.append(helper.make_node("DequantizeLinear", [name + "_q", s, z], [name + "_dq"]))
         return name + "_dq"
 
-    def weight(name, w):  # int8 per output channel, symmetric; dequantized in the graph
+    def weight(self, name, w):  # int8 per output channel, symmetric; dequantized in the graph
         scale = (np.abs(w).reshape(w.shape[0], -1).max(1) / 127).astype(np.float32)
         q = np.clip(np.rint(w / scale.reshape((-1,) + (1,) * (w.ndim - 1))), -127, 127).astype(np.int8)
-        const(name + "_q", q), const(name + "_scale", scale), const(name + "_zp", np.zeros(w.shape[0], np.int8))
-        nodes.append(helper.make_node("DequantizeLinear", [name + "_q", name + "_scale", name + "_zp"],
-                                      [name + "_dq"], axis=0))
+        self.const(name + "_q", q), self.const(name + "_scale", scale)
+        self.const(name + "_zp", np.zeros(w.shape[0], np.int8))
+        self.nodes.append(helper.make_node("DequantizeLinear", [name + "_q", name + "_scale", name + "_zp"],
+                                           [name + "_dq"], axis=0))
         return name + "_dq"
 
-    x = qdq("mfcc", "mfcc", peaks["mfcc"] / 127, 0)
+
+def conv_relu_net(graph_name, input_name, input_shape, layers, fc_w, fc_b):
+    """The QDQ int8 model of a float network: convolutions each followed by Relu (layers: name,
+    weights [M, C/group, KH, KW], bias, conv2d() keywords), GlobalAveragePool, Flatten and a Gemm
+    (fc_w [N, C], transB=1) to the float logits. int8 weights symmetric per output channel, float
+    biases, int8 activations per tensor calibrated with calibrate(): the input symmetric, Relu and
+    pool outputs with zero point -128, the logits symmetric; quantized and dequantized at the
+    ends."""
+    peaks = calibrate(input_name, input_shape, layers, fc_w, fc_b)
+    g = QdqGraph()
+    x = g.qdq(input_name, input_name, peaks[input_name] / 127, 0)
     for name, w, b, kw in layers:
         attrs = dict(strides=list(kw.get("stride", (1, 1))), pads=list(kw.get("pads", (0, 0, 0, 0))),
                      group=kw.get("group", 1))
-        bias = const(name + "_b", b.astype(np.float32))
-        nodes.append(helper.make_node("Conv", [x, weight(name + "_w", w), bias], [name + "_y"], **attrs))
-        nodes.append(helper.make_node("Relu", [name + "_y"], [name + "_r"]))
-        x = qdq(name + "_r", name, peaks[name] / 255, -128)
-    nodes.append(helper.make_node("GlobalAveragePool", [x], ["g"]))
-    x = qdq("g", "g", peaks["g"] / 255, -128)
-    nodes.append(helper.make_node("Flatten", [x], ["flat"]))
-    fc_w = weight("fc_w", f["fc_w"])  # [12, 64], per output channel (axis 0), read with transB
-    nodes.append(helper.make_node("Gemm", ["flat", fc_w, const("fc_b", f["fc_b"].astype(np.float32))],
-                                  ["fc_y"], transB=1))
-    x = qdq("fc_y", "logits", peaks["logits"] / 127, 0)
-    nodes.append(helper.make_node("Identity", [x], ["logits"]))
-    graph = helper.make_graph(nodes, "kws_int8", [helper.make_tensor_value_info("mfcc", TensorProto.FLOAT, [1, 1, 49, 10])],
-                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 12])], inits)
+        bias = g.const(name + "_b", b.astype(np.float32))
+        g.nodes.append(helper.make_node("Conv", [x, g.weight(name + "_w", w), bias], [name + "_y"], **attrs))
+        g.nodes.append(helper.make_node("Relu", [name + "_y"], [name + "_r"]))
+        x = g.qdq(name + "_r", name, peaks[name] / 255, -128)
+    g.nodes.append(helper.make_node("GlobalAveragePool", [x], ["g"]))
+    x = g.qdq("g", "g", peaks["g"] / 255, -128)
+    g.nodes.append(helper.make_node("Flatten", [x], ["flat"]))
+    w = g.weight("fc_w", fc_w)  # [N, C], per output channel (axis 0), read with transB
+    g.nodes.append(helper.make_node("Gemm", ["flat", w, g.const("fc_b", fc_b.astype(np.float32))],
+                                    ["fc_y"], transB=1))
+    x = g.qdq("fc_y", "logits", peaks["logits"] / 127, 0)
+    g.nodes.append(helper.make_node("Identity", [x], ["logits"]))
+    graph = helper.make_graph(g.nodes, graph_name,
+                              [helper.make_tensor_value_info(input_name, TensorProto.FLOAT, input_shape)],
+                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, fc_w.shape[0]])],
+                              g.inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def kws_int8():
+    f = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in kws().graph.initializer}
+    bn = lambda name: [f[f"{name}_{k}"] for k in "sbmv"]
+    c = 64
+    layers = [("c0", f["c0_w"], f["c0_b"], dict(stride=(2, 2), pads=(4, 1, 5, 2)))]
+    for i in range(4):
+        layers.append((f"dw{i}", *fold_bn(f[f"dw{i}_w"], np.zeros(c), bn(f"bn{i}a")), dict(pads=(1, 1, 1, 1), group=c)))
+        layers.append((f"pw{i}", *fold_bn(f[f"pw{i}_w"], np.zeros(c), bn(f"bn{i}b")), {}))
+    return conv_relu_net("kws_int8", "mfcc", [1, 1, 49, 10], layers, f["fc_w"], f["fc_b"])
+
+
+def cnn_int8():
+    """A small CIFAR-sized image CNN with float weights of its own (He-scaled normal, numpy seed 2,
+    rounded to float32), quantized as kws_int8."""
+    r = np.random.default_rng(2)
+    f32 = lambda a: a.astype(np.float32).astype(np.float64)
+    conv_w = lambda m, c, k: f32(r.standard_normal((m, c, k, k)) * np.sqrt(2 / (c * k * k)))
+    bias = lambda m: f32(0.05 * r.standard_normal(m))
+    layers = [("c0", conv_w(16, 3, 3), bias(16), dict(pads=(1, 1, 1, 1))),
+              ("dw1", conv_w(16, 1, 3), bias(16), dict(stride=(2, 2), pads=(1, 1, 1, 1), group=16)),
+              ("pw1", conv_w(32, 16, 1), bias(32), {}),
+              ("dw2", conv_w(32, 1, 3), bias(32), dict(stride=(2, 2), group=32)),
+              ("pw2", conv_w(64, 32, 1), bias(64), {})]
+    fc_w = f32(r.standard_normal((10, 64)) * np.sqrt(1 / 64))
+    return conv_relu_net("cnn_int8", "image", [1, 3, 32, 32], layers, fc_w, bias(10))
 
 
 def small():
@@ -163,6 +207,6 @@ def small():
 
 if __name__ == "__main__":
     out = sys.argv[1]
-    for name, model in (("kws", kws()), ("small", small()), ("kws_int8", kws_int8())):
+    for name, model in (("kws", kws()), ("small", small()), ("kws_int8", kws_int8()), ("cnn_int8", cnn_int8())):
         onnx.checker.check_model(model)
         onnx.save(model, f"{out}/{name}.onnx")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The embedded CI test: compiles four models (a conformance-sized graph, the README's CNN, a
-# keyword-spotting DS-CNN and its int8 QDQ form) with a host onnxc for four CPUs, runs them and
-# compares every output with the host build's (the int8 model's bit for bit: its integer kernels
-# differ per CPU, the Cortex-M4F's using the DSP extension, but not its results):
+# The embedded CI test: compiles five models (a conformance-sized graph, the README's CNN, a
+# keyword-spotting DS-CNN, its int8 QDQ form and a small int8 image CNN; make_models.py) with a
+# host onnxc for four CPUs, runs them and compares every output with the host build's (the int8
+# models' bit for bit: their integer kernels differ per CPU, the Cortex-M4F's using the DSP
+# extension, but not their results):
 #   host     --target generic, g++, run natively (the reference)
 #   m4f      --target cortex-m4, arm-none-eabi-g++ (hard float), qemu-system-arm -M mps2-an386
 #   m0plus   --target cortex-m0plus (ARMv6-M, soft float), qemu-system-arm -M mps2-an385 with
@@ -32,7 +33,7 @@ rm -rf "$work" && mkdir -p "$work/models" && cd "$work"
 
 /usr/bin/python3 "$here/../make_example_model.py" models/tiny_cnn.onnx
 /usr/bin/python3 "$here/make_models.py" models
-models=(small tiny_cnn kws kws_int8)
+models=(small tiny_cnn kws kws_int8 cnn_int8)
 declare -A pins=([tiny_cnn]="--dim batch=1")  # only the README's CNN has a symbolic batch dim
 
 m4_flags=(-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The embedded test of the LLVM backend (issue 36): run_qemu.sh's four models built for the
+# The embedded test of the LLVM backend (issue 36): run_qemu.sh's five models built for the
 # Cortex-M4F, the Cortex-M0+ and aarch64 twice, once from the .cpp by the target's g++ and once as
 # `onnxc --emit obj` objects (no C++ compile of the models), each linked with the same main.cpp
 # and run under QEMU. Every output word of the two builds must be the same, bit for bit: the g++
@@ -18,7 +18,7 @@ done
 rm -rf "$work" && mkdir -p "$work/models" && cd "$work"
 /usr/bin/python3 "$here/../make_example_model.py" models/tiny_cnn.onnx
 /usr/bin/python3 "$here/make_models.py" models
-models=(small tiny_cnn kws kws_int8)
+models=(small tiny_cnn kws kws_int8 cnn_int8)
 declare -A pins=([tiny_cnn]="--dim batch=1")
 
 bare=(-std=c++17 -O2 -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti

@@ -303,6 +303,28 @@ struct Tile2x2Dsp {
 };
 #endif
 
+// One tile: rows x columns (each 1 or 2) of the 2 channels x 2 positions it computes are real
+// and stored (y0: channel 0, position 0; the next channel is `positions` further). The full
+// tile passes constants, so its stores have no conditions.
+template <typename Tile>
+ONNXC_ALWAYS_INLINE void qconv_tile(const int8_t* w, const int16_t* cols, index_t k_padded,
+                                    const int32_t* ch0, int8_t* y0, index_t positions,
+                                    int32_t y_zero_point, int32_t y_min, int rows, int columns) {
+  const int32_t* ch1 = ch0 + kQConvChannelWords;
+  const uint32_t bias0 = static_cast<uint32_t>(ch0[kFoldedBias]);
+  const uint32_t bias1 = static_cast<uint32_t>(ch1[kFoldedBias]);
+  uint32_t acc[4] = {bias0, bias0, bias1, bias1};
+  Tile::run(w, cols, k_padded, acc);
+  const Requant q0 = requant_of(ch0, y_zero_point, y_min);
+  y0[0] = requantize(static_cast<int32_t>(acc[0]), q0);
+  if (columns == 2) y0[1] = requantize(static_cast<int32_t>(acc[1]), q0);
+  if (rows == 2) {  // (the pad row past an odd c_out has no multiplier)
+    const Requant q1 = requant_of(ch1, y_zero_point, y_min);
+    y0[positions] = requantize(static_cast<int32_t>(acc[2]), q1);
+    if (columns == 2) y0[positions + 1] = requantize(static_cast<int32_t>(acc[3]), q1);
+  }
+}
+
 // The convolution as packed weights x gathered columns, 2 channels x 2 positions per tile. An odd
 // last position gathers its column twice; an odd last channel computes the zero pad row; only
 // real outputs are stored.
@@ -314,55 +336,53 @@ inline void qconv_2x2(const QConvS8Params& params, const int8_t* x, const int8_t
   const ConvParams& c = params.conv;
   const index_t positions = c.out[1] * c.out[2], plane = c.in[1] * c.in[2];
   const index_t batch = c.batch, c_in = c.c_in, c_out = c.c_out, k_padded = params.k_padded;
+  const index_t full_pairs = c_out / 2, pair_step = 2 * kQConvChannelWords;
   const int32_t y_zero_point = params.y_zero_point, y_min = params.y_min;
   int16_t* cols = static_cast<int16_t*>(scratch);
   for (index_t n = 0; n < batch; ++n) {
     const int8_t* xn = x + n * c_in * plane;
     int8_t* yn = y + n * c_out * positions;
     for (index_t o = 0; o < positions; o += 2) {
-      const bool pair = o + 1 < positions;
-      gather_columns(params, xn, o, pair ? o + 1 : o, cols);
-      for (index_t m = 0; m < c_out; m += 2) {
-        const int32_t* ch0 = channels + m * kQConvChannelWords;
-        const int32_t* ch1 = ch0 + kQConvChannelWords;
-        const uint32_t bias0 = static_cast<uint32_t>(ch0[kFoldedBias]);
-        const uint32_t bias1 = static_cast<uint32_t>(ch1[kFoldedBias]);
-        uint32_t acc[4] = {bias0, bias0, bias1, bias1};
-        Tile::run(w + m * k_padded, cols, k_padded, acc);
-        const Requant q0 = requant_of(ch0, y_zero_point, y_min);
-        int8_t* y0 = yn + m * positions + o;
-        y0[0] = requantize(static_cast<int32_t>(acc[0]), q0);
-        if (pair) y0[1] = requantize(static_cast<int32_t>(acc[1]), q0);
-        if (m + 1 < c_out) {  // (the pad row past an odd c_out has no multiplier)
-          const Requant q1 = requant_of(ch1, y_zero_point, y_min);
-          y0[positions] = requantize(static_cast<int32_t>(acc[2]), q1);
-          if (pair) y0[positions + 1] = requantize(static_cast<int32_t>(acc[3]), q1);
+      const int columns = o + 1 < positions ? 2 : 1;
+      gather_columns(params, xn, o, o + columns - 1, cols);
+      const int8_t* wp = w;
+      const int32_t* ch = channels;
+      int8_t* yp = yn + o;
+      if (columns == 2) {
+        for (index_t i = 0; i < full_pairs; ++i) {
+          qconv_tile<Tile>(wp, cols, k_padded, ch, yp, positions, y_zero_point, y_min, 2, 2);
+          wp += 2 * k_padded, ch += pair_step, yp += 2 * positions;
+        }
+      } else {
+        for (index_t i = 0; i < full_pairs; ++i) {
+          qconv_tile<Tile>(wp, cols, k_padded, ch, yp, positions, y_zero_point, y_min, 2, 1);
+          wp += 2 * k_padded, ch += pair_step, yp += 2 * positions;
         }
       }
+      if (c_out % 2)
+        qconv_tile<Tile>(wp, cols, k_padded, ch, yp, positions, y_zero_point, y_min, 1, columns);
     }
   }
 }
 
 // The padded plane of a depthwise channel: the input plane with its padding filled with
 // x_zero_point, so every window reads it unchecked and the folded bias cancels the padding.
-// T: int8_t, or int16_t for windows that multiply int16 pairs.
+// T: int8_t, or int16_t for windows that multiply int16 pairs. The padding is the same for every
+// channel: fill_plane() writes x_zero_point everywhere once, copy_plane() then the inside per
+// channel.
 template <typename T>
-inline void pad_plane(const QConvS8Params& p, const int8_t* xc, T* plane) {
+inline void fill_plane(const QConvS8Params& p, T* plane) {
+  const index_t n = qdw_plane_width(p) * qdw_plane_rows(p);
+  for (index_t i = 0; i < n; ++i) plane[i] = static_cast<T>(p.x_zero_point);
+}
+
+template <typename T>
+inline void copy_plane(const QConvS8Params& p, const int8_t* xc, T* plane) {
   const ConvParams& c = p.conv;
-  const index_t width = qdw_plane_width(p), rows = qdw_plane_rows(p);
-  const T zp = static_cast<T>(p.x_zero_point);
-  const index_t left = c.pad[2], in_w = c.in[2];
-  for (index_t r = 0; r < rows; ++r, plane += width) {
-    const index_t ih = r - c.pad[1];
-    if (ih < 0 || ih >= c.in[1]) {
-      for (index_t j = 0; j < width; ++j) plane[j] = zp;
-      continue;
-    }
-    const int8_t* src = xc + ih * in_w;
-    for (index_t j = 0; j < left; ++j) plane[j] = zp;
-    for (index_t j = 0; j < in_w; ++j) plane[left + j] = static_cast<T>(src[j]);
-    for (index_t j = left + in_w; j < width; ++j) plane[j] = zp;
-  }
+  const index_t width = qdw_plane_width(p), in_h = c.in[1], in_w = c.in[2];
+  T* dst = plane + c.pad[1] * width + c.pad[2];
+  for (index_t r = 0; r < in_h; ++r, dst += width, xc += in_w)
+    for (index_t j = 0; j < in_w; ++j) dst[j] = static_cast<T>(xc[j]);
 }
 
 // The window sum of a KxK depthwise channel in plain C++ (KH, KW > 0: unrolled, the weights in
@@ -440,9 +460,10 @@ inline void qdwconv(const QConvS8Params& params, const int8_t* x, const int8_t* 
   const index_t channel_count = c.batch * c.c_out;
   const int32_t y_zero_point = params.y_zero_point, y_min = params.y_min;
   auto* plane = static_cast<typename Window::Elem*>(scratch);
+  fill_plane(params, plane);
   for (index_t nc = 0; nc < channel_count; ++nc) {  // batch x channels (C = M: same planes)
     const index_t ch = nc % c.c_out;
-    pad_plane(params, x + nc * in_plane, plane);
+    copy_plane(params, x + nc * in_plane, plane);
     const Window window(params, w + ch * taps);
     const int32_t* channel = channels + ch * kQConvChannelWords;
     const uint32_t bias = static_cast<uint32_t>(channel[kFoldedBias]);

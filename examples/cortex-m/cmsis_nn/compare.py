@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
-"""The table of compare_cmsis_nn.sh, run in its work folder:
-    compare.py WORK_DIR
-For each CPU folder WORK_DIR/<cpu> (m4f, m0plus) it reads
+"""The tables of compare_cmsis_nn.sh, run in its work folder:
+    compare.py WORK_DIR MODEL...
+For each model and each CPU folder WORK_DIR/<model>/<cpu> (m4f, m0plus) it reads
     figures.txt   lines "<what> <text> <data> <bss>" (arm-none-eabi-size, Berkeley: text includes
-                  rodata) for onnxc_object (the generated model) and cmsis_object (kws_cmsis.o:
-                  the network's calls and constant data), and "onnxc_workspace <bytes>"
-                  (the generated header's kWorkspaceSize)
-    onnxc.txt     main.cpp's output for onnxc's kws_int8
+                  rodata) for onnxc_object (the generated model) and cmsis_object
+                  (network_cmsis.o: the network's calls and constant data), and
+                  "onnxc_workspace <bytes>" (the generated header's kWorkspaceSize)
+    onnxc.txt     main.cpp's output for onnxc's build of the model
     cmsis.txt     main_cmsis.cpp's output for the CMSIS-NN build
     cmsis.map     the CMSIS-NN program's link map: the CMSIS-NN sections kept by --gc-sections
-and WORK_DIR/kws_cmsis_params.h for the logits' scale. Prints a markdown table per CPU
-(instructions, flash, RAM, ratio onnxc / CMSIS-NN), the breakdowns behind it, and the largest
-difference between the two builds' int8 logits, in quantization steps.
-Exits 1 when a run did not complete."""
+and WORK_DIR/<model>/cmsis_params.h for the logits' scale and count. Prints per model a markdown
+table (a row per CPU and figure: instructions, flash, RAM, ratio onnxc / CMSIS-NN), the breakdowns
+behind it, and the largest difference between the two builds' int8 logits, in quantization steps.
+Exits 1 when a run did not complete, or when a model's logits differ by more than 2 steps or
+CMSIS-NN's differ between the CPUs."""
 import re
 import struct
 import sys
@@ -92,32 +93,37 @@ def cmsis_linked(map_path):
     return flash, ram, sorted(functions, reverse=True)
 
 
-def logits_scale(header_path):
+def logits_quantization(header_path):
+    """The logits' scale, zero point and count from cmsis_params.h."""
     text = open(header_path).read()
     m = re.search(r"constexpr float kLogitsScale = (\S+)f ", text)
     z = re.search(r"constexpr int32_t kLogitsZeroPoint = (-?\d+);", text)
-    return float.fromhex(m.group(1)), int(z.group(1))
+    n = re.search(r"constexpr int32_t kFcOut = (\d+);", text)
+    return float.fromhex(m.group(1)), int(z.group(1)), int(n.group(1))
 
 
-def logit_steps(onnxc, cmsis, scale, zp):
+def logit_steps(onnxc, cmsis, scale, zp, count):
     """onnxc's float logits back to int8 (they are (q - zp) * scale), and the largest difference
     to CMSIS-NN's int8 logits."""
     q_onnxc = [round(onnxc["outs"][i] / scale) + zp for i in sorted(onnxc["outs"])]
     q_cmsis = [cmsis["q"][i] for i in sorted(cmsis["q"])]
-    assert len(q_onnxc) == len(q_cmsis) == 12, "expected 12 logits from each build"
+    assert len(q_onnxc) == len(q_cmsis) == count, f"expected {count} logits from each build"
     return q_onnxc, q_cmsis, max(abs(a - b) for a, b in zip(q_onnxc, q_cmsis))
 
 
-def measure(work, cpu):
-    """Per build: instructions, flash, RAM, with the parts the RAM and flash are made of."""
-    fig = read_figures(f"{work}/{cpu}/figures.txt")
-    onnxc = read_run(f"{work}/{cpu}/onnxc.txt", "kws_int8")
-    cmsis = read_run(f"{work}/{cpu}/cmsis.txt", "kws_cmsis")
+def measure(work, model, cpu):
+    """Per build: instructions, flash, RAM, with the parts the RAM and flash are made of; None
+    when a run did not complete."""
+    d = f"{work}/{model}/{cpu}"
+    fig = read_figures(f"{d}/figures.txt")
+    onnxc = read_run(f"{d}/onnxc.txt", model)
+    cmsis = read_run(f"{d}/cmsis.txt", model)
     if not (onnxc["done"] and cmsis["done"]):
-        raise SystemExit(f"{cpu}: a run did not complete (see {cpu}/onnxc.txt, {cpu}/cmsis.txt)")
+        print(f"{model} {cpu}: a run did not complete (see {d}/onnxc.txt, {d}/cmsis.txt)")
+        return None
     o_text, o_data, o_bss = fig["onnxc_object"]
     c_text, c_data, c_bss = fig["cmsis_object"]
-    lib_flash, lib_ram, functions = cmsis_linked(f"{work}/{cpu}/cmsis.map")
+    lib_flash, lib_ram, functions = cmsis_linked(f"{d}/cmsis.map")
     o_ram = [fig["onnxc_workspace"][0], o_data + o_bss, onnxc["stack"]]
     c_ram = [cmsis["workspace"], c_data + c_bss + lib_ram, cmsis["stack"]]
     return dict(
@@ -138,15 +144,15 @@ def table(rows):
             print(f"| {cpu_name} | {label} | {a:,} | {b:,} | {a / b:.2f} |")
 
 
-def details(cpu_name, m, scale, zp):
+def details(cpu_name, m, scale, zp, count):
     (o_ws, o_static, o_stack), (c_ws, c_static, c_stack) = m["ram_parts"]
     net, lib = m["flash_parts"]
-    q_onnxc, q_cmsis, worst = logit_steps(m["onnxc"], m["cmsis"], scale, zp)
+    q_onnxc, q_cmsis, worst = logit_steps(m["onnxc"], m["cmsis"], scale, zp, count)
     print(f"\n{cpu_name}:")
     print(f"  RAM onnxc    = {o_ws} kWorkspaceSize + {o_static} data/bss + {o_stack} stack peak")
     print(f"  RAM CMSIS-NN = {c_ws} ping-pong buffers + scratch + {c_static} data/bss"
           f" + {c_stack} stack peak")
-    print(f"  flash CMSIS-NN = {net} kws_cmsis.o (layer calls + weights, biases, multipliers,"
+    print(f"  flash CMSIS-NN = {net} network_cmsis.o (layer calls + weights, biases, multipliers,"
           f" shifts) + {lib} CMSIS-NN code kept by --gc-sections")
     print("  CMSIS-NN functions linked (bytes): " +
           ", ".join(f"{name} {size}" for size, name in m["functions"]))
@@ -156,19 +162,33 @@ def details(cpu_name, m, scale, zp):
     return worst
 
 
-def main():
-    work = sys.argv[1]
-    scale, zp = logits_scale(f"{work}/kws_cmsis_params.h")
-    rows = [(name, measure(work, cpu)) for cpu, name in CPUS]
+def compare_model(work, model):
+    """Prints one model's table and details; returns whether it passed."""
+    print(f"\n## {model}\n")
+    scale, zp, count = logits_quantization(f"{work}/{model}/cmsis_params.h")
+    rows = [(name, measure(work, model, cpu)) for cpu, name in CPUS]
+    if any(m is None for _, m in rows):
+        print(f"FAIL: {model}: a run did not complete")
+        return False
     table(rows)
-    worst = max(details(name, m, scale, zp) for name, m in rows)
+    worst = max(details(name, m, scale, zp, count) for name, m in rows)
     same = rows[0][1]["cmsis"]["q"] == rows[1][1]["cmsis"]["q"]
-    print(f"\nCMSIS-NN logits identical on both CPUs: {'yes' if same else 'no'}")
-    print(f"largest onnxc / CMSIS-NN logit difference over both CPUs: {worst} step(s)")
+    print(f"\n{model}: CMSIS-NN logits identical on both CPUs: {'yes' if same else 'no'}")
+    print(f"{model}: largest onnxc / CMSIS-NN logit difference over both CPUs: {worst} step(s)")
     # Requantization rounding (CMSIS-NN rounds twice at the pool, onnxc once) explains a step or
     # two; more means one of the two builds computes another network.
     if worst > 2 or not same:
-        print("FAIL: the two builds disagree by more than rounding explains")
+        print(f"FAIL: {model}: the two builds disagree by more than rounding explains")
+        return False
+    return True
+
+
+def main():
+    if len(sys.argv) < 3:
+        raise SystemExit("usage: compare.py WORK_DIR MODEL...")
+    work, models = sys.argv[1], sys.argv[2:]
+    passed = [compare_model(work, model) for model in models]
+    if not all(passed):
         sys.exit(1)
 
 

@@ -1,15 +1,17 @@
-// The int8 DS-CNN of kws_int8.onnx (make_models.py) run with Arm's CMSIS-NN: the yardstick that
-// onnxc's build of the same model is measured against (compare_cmsis_nn.sh). The counterpart of
-// onnxc's generated kws_int8.cpp, with the same C entry point, so main_cmsis.cpp runs it the way
-// main.cpp runs onnxc's models:
-//   kws_cmsis_run(inputs, outputs, workspace)
-//     inputs[0]   float mfcc[1x1x49x10], quantized here as the graph's QuantizeLinear does
-//     outputs[0]  float logits[12], dequantized as the graph's last DequantizeLinear does
-//     outputs[1]  int8 logits[12] (before that dequantization)
-//     workspace   kws_cmsis_workspace_bytes(), 4-byte aligned: the two ping-pong activation
+// One of make_models.py's int8 networks (kws_int8, cnn_int8: convolutions with Relu, a global
+// average pool, a classifier) run with Arm's CMSIS-NN: the yardstick that onnxc's build of the
+// same model is measured against (compare_cmsis_nn.sh). The network is the table of
+// cmsis_params.h, which export_cmsis.py writes from the ONNX model (weights in CMSIS-NN's
+// layouts, int32 biases, per-channel multiplier/shift); this file walks it, the same code for
+// every model. The counterpart of onnxc's generated code, with the same C entry point, so
+// main_cmsis.cpp runs it the way main.cpp runs onnxc's models:
+//   cmsis_run(inputs, outputs, workspace)
+//     inputs[0]   the float input (NCHW, as the graph's), quantized here as the graph's
+//                 QuantizeLinear does, into NHWC
+//     outputs[0]  the float logits, dequantized as the graph's last DequantizeLinear does
+//     outputs[1]  the int8 logits (before that dequantization)
+//     workspace   cmsis_workspace_bytes(), 4-byte aligned: the two ping-pong activation
 //                 buffers, then one scratch buffer shared by every layer
-// Layer parameters (weights in CMSIS-NN's layouts, int32 biases, per-channel multiplier/shift)
-// come from the header export_kws.py writes from the ONNX model.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -17,11 +19,11 @@
 
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
-#include "kws_cmsis_params.h"
+#include "cmsis_params.h"
 
 namespace {
 
-using namespace kws_params;
+using namespace cmsis_params;
 
 constexpr std::size_t align4(std::size_t n) {
   return (n + 3) / 4 * 4;
@@ -106,8 +108,8 @@ arm_cmsis_nn_status run_conv(const ConvLayer& l, const cmsis_nn_context& ctx, co
 }
 
 // GlobalAveragePool: arm_avgpool_s8 over the whole plane keeps the input's quantization, so the
-// 64 averages are then requantized to the graph's pool output scale and zero point (what TFLite
-// would do with a QUANTIZE op after AVERAGE_POOL_2D; see export_kws.py).
+// averages are then requantized to the graph's pool output scale and zero point (what TFLite
+// would do with a QUANTIZE op after AVERAGE_POOL_2D; see export_cmsis.py).
 arm_cmsis_nn_status run_pool(const cmsis_nn_context& ctx, const int8_t* in, int8_t* out) {
   cmsis_nn_pool_params p = {};
   p.stride = {1, 1};
@@ -138,12 +140,16 @@ arm_cmsis_nn_status run_fc(const cmsis_nn_context& ctx, const int8_t* in, int8_t
 }
 
 // The graph's QuantizeLinear as onnxc computes it: x / scale in float, rounded half to even
-// (the default rounding mode), plus the zero point, saturated.
+// (the default rounding mode), plus the zero point, saturated; read in the graph's NCHW order and
+// written NHWC (kInput.c is a constant: with one channel, as kws_int8's, a plain copy loop).
 void quantize_input(const float* x, int8_t* q) {
-  const int32_t n = kInput.h * kInput.w * kInput.c;
-  for (int32_t i = 0; i < n; ++i) {
-    const float r = std::nearbyint(x[i] / kInputScale) + static_cast<float>(kInputZeroPoint);
-    q[i] = static_cast<int8_t>(std::min(127.0f, std::max(-128.0f, r)));
+  constexpr int32_t plane = kInput.h * kInput.w;
+  for (int32_t c = 0; c < kInput.c; ++c) {
+    for (int32_t i = 0; i < plane; ++i) {
+      const float r =
+          std::nearbyint(x[c * plane + i] / kInputScale) + static_cast<float>(kInputZeroPoint);
+      q[i * kInput.c + c] = static_cast<int8_t>(std::min(127.0f, std::max(-128.0f, r)));
+    }
   }
 }
 
@@ -154,11 +160,11 @@ void dequantize_logits(const int8_t* q, float* y) {
 
 }  // namespace
 
-extern "C" std::size_t kws_cmsis_workspace_bytes() {
+extern "C" std::size_t cmsis_workspace_bytes() {
   return kScratchOffset + static_cast<std::size_t>(scratch_bytes());
 }
 
-extern "C" int kws_cmsis_run(const void* const* inputs, void* const* outputs, void* workspace) {
+extern "C" int cmsis_run(const void* const* inputs, void* const* outputs, void* workspace) {
   int8_t* const base = static_cast<int8_t*>(workspace);
   int8_t* buffers[2] = {base, base + align4(kBufferABytes)};  // tensor i lives in buffer i % 2
   const cmsis_nn_context ctx = {base + kScratchOffset, scratch_bytes()};

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""Writes the C++ header kws_cmsis.cpp needs to run kws_int8.onnx (make_models.py) with CMSIS-NN:
-    export_kws.py MODEL.onnx HEADER.h
+"""Writes the C++ header network_cmsis.cpp needs to run one of make_models.py's int8 QDQ
+networks (kws_int8.onnx, cnn_int8.onnx: convolutions with Relu, GlobalAveragePool, Flatten, Gemm)
+with CMSIS-NN:
+    export_cmsis.py MODEL.onnx HEADER.h
 
-Reads the QDQ graph (QuantizeLinear -> DequantizeLinear around every activation, int8 weights
-dequantized per output channel, float biases) and converts each layer into CMSIS-NN's terms:
+The header is a table: the input's quantization, one row per convolution (network_cmsis.cpp walks
+them in order), the pool's and the classifier's parameters; the model's name (the file's stem) is
+the name the runs print. Reads the QDQ graph (QuantizeLinear -> DequantizeLinear around every
+activation, int8 weights dequantized per output channel, float biases) and converts each layer
+into CMSIS-NN's terms:
   - layouts: activations NHWC; conv filters [out_ch, kh, kw, in_ch]; depthwise [1, kh, kw, ch];
-    the Gemm's B [12, 64] (transB=1) is already CMSIS-NN's [out, in] filter;
+    the Gemm's B [N, C] (transB=1) is already CMSIS-NN's [out, in] filter;
   - biases: int32 in accumulator units, round_half_even(b / float32(x_scale * w_scale[c])) (the
     bias scale quantization tools store, a float32 product);
   - requantization: per output channel, multiplier and shift as TFLite's QuantizeMultiplier
@@ -14,16 +19,19 @@ dequantized per output channel, float biases) and converts each layer into CMSIS
   - offsets in CMSIS-NN's convention: input_offset = -x_zp, output_offset = y_zp;
   - Relu + QuantizeLinear(zp) as the clamp [max(-128, zp), 127]; without Relu [-128, 127].
 GlobalAveragePool: arm_avgpool_s8 averages int8 values in the input's quantization, but the graph
-quantizes the pool's output with a scale of its own (g_scale != pw3_scale). The header gives a
-per-tensor requantization (multiplier/shift of pool_in_scale / pool_out_scale) that kws_cmsis.cpp
-applies to the 64 averages after arm_avgpool_s8, as a separate int8 -> int8 requantize (TFLite's
+quantizes the pool's output with a scale of its own (g_scale != the last conv's scale). The header
+gives a per-tensor requantization (multiplier/shift of pool_in_scale / pool_out_scale) that
+network_cmsis.cpp applies to the averages after arm_avgpool_s8, as a separate int8 -> int8 requantize (TFLite's
 QUANTIZE op) would: two roundings where the graph has one (the mean is rounded to the input's step
 first), which costs at most about half an input step.
-The float input is quantized on the device (kws_cmsis.cpp) with the graph's input scale and zero
-point, the way onnxc's generated code does (x / scale in float, rounded half to even, saturated).
+The float input is quantized on the device (network_cmsis.cpp) with the graph's input scale and
+zero point, the way onnxc's generated code does (x / scale in float, rounded half to even,
+saturated); the graph's input is NCHW, so the same loop transposes it to NHWC (for one channel,
+as kws_int8's, that is the identity).
 """
 import hashlib
 import math
+import os
 import sys
 
 import numpy as np
@@ -122,9 +130,10 @@ def conv_layer(g, node, x_name, in_shape):
     depthwise = group > 1
     assert not depthwise or (group == c == w.shape[0] and w.shape[1] == 1), "only depthwise groups"
     # CMSIS-NN takes the top/left pads; the bottom/right ones follow from the output size (the
-    # last window may stop short of the declared pad: a stride-2 conv never reads that column).
-    assert 0 <= (out_h - 1) * stride[0] + kh - h - pads[0] <= pads[2]
-    assert 0 <= (out_w - 1) * stride[1] + kw - wd - pads[1] <= pads[3]
+    # last window may stop short of the declared pad, or of the input's last rows or columns: a
+    # stride-2 conv never reads them).
+    assert (out_h - 1) * stride[0] + kh - h - pads[0] <= pads[2]
+    assert (out_w - 1) * stride[1] + kw - wd - pads[1] <= pads[3]
     filt = w.transpose(1, 2, 3, 0) if depthwise else w.transpose(0, 2, 3, 1)
     y_scale, y_zp, relu, y_name = g.requantized_output(node.output[0])
     mult, shift = requantization(float(x_scale), w_scale, y_scale)
@@ -166,7 +175,7 @@ def read_network(model):
     classifier, in order."""
     g = Graph(model)
     n, c, h, w = g.input_shape
-    assert n == 1 and c == 1, "NCHW with one channel is NHWC: the input needs no transpose"
+    assert n == 1, "batch 1"
     quant = g.sole_consumer(g.input, "QuantizeLinear")
     net = dict(input_shape=(h, w, c), input_scale=float(g.inits[quant.input[1]]),
                input_zp=int(g.inits[quant.input[2]]), convs=[])
@@ -186,7 +195,7 @@ def read_network(model):
             net["fc"], x = fc_layer(g, node, x)
             return net
         else:
-            raise SystemExit(f"export_kws.py: unexpected {node.op_type}")
+            raise SystemExit(f"export_cmsis.py: unexpected {node.op_type}")
 
 
 def ping_pong(net):
@@ -229,15 +238,18 @@ def conv_source(i, layer):
 
 
 PREAMBLE = """\
-// Generated by examples/cortex-m/cmsis_nn/export_kws.py from {model} (sha256 {sha}).
-// Do not edit. The int8 DS-CNN of kws_int8.onnx in CMSIS-NN's terms (see export_kws.py):
+// Generated by examples/cortex-m/cmsis_nn/export_cmsis.py from {model} (sha256 {sha}).
+// Do not edit. The int8 network of {model} in CMSIS-NN's terms (see export_cmsis.py):
 // NHWC activations, filters [out, kh, kw, in] (depthwise [1, kh, kw, ch]), int32 biases,
 // per-channel multiplier/shift, offsets input_offset = -x_zp, output_offset = y_zp.
 #pragma once
 
 #include <cstdint>
 
-namespace kws_params {{
+namespace cmsis_params {{
+
+// The name the runs print (the model file's stem, as onnxc's --name).
+constexpr char kModelName[] = "{name}";
 
 struct Shape {{
   int32_t h, w, c;
@@ -257,7 +269,8 @@ struct ConvLayer {{
   const int32_t* shift;
 }};
 
-// The graph's input QuantizeLinear: q = saturate(round_half_even(x / kInputScale) + zp).
+// The graph's input QuantizeLinear: q = saturate(round_half_even(x / kInputScale) + zp), from
+// the float input in the graph's NCHW order to the first layer's NHWC.
 constexpr float kInputScale = {input_scale};
 constexpr int32_t kInputZeroPoint = {input_zp};
 constexpr Shape kInput = {{{ih}, {iw}, {ic}}};
@@ -304,7 +317,8 @@ def header(net, model_path):
     sha = hashlib.sha256(open(model_path, "rb").read()).hexdigest()
     buf_a, buf_b = ping_pong(net)
     ih, iw, ic = net["input_shape"]
-    text = PREAMBLE.format(model=model_path.split("/")[-1], sha=sha,
+    name = os.path.splitext(os.path.basename(model_path))[0]
+    text = PREAMBLE.format(model=os.path.basename(model_path), sha=sha, name=name,
                            input_scale=c_float(net["input_scale"]), input_zp=net["input_zp"],
                            ih=ih, iw=iw, ic=ic, buf_a=buf_a, buf_b=buf_b)
     rows = ""
@@ -314,12 +328,12 @@ def header(net, model_path):
         rows += row
     text += f"\nconstexpr ConvLayer kConvs[{len(net['convs'])}] = {{\n{rows}}};\n"
     text += pool_source(net["pool"]) + fc_source(net["fc"])
-    return text + "\n}  // namespace kws_params\n"
+    return text + "\n}  // namespace cmsis_params\n"
 
 
 def main():
     if len(sys.argv) != 3:
-        raise SystemExit("usage: export_kws.py MODEL.onnx HEADER.h")
+        raise SystemExit("usage: export_cmsis.py MODEL.onnx HEADER.h")
     net = read_network(onnx.load(sys.argv[1]))
     with open(sys.argv[2], "w") as f:
         f.write(header(net, sys.argv[1]))
