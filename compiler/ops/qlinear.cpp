@@ -289,6 +289,7 @@ struct QConvState : OpState {
   // QLinearConv: the int8 variant select-kernels chose (null: qlinear_conv_ref) and its params.
   const KernelVariant* variant = nullptr;
   QConvS8Params s8{};
+  size_t scratch_budget = 0;  // the target's (infer), for the depthwise scratch's form
 };
 
 void to3(const std::vector<int64_t>& v, int64_t fill, index_t* out) {
@@ -300,13 +301,17 @@ std::string arr3(const index_t* v) {
   return fmt::format("{{{}, {}, {}}}", v[0], v[1], v[2]);
 }
 
+// A ConvParams initializer: {batch, c_in, c_out, group, in, out, kernel, stride, dilation, pad, 0}.
+std::string conv_literal(const ConvParams& p) {
+  return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, 0}}", p.batch, p.c_in, p.c_out,
+                     p.group, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride),
+                     arr3(p.dilation), arr3(p.pad));
+}
+
 std::string qconv_literal(const QuantConvParams& q) {
-  const ConvParams& p = q.conv;
   return fmt::format(
-      "{{/*conv=*/{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, 0}}, /*w_zp_per_channel=*/{}, "
-      "/*w_scale_per_channel=*/{}, /*relu=*/{}}}",
-      p.batch, p.c_in, p.c_out, p.group, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride),
-      arr3(p.dilation), arr3(p.pad), q.w_zp_per_channel, q.w_scale_per_channel, q.relu);
+      "{{/*conv=*/{}, /*w_zp_per_channel=*/{}, /*w_scale_per_channel=*/{}, /*relu=*/{}}}",
+      conv_literal(q.conv), q.w_zp_per_channel, q.w_scale_per_channel, q.relu);
 }
 
 // Geometry of the convolution of input ix by weights iw; sets output 0 to `out_type`.
@@ -439,12 +444,10 @@ QConvS8Params s8_params(const Node& n, const QuantConvParams& q) {
 }
 
 std::string s8_literal(const QConvS8Params& s) {
-  const ConvParams& p = s.conv;
   return fmt::format(
-      "{{/*conv=*/{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, 0}}, /*k=*/{}, /*k_padded=*/{}, "
-      "/*x_zero_point=*/{}, /*y_zero_point=*/{}, /*y_min=*/{}}}",
-      p.batch, p.c_in, p.c_out, p.group, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride),
-      arr3(p.dilation), arr3(p.pad), s.k, s.k_padded, s.x_zero_point, s.y_zero_point, s.y_min);
+      "{{/*conv=*/{}, /*k=*/{}, /*k_padded=*/{}, /*x_zero_point=*/{}, /*y_zero_point=*/{}, "
+      "/*y_min=*/{}, /*dw_rows=*/{}}}",
+      conv_literal(s.conv), s.k, s.k_padded, s.x_zero_point, s.y_zero_point, s.y_min, s.dw_rows);
 }
 
 // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B.
@@ -457,6 +460,7 @@ class QLinearConvOp final : public OpHandler {
     for (size_t i : {1, 4, 6})
       if (!ctx.check_dtype(i, {DataType::kFloat})) return false;
     auto& s = ctx.make_state<QConvState>();
+    s.scratch_budget = ctx.target().scratch_budget();
     const Value* y_zp = ctx.input(7);
     if (!conv_geometry(ctx, 0, 3, y_zp->dtype, s.p.conv)) return false;
     const int64_t c_out = s.p.conv.c_out;
@@ -495,6 +499,7 @@ class QLinearConvOp final : public OpHandler {
     KernelQuery q;
     const bool depthwise = is_depthwise(s.p.conv);
     if ((s.p.conv.group != 1 && !depthwise) || !s8_variants_fit(node, s.p)) return q;
+    if (depthwise && s.p.conv.kernel[1] > kQDwMaxWindowRows) return q;
     q.dtype = "s8";
     q.families = {depthwise ? "qdwconv" : "qconv"};
     q.conv = &s.p.conv;
@@ -505,8 +510,15 @@ class QLinearConvOp final : public OpHandler {
     auto& s = static_cast<QConvState&>(*node.state);
     s.variant = &v;
     s.s8 = s8_params(node, s.p);
-    return static_cast<size_t>(is_depthwise(s.p.conv) ? qdwconv_scratch_bytes(s.s8)
-                                                      : qconv_scratch_bytes(s.s8));
+    if (!is_depthwise(s.p.conv)) return static_cast<size_t>(qconv_scratch_bytes(s.s8));
+    // The whole padded plane (the faster form) while it takes at most 1/16 of the target's
+    // scratch budget (1 KiB on a Cortex-M4), else the ring of rows one output row spans: a
+    // larger plane would weigh on a microcontroller's peak RAM.
+    const index_t element_bytes = v.isa == Isa::dsp ? 2 : 1;  // the dsp rows keep int16 rows
+    s.s8.dw_rows = qdw_plane_rows(s.s8);
+    if (static_cast<size_t>(qdwconv_scratch_bytes(s.s8, element_bytes)) > s.scratch_budget / 16)
+      s.s8.dw_rows = qdw_ring_rows(s.s8);
+    return static_cast<size_t>(qdwconv_scratch_bytes(s.s8, element_bytes));
   }
   // The channel constants replace B (input 8); group-1 weights are packed for the 2x2 tiles.
   std::vector<PackedInput> packed_inputs(const Node& node) const override {

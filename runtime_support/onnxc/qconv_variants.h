@@ -20,10 +20,12 @@
 //       per step, 4 int32 accumulators. __dsp (Arm DSP extension: Cortex-M4, M7, M33) does two
 //       multiply-adds per SMLAD. Scratch: qconv_scratch_bytes(p), the two columns interleaved.
 //   s8_qdwconv_3x3__dsp, s8_qdwconv_3x3__scalar, s8_qdwconv_any__scalar
-//       depthwise (group = C = M), natural weight layout; each channel's input is copied into a
-//       plane padded with x_zero_point (scratch: qdwconv_scratch_bytes(p)), so every window is
-//       read without bounds checks (3x3: unrolled, the 9 weights in registers). __dsp keeps the
-//       plane in int16 and does each window row as one SMLAD (taps 0, 1) and one multiply-add.
+//       depthwise (group = C = M, at most kQDwMaxWindowRows window rows), natural weight layout;
+//       each channel's input is copied, padded with x_zero_point, into the whole padded plane or
+//       (p.dw_rows: the compiler's choice) a ring of the rows one output row's windows span
+//       (scratch: qdwconv_scratch_bytes(p)), so every window is read without bounds checks (3x3:
+//       unrolled, the 9 weights in registers). __dsp keeps the rows in int16 and does each
+//       window row as one SMLAD (taps 0, 1) and one multiply-add.
 // No heap; stack below 256 bytes.
 #ifndef ONNXC_QCONV_VARIANTS_H
 #define ONNXC_QCONV_VARIANTS_H
@@ -50,6 +52,9 @@ struct QConvS8Params {
   int32_t x_zero_point;  // what padding taps read
   int32_t y_zero_point;
   int32_t y_min;  // -128, or y_zero_point under a fused Relu
+  // Depthwise: the padded input rows the scratch holds, chosen by the compiler: the whole padded
+  // plane (qdw_plane_rows), or a ring of the rows one output row's windows span (qdw_ring_rows).
+  index_t dw_rows;
 };
 
 // One output channel's constants, kQConvChannelWords int32: the accumulator starts at the folded
@@ -136,22 +141,31 @@ inline index_t qconv_scratch_bytes(const QConvS8Params& p) {
   return 2 * p.k_padded * static_cast<index_t>(sizeof(int16_t));
 }
 
-// The depthwise variants' padded input plane along dim d (1: rows, 2: columns): leading padding,
-// the input, and as much trailing padding as the last window reaches.
-inline index_t qdw_plane_extent(const QConvS8Params& p, int d) {
-  const ConvParams& c = p.conv;
-  const index_t reach = (c.out[d] - 1) * c.stride[d] + (c.kernel[d] - 1) * c.dilation[d] + 1;
-  return reach > c.pad[d] + c.in[d] ? reach : c.pad[d] + c.in[d];
-}
-inline index_t qdw_plane_rows(const QConvS8Params& p) {
-  return qdw_plane_extent(p, 1);
-}
+// The width of the depthwise variants' padded rows: leading padding, the input, and as much
+// trailing padding as the last window reaches.
 inline index_t qdw_plane_width(const QConvS8Params& p) {
-  return qdw_plane_extent(p, 2);
+  const ConvParams& c = p.conv;
+  const index_t reach = (c.out[2] - 1) * c.stride[2] + (c.kernel[2] - 1) * c.dilation[2] + 1;
+  return reach > c.pad[2] + c.in[2] ? reach : c.pad[2] + c.in[2];
 }
-// Scratch of s8_qdwconv_*: one padded plane of int16 (the dsp row's; the others use half).
-inline index_t qdwconv_scratch_bytes(const QConvS8Params& p) {
-  return (qdw_plane_rows(p) * qdw_plane_width(p) * 2 + 3) / 4 * 4;
+// The depthwise variants take windows of at most this many rows (describe_kernel_query's limit).
+constexpr index_t kQDwMaxWindowRows = 16;
+// The rows of the whole padded plane: leading padding, the input, and as many trailing rows as
+// the last window reaches.
+inline index_t qdw_plane_rows(const QConvS8Params& p) {
+  const ConvParams& c = p.conv;
+  const index_t reach = (c.out[1] - 1) * c.stride[1] + (c.kernel[1] - 1) * c.dilation[1] + 1;
+  return reach > c.pad[1] + c.in[1] ? reach : c.pad[1] + c.in[1];
+}
+// The padded rows one output row's windows span: the ring the depthwise variants keep when the
+// scratch does not hold the whole plane.
+inline index_t qdw_ring_rows(const QConvS8Params& p) {
+  return (p.conv.kernel[1] - 1) * p.conv.dilation[1] + 1;
+}
+// Scratch of s8_qdwconv_*: dw_rows padded rows of `element_bytes` each (2: the dsp rows keep
+// int16 rows for SMLAD; 1: the scalar rows).
+inline index_t qdwconv_scratch_bytes(const QConvS8Params& p, index_t element_bytes) {
+  return (p.dw_rows * qdw_plane_width(p) * element_bytes + 3) / 4 * 4;
 }
 
 namespace qconv_detail {
@@ -365,78 +379,91 @@ inline void qconv_2x2(const QConvS8Params& params, const int8_t* x, const int8_t
   }
 }
 
-// The padded plane of a depthwise channel: the input plane with its padding filled with
-// x_zero_point, so every window reads it unchecked and the folded bias cancels the padding.
-// T: int8_t, or int16_t for windows that multiply int16 pairs. The padding is the same for every
-// channel: fill_plane() writes x_zero_point everywhere once, copy_plane() then the inside per
-// channel.
+// Loads row `r` of a depthwise channel's padded plane (the input plane with its padding filled
+// with x_zero_point, so every window reads it unchecked and the folded bias cancels the padding)
+// into `dst`. T: int8_t, or int16_t for windows that multiply int16 pairs. Its geometry is read
+// from the params once per call of the kernel.
 template <typename T>
-inline void fill_plane(const QConvS8Params& p, T* plane) {
-  const index_t n = qdw_plane_width(p) * qdw_plane_rows(p);
-  for (index_t i = 0; i < n; ++i) plane[i] = static_cast<T>(p.x_zero_point);
-}
+struct PlaneRows {
+  index_t width, left, in_w, in_h, top;
+  T zero_point;
 
-template <typename T>
-inline void copy_plane(const QConvS8Params& p, const int8_t* xc, T* plane) {
-  const ConvParams& c = p.conv;
-  const index_t width = qdw_plane_width(p), in_h = c.in[1], in_w = c.in[2];
-  T* dst = plane + c.pad[1] * width + c.pad[2];
-  for (index_t r = 0; r < in_h; ++r, dst += width, xc += in_w)
-    for (index_t j = 0; j < in_w; ++j) dst[j] = static_cast<T>(xc[j]);
-}
+  explicit PlaneRows(const QConvS8Params& p)
+      : width(qdw_plane_width(p)),
+        left(p.conv.pad[2]),
+        in_w(p.conv.in[2]),
+        in_h(p.conv.in[1]),
+        top(p.conv.pad[1]),
+        zero_point(static_cast<T>(p.x_zero_point)) {}
+
+  ONNXC_ALWAYS_INLINE void load(const int8_t* xc, index_t r, T* dst) const {
+    const index_t ih = r - top;
+    if (ih < 0 || ih >= in_h) {
+      for (index_t j = 0; j < width; ++j) dst[j] = zero_point;
+      return;
+    }
+    const int8_t* src = xc + ih * in_w;
+    for (index_t j = 0; j < left; ++j) dst[j] = zero_point;
+    for (index_t j = 0; j < in_w; ++j) dst[left + j] = static_cast<T>(src[j]);
+    for (index_t j = left + in_w; j < width; ++j) dst[j] = zero_point;
+  }
+};
 
 // The window sum of a KxK depthwise channel in plain C++ (KH, KW > 0: unrolled, the weights in
-// registers; 0: the params' sizes). `src` is the window's top-left tap in the padded plane.
+// registers; 0: the params' sizes). rows[kh] is the padded row of window row kh, `col` the
+// window's first column.
 template <int KH, int KW>
 struct DwWindowScalar {
   using Elem = int8_t;
+  static constexpr int kRows = KH;  // 0: the params' height
   int32_t taps[KH > 0 ? KH* KW : 1];
   const int8_t* weights;
-  index_t kh_n, kw_n, row_step, col_step;
+  index_t kh_n, kw_n, col_step;
 
   DwWindowScalar(const QConvS8Params& p, const int8_t* wc)
       : weights(wc),
         kh_n(KH > 0 ? KH : p.conv.kernel[1]),
         kw_n(KW > 0 ? KW : p.conv.kernel[2]),
-        row_step(p.conv.dilation[1] * qdw_plane_width(p)),
         col_step(p.conv.dilation[2]) {
     if constexpr (KH > 0)
 #pragma GCC unroll 64
       for (int t = 0; t < KH * KW; ++t) taps[t] = wc[t];
   }
-  ONNXC_ALWAYS_INLINE uint32_t sum(const int8_t* src, uint32_t acc) const {
+  ONNXC_ALWAYS_INLINE uint32_t sum(const int8_t* const* rows, index_t col, uint32_t acc) const {
 #pragma GCC unroll 8  // a fixed window unrolls fully: its taps stay in registers
-    for (index_t kh = 0; kh < kh_n; ++kh)
+    for (index_t kh = 0; kh < kh_n; ++kh) {
+      const int8_t* src = rows[kh] + col;
 #pragma GCC unroll 8
       for (index_t kw = 0; kw < kw_n; ++kw) {
         const int32_t w = KH > 0 ? taps[kh * KW + kw] : int32_t{weights[kh * kw_n + kw]};
-        acc += static_cast<uint32_t>(int32_t{src[kh * row_step + kw * col_step]} * w);
+        acc += static_cast<uint32_t>(int32_t{src[kw * col_step]} * w);
       }
+    }
     return acc;
   }
 };
 
 #if defined(__ARM_FEATURE_DSP)
-// A 3x3 window with SMLAD: per row, the int16 pair (x0, x1) of the padded int16 plane times the
+// A 3x3 window with SMLAD: per row, the int16 pair (x0, x1) of the padded int16 row times the
 // weight pair (w0, w1) in one SMLAD, then x2 * w2. Dilation 1 along the row (pairs are adjacent).
 struct DwWindow3x3Dsp {
   using Elem = int16_t;
+  static constexpr int kRows = 3;
   int16x2_t pairs[3];
   int32_t lasts[3];
-  index_t row_step;
 
-  DwWindow3x3Dsp(const QConvS8Params& p, const int8_t* wc)
-      : row_step(p.conv.dilation[1] * qdw_plane_width(p)) {
+  DwWindow3x3Dsp(const QConvS8Params&, const int8_t* wc) {
     for (int r = 0; r < 3; ++r) {
       pairs[r] = static_cast<int16x2_t>((static_cast<uint32_t>(wc[3 * r]) & 0xFFFFu) |
                                         (static_cast<uint32_t>(wc[3 * r + 1]) << 16));
       lasts[r] = wc[3 * r + 2];
     }
   }
-  ONNXC_ALWAYS_INLINE uint32_t sum(const int16_t* src, uint32_t acc) const {
+  ONNXC_ALWAYS_INLINE uint32_t sum(const int16_t* const* rows, index_t col, uint32_t acc) const {
     int32_t a = static_cast<int32_t>(acc);
 #pragma GCC unroll 3
-    for (int r = 0; r < 3; ++r, src += row_step) {
+    for (int r = 0; r < 3; ++r) {
+      const int16_t* src = rows[r] + col;
       int16x2_t x;
       std::memcpy(&x, src, 4);  // unaligned where the window starts at an odd column: allowed
       a = __smlad(pairs[r], x, a);
@@ -447,34 +474,104 @@ struct DwWindow3x3Dsp {
 };
 #endif
 
-// Every depthwise channel: its input copied into the padded plane, then per output the Window's
-// sum from the folded bias, requantized.
+// Every depthwise channel: per output row, the padded rows its windows read are loaded into a
+// ring of qdw_ring_rows rows (each plane row once: a stride-1 step loads one row), then per
+// output the Window's sum from the folded bias, requantized.
 template <typename Window>
-inline void qdwconv(const QConvS8Params& params, const int8_t* x, const int8_t* w,
-                    const int32_t* channels, int8_t* y, void* scratch) {
+inline void qdwconv_ring(const QConvS8Params& params, const int8_t* x, const int8_t* w,
+                         const int32_t* channels, int8_t* y, void* scratch) {
+  using Elem = typename Window::Elem;
   // Locals, not reads of params: the int8 stores below may alias anything.
   const ConvParams& c = params.conv;
   const index_t in_plane = c.in[1] * c.in[2], out_h = c.out[1], out_w = c.out[2];
-  const index_t taps = c.kernel[1] * c.kernel[2], width = qdw_plane_width(params);
-  const index_t row_stride = c.stride[1] * width, col_stride = c.stride[2];
-  const index_t channel_count = c.batch * c.c_out;
+  const index_t taps = c.kernel[1] * c.kernel[2];
+  const PlaneRows<Elem> plane(params);
+  const index_t width = plane.width;
+  const index_t window_rows = c.kernel[1], row_dilation = c.dilation[1];
+  const index_t ring_rows = params.dw_rows, row_stride = c.stride[1];
+  const index_t col_stride = c.stride[2], channel_count = c.batch * c.c_out;
   const int32_t y_zero_point = params.y_zero_point, y_min = params.y_min;
-  auto* plane = static_cast<typename Window::Elem*>(scratch);
-  fill_plane(params, plane);
+  Elem* ring = static_cast<Elem*>(scratch);
+  const Elem* rows[kQDwMaxWindowRows];
   for (index_t nc = 0; nc < channel_count; ++nc) {  // batch x channels (C = M: same planes)
     const index_t ch = nc % c.c_out;
-    copy_plane(params, x + nc * in_plane, plane);
+    const int8_t* xc = x + nc * in_plane;
     const Window window(params, w + ch * taps);
     const int32_t* channel = channels + ch * kQConvChannelWords;
     const uint32_t bias = static_cast<uint32_t>(channel[kFoldedBias]);
     const Requant q = requant_of(channel, y_zero_point, y_min);
     int8_t* yc = y + nc * out_h * out_w;
+    // Plane row r lives in ring slot r % ring_rows; the slots advance by wrapping additions.
+    index_t next_row = 0, next_slot = 0;  // the next plane row to load, and its slot
+    index_t first_slot = 0;               // the slot of the output row's first window row
     for (index_t oh = 0; oh < out_h; ++oh) {
-      const auto* row = plane + oh * row_stride;
+      const index_t first = oh * row_stride, last = first + (window_rows - 1) * row_dilation;
+      for (; next_row < first; ++next_row)  // rows a stride skips: not loaded, slots kept
+        next_slot = next_slot + 1 == ring_rows ? 0 : next_slot + 1;
+      for (; next_row <= last; ++next_row) {
+        plane.load(xc, next_row, ring + next_slot * width);
+        next_slot = next_slot + 1 == ring_rows ? 0 : next_slot + 1;
+      }
+      for (index_t kh = 0, slot = first_slot; kh < window_rows; ++kh) {
+        rows[kh] = ring + slot * width;
+        slot += row_dilation;
+        if (slot >= ring_rows) slot -= ring_rows;
+      }
+      for (first_slot += row_stride; first_slot >= ring_rows;) first_slot -= ring_rows;
       for (index_t ow = 0; ow < out_w; ++ow, ++yc)
-        *yc = requantize(static_cast<int32_t>(window.sum(row + ow * col_stride, bias)), q);
+        *yc = requantize(static_cast<int32_t>(window.sum(rows, ow * col_stride, bias)), q);
     }
   }
+}
+
+// Every depthwise channel with the whole padded plane in scratch: its padding written once per
+// call, each channel's input copied inside it, then per output the Window's sum over rows a
+// fixed stride apart (no per-row bookkeeping: the faster form, for planes small enough).
+template <typename Window>
+inline void qdwconv_plane(const QConvS8Params& params, const int8_t* x, const int8_t* w,
+                          const int32_t* channels, int8_t* y, void* scratch) {
+  using Elem = typename Window::Elem;
+  // Locals, not reads of params: the int8 stores below may alias anything.
+  const ConvParams& c = params.conv;
+  const index_t in_plane = c.in[1] * c.in[2], out_h = c.out[1], out_w = c.out[2];
+  const index_t taps = c.kernel[1] * c.kernel[2], width = qdw_plane_width(params);
+  const index_t plane_size = qdw_plane_rows(params) * width, in_h = c.in[1], in_w = c.in[2];
+  const index_t window_rows = c.kernel[1], row_step = c.dilation[1] * width;
+  const index_t row_stride = c.stride[1] * width, col_stride = c.stride[2];
+  const index_t channel_count = c.batch * c.c_out;
+  const int32_t y_zero_point = params.y_zero_point, y_min = params.y_min;
+  Elem* plane = static_cast<Elem*>(scratch);
+  Elem* inside = plane + c.pad[1] * width + c.pad[2];
+  for (index_t i = 0; i < plane_size; ++i) plane[i] = static_cast<Elem>(params.x_zero_point);
+  const Elem* rows[kQDwMaxWindowRows];
+  for (index_t nc = 0; nc < channel_count; ++nc) {  // batch x channels (C = M: same planes)
+    const index_t ch = nc % c.c_out;
+    const int8_t* xc = x + nc * in_plane;
+    for (index_t r = 0; r < in_h; ++r)
+      for (index_t j = 0; j < in_w; ++j)
+        inside[r * width + j] = static_cast<Elem>(xc[r * in_w + j]);
+    const Window window(params, w + ch * taps);
+    const int32_t* channel = channels + ch * kQConvChannelWords;
+    const uint32_t bias = static_cast<uint32_t>(channel[kFoldedBias]);
+    const Requant q = requant_of(channel, y_zero_point, y_min);
+    int8_t* yc = y + nc * out_h * out_w;
+    for (index_t kh = 0; kh < window_rows; ++kh) rows[kh] = plane + kh * row_step;
+    for (index_t oh = 0; oh < out_h; ++oh) {
+      for (index_t ow = 0; ow < out_w; ++ow, ++yc)
+        *yc = requantize(static_cast<int32_t>(window.sum(rows, ow * col_stride, bias)), q);
+      for (index_t kh = 0; kh < window_rows; ++kh) rows[kh] += row_stride;
+    }
+  }
+}
+
+// The compiler's choice of scratch (params.dw_rows) picks the form.
+template <typename Window>
+inline void qdwconv(const QConvS8Params& params, const int8_t* x, const int8_t* w,
+                    const int32_t* channels, int8_t* y, void* scratch) {
+  if (params.dw_rows >= qdw_plane_rows(params))
+    qdwconv_plane<Window>(params, x, w, channels, y, scratch);
+  else
+    qdwconv_ring<Window>(params, x, w, channels, y, scratch);
 }
 
 }  // namespace qconv_detail

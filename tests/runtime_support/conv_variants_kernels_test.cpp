@@ -12,19 +12,16 @@
 #include <string>
 
 #include "ir/target.h"
+#include "support/host_tools.h"
 
 namespace fs = std::filesystem;
 using namespace onnxc;
 
 namespace {
 
+using onnxc::testing::have_program;
 std::string cxx() {
-  const char* env = std::getenv("CXX");
-  return env && *env ? env : "c++";
-}
-
-bool have(const char* program) {
-  return std::system((std::string("command -v ") + program + " >/dev/null 2>&1").c_str()) == 0;
+  return onnxc::testing::host_cxx();
 }
 
 // Builds the checker with `compiler` and `flags`, runs it (through `runner`) and returns its
@@ -71,7 +68,7 @@ TEST_CASE("conv tiles dispatched at run time: each ISA copy of the baseline buil
 
 TEST_CASE("conv variants for aarch64 under qemu (when a cross compiler is installed)",
           "[kernels][conv][aarch64]") {
-  if (!have("aarch64-linux-gnu-g++") || !have("qemu-aarch64")) {
+  if (!have_program("aarch64-linux-gnu-g++") || !have_program("qemu-aarch64")) {
     WARN("aarch64-linux-gnu-g++ or qemu-aarch64 missing: NEON variants not run");
     return;
   }

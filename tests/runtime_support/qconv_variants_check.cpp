@@ -23,7 +23,8 @@ using QConvFn = void (*)(const QConvS8Params&, const int8_t*, const int8_t*, con
 struct Compiled {
   const char* name;
   const char* op;
-  int window;  // the KxK window the row takes (0: any)
+  int window;            // the KxK window the row takes (0: any)
+  int dw_element_bytes;  // depthwise rows: the bytes of a scratch row element (the compiler's)
   QConvFn fn;
 };
 
@@ -50,11 +51,15 @@ struct Compiled {
 constexpr int window_of(const char* fits, const char* tile) {
   return fits[0] == 'w' ? tile[0] - '0' : 0;
 }
-#define ONNXC_COMPILED_AS(fn, op, fits, tile) \
-  { #fn, #op, window_of(#fits, #tile), fn }
+// As the compiler sizes depthwise scratch (QLinearConv's use_kernel): int16 rows for dsp rows.
+constexpr int element_bytes_of(const char* isa) {
+  return isa[0] == 'd' ? 2 : 1;
+}
+#define ONNXC_COMPILED_AS(fn, op, fits, tile, isa) \
+  { #fn, #op, window_of(#fits, #tile), element_bytes_of(#isa), fn }
 #define ONNXC_COMPILED(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
   ONNXC_IF_OP_##op(                                                                         \
-      ONNXC_IF_ISA_##isa(ONNXC_COMPILED_AS(dtype##_##op##_##tile##__##isa, op, fits, tile)))
+      ONNXC_IF_ISA_##isa(ONNXC_COMPILED_AS(dtype##_##op##_##tile##__##isa, op, fits, tile, isa)))
 const Compiled kCompiled[] = {ONNXC_KERNEL_VARIANTS(ONNXC_COMPILED)};
 #undef ONNXC_COMPILED
 #undef ONNXC_COMPILED_AS
@@ -116,6 +121,43 @@ ConvParams geometry(const Case& c) {
 }
 
 // Runs every compiled row that takes case `c` against the reference; false on a mismatch.
+// Runs row v on the prepared case against g_want: the outputs, and that neither the output nor
+// the scratch the compiler plans is written past.
+bool run_variant(const Compiled& v, const QConvS8Params& s, bool depthwise, int index, index_t y_n,
+                 int* runs) {
+  const ConvParams& p = s.conv;
+  if (std::strcmp(v.op, depthwise ? "qdwconv" : "qconv") != 0) return true;
+  if (v.window && (p.kernel[1] != v.window || p.kernel[2] != v.window)) return true;
+  bool ok = true;
+  std::memset(g_got, 0x5A, sizeof(g_got));
+  // The scratch the compiler plans, followed by a painted guard that must stay untouched.
+  const index_t bytes =
+      depthwise ? qdwconv_scratch_bytes(s, v.dw_element_bytes) : qconv_scratch_bytes(s);
+  unsigned char* scratch = reinterpret_cast<unsigned char*>(g_scratch);
+  std::memset(scratch, 0xA5, sizeof(g_scratch));
+  v.fn(s, g_x, depthwise ? g_w : g_w_packed, g_channels, g_got, scratch);
+  for (index_t i = bytes; i < bytes + 64; ++i)
+    if (scratch[i] != 0xA5) {
+      std::printf("FAIL %s case %d: wrote past its %d bytes of scratch\n", v.name, index,
+                  static_cast<int>(bytes));
+      ok = false;
+      break;
+    }
+  ++runs[&v - kCompiled];
+  for (index_t i = 0; i < y_n; ++i)
+    if (g_got[i] != g_want[i]) {
+      std::printf("FAIL %s case %d: output %d is %d, the reference %d\n", v.name, index,
+                  static_cast<int>(i), g_got[i], g_want[i]);
+      ok = false;
+      break;
+    }
+  if (g_got[y_n] != 0x5A) {
+    std::printf("FAIL %s case %d: wrote past the output\n", v.name, index);
+    ok = false;
+  }
+  return ok;
+}
+
 bool check_case(const Case& c, int index, int* runs) {
   Random rng{static_cast<uint32_t>(1234 + 77 * index)};
   QuantConvParams q{};
@@ -145,24 +187,13 @@ bool check_case(const Case& c, int index, int* runs) {
   qconv_channels(s, g_w, bias, x_scale, g_w_scale, c.per_channel, y_scale, m_padded, g_channels);
   pack_qconv_weights(s, g_w, m_padded, g_w_packed);
   bool ok = true;
-  for (const Compiled& v : kCompiled) {
-    if (std::strcmp(v.op, depthwise ? "qdwconv" : "qconv") != 0) continue;
-    if (v.window && (p.kernel[1] != v.window || p.kernel[2] != v.window)) continue;
-    std::memset(g_got, 0x5A, sizeof(g_got));
-    v.fn(s, g_x, depthwise ? g_w : g_w_packed, g_channels, g_got, g_scratch);
-    ++runs[&v - kCompiled];
-    for (index_t i = 0; i < y_n; ++i)
-      if (g_got[i] != g_want[i]) {
-        std::printf("FAIL %s case %d: output %d is %d, the reference %d\n", v.name, index,
-                    static_cast<int>(i), g_got[i], g_want[i]);
-        ok = false;
-        break;
-      }
-    if (g_got[y_n] != 0x5A) {
-      std::printf("FAIL %s case %d: wrote past the output\n", v.name, index);
-      ok = false;
+  // Depthwise rows run twice: with the whole padded plane in scratch, and with the ring of rows.
+  const index_t dw_forms[2] = {qdw_plane_rows(s), qdw_ring_rows(s)};
+  for (const Compiled& v : kCompiled)
+    for (int form = 0; form < (depthwise ? 2 : 1); ++form) {
+      s.dw_rows = dw_forms[form];
+      ok &= run_variant(v, s, depthwise, index, y_n, runs);
     }
-  }
   return ok;
 }
 

@@ -13,17 +13,15 @@
 #include <sstream>
 #include <string>
 
+#include "support/host_tools.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
+using onnxc::testing::have_program;
 std::string cxx() {
-  const char* env = std::getenv("CXX");
-  return env && *env ? env : "c++";
-}
-
-bool have(const char* program) {
-  return std::system((std::string("command -v ") + program + " >/dev/null 2>&1").c_str()) == 0;
+  return onnxc::testing::host_cxx();
 }
 
 fs::path work_dir() {
@@ -64,7 +62,7 @@ TEST_CASE("int8 conv variants match qlinear_conv_ref bit for bit on the host", "
 }
 
 TEST_CASE("int8 conv variants on the Cortex-M4F and M0+ under QEMU", "[kernels][qconv][qemu]") {
-  if (!have("arm-none-eabi-g++") || !have("qemu-system-arm")) {
+  if (!have_program("arm-none-eabi-g++") || !have_program("qemu-system-arm")) {
     WARN("arm-none-eabi-g++ or qemu-system-arm missing: the dsp rows are not run");
     return;
   }
