@@ -446,8 +446,22 @@ QConvS8Params s8_params(const Node& n, const QuantConvParams& q) {
 std::string s8_literal(const QConvS8Params& s) {
   return fmt::format(
       "{{/*conv=*/{}, /*k=*/{}, /*k_padded=*/{}, /*x_zero_point=*/{}, /*y_zero_point=*/{}, "
-      "/*y_min=*/{}, /*dw_rows=*/{}}}",
-      conv_literal(s.conv), s.k, s.k_padded, s.x_zero_point, s.y_zero_point, s.y_min, s.dw_rows);
+      "/*y_min=*/{}, /*dw_rows=*/{}, /*ties=*/{}}}",
+      conv_literal(s.conv), s.k, s.k_padded, s.x_zero_point, s.y_zero_point, s.y_min, s.dw_rows,
+      s.ties);
+}
+
+// The per-channel rows the int8 variants read (qconv_channels), padded to the 2x2 tiles' even
+// channel count for group-1 convolutions.
+Tensor channel_rows(const Node& node, const QConvState& s) {
+  const index_t m_padded = is_depthwise(s.p.conv) ? s.p.conv.c_out : qconv_padded_channels(s.s8);
+  const Tensor* bias = constant_input(node, 8);
+  Tensor channels = Tensor::zeros(DataType::kInt32, {m_padded, kQConvChannelWords});
+  qconv_channels(s.s8, constant_input(node, 3)->as<int8_t>(), bias ? bias->as<int32_t>() : nullptr,
+                 constant_input(node, 1)->as<float>()[0], constant_input(node, 4)->as<float>(),
+                 s.p.w_scale_per_channel, constant_input(node, 6)->as<float>()[0], m_padded,
+                 channels.as<int32_t>());
+  return channels;
 }
 
 // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B.
@@ -510,6 +524,7 @@ class QLinearConvOp final : public OpHandler {
     auto& s = static_cast<QConvState&>(*node.state);
     s.variant = &v;
     s.s8 = s8_params(node, s.p);
+    s.s8.ties = qconv_ties_possible(s.s8, channel_rows(node, s).as<int32_t>(), s.p.conv.c_out);
     if (!is_depthwise(s.p.conv)) return static_cast<size_t>(qconv_scratch_bytes(s.s8));
     // The whole padded plane (the faster form) while it takes at most 1/16 of the target's
     // scratch budget (1 KiB on a Cortex-M4), else the ring of rows one output row spans: a
@@ -525,17 +540,11 @@ class QLinearConvOp final : public OpHandler {
     const auto& s = node.state_as<QConvState>();
     if (!s.variant) return {};
     const bool depthwise = is_depthwise(s.p.conv);
-    const index_t m_padded = depthwise ? s.p.conv.c_out : qconv_padded_channels(s.s8);
-    const int8_t* w = constant_input(node, 3)->as<int8_t>();
-    const Tensor* bias = constant_input(node, 8);
-    Tensor channels = Tensor::zeros(DataType::kInt32, {m_padded, kQConvChannelWords});
-    qconv_channels(s.s8, w, bias ? bias->as<int32_t>() : nullptr,
-                   constant_input(node, 1)->as<float>()[0], constant_input(node, 4)->as<float>(),
-                   s.p.w_scale_per_channel, constant_input(node, 6)->as<float>()[0], m_padded,
-                   channels.as<int32_t>());
     std::vector<PackedInput> out;
-    out.push_back({8, std::move(channels)});
+    out.push_back({8, channel_rows(node, s)});
     if (!depthwise) {
+      const index_t m_padded = qconv_padded_channels(s.s8);
+      const int8_t* w = constant_input(node, 3)->as<int8_t>();
       Tensor packed = Tensor::zeros(DataType::kInt8, {m_padded, s.s8.k_padded});
       pack_qconv_weights(s.s8, w, m_padded, packed.as<int8_t>());
       out.push_back({3, std::move(packed)});
@@ -547,8 +556,13 @@ class QLinearConvOp final : public OpHandler {
     if (s.variant) {
       ctx.include(s.variant->header);
       ctx.line("static constexpr onnxc::QConvS8Params p = {};", s8_literal(s.s8));
-      ctx.line("onnxc::{}(p, {}, /*w=*/{}, /*channels=*/{}, {}, {});", s.variant->name, ctx.in(0),
-               ctx.in(3), ctx.in(8), ctx.out(0), ctx.scratch());
+      // The forms use_kernel chose, as template arguments (only they are compiled in).
+      const std::string form = is_depthwise(s.p.conv)
+                                   ? fmt::format("/*ties=*/{}, /*whole_plane=*/{}", s.s8.ties,
+                                                 s.s8.dw_rows == qdw_plane_rows(s.s8))
+                                   : fmt::format("/*ties=*/{}", s.s8.ties);
+      ctx.line("onnxc::{}<{}>(p, {}, /*w=*/{}, /*channels=*/{}, {}, {});", s.variant->name, form,
+               ctx.in(0), ctx.in(3), ctx.in(8), ctx.out(0), ctx.scratch());
       return;
     }
     ctx.include("onnxc/quantize.h");

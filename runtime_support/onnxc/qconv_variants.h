@@ -55,6 +55,10 @@ struct QConvS8Params {
   // Depthwise: the padded input rows the scratch holds, chosen by the compiler: the whole padded
   // plane (qdw_plane_rows), or a ring of the rows one output row's windows span (qdw_ring_rows).
   index_t dw_rows;
+  // Whether some output can be an exact half step (qconv_ties_possible): only then do the
+  // kernels check for ties, which round to even. The variants take it (and, depthwise, whether
+  // dw_rows is the whole plane) as template arguments as well, so that only one form is built.
+  bool ties;
 };
 
 // One output channel's constants, kQConvChannelWords int32: the accumulator starts at the folded
@@ -116,6 +120,27 @@ inline void qconv_channels(const QConvS8Params& p, const int8_t* w, const int32_
     row[kFoldedBias] = static_cast<int32_t>(b - static_cast<uint32_t>(p.x_zero_point) * sum);
     set_channel_multiplier(row, f);
   }
+}
+
+// Whether some output of the convolution can be an exact half step before rounding. The sum
+// acc * multiplier + 2^(shift-1) ends in `shift` zero bits only when acc * multiplier has exactly
+// shift - 1 trailing zeros, that is when acc has shift - 1 - ctz(multiplier) of them: impossible
+// for a non-zero |acc| below 2^that. |acc| <= |folded bias| + k * 128 * 128 (raw int8 products).
+inline bool qconv_ties_possible(const QConvS8Params& p, const int32_t* channels,
+                                index_t channel_count) {
+  for (index_t m = 0; m < channel_count; ++m) {
+    const int32_t* row = channels + m * kQConvChannelWords;
+    const int64_t bias = row[kFoldedBias];
+    const int64_t bound = (bias < 0 ? -bias : bias) + int64_t{p.k} * 128 * 128;
+    uint32_t multiplier = static_cast<uint32_t>(row[kMultiplier]);
+    int zeros = 0;
+    for (; multiplier && !(multiplier & 1u); multiplier >>= 1) ++zeros;
+    const int tie_zeros = row[kHighShift] + 32 - 1 - zeros;  // acc's trailing zeros at a tie
+    if (bound >= (int64_t{1} << 31) || tie_zeros < 0 || tie_zeros > 62 ||
+        bound >= (int64_t{1} << tie_zeros))
+      return true;
+  }
+  return false;
 }
 
 // Packed weights: rows in pairs (m_padded even); per pair, per group of 4 reduction steps, the 4
@@ -191,12 +216,17 @@ ONNXC_ALWAYS_INLINE Requant requant_of(const int32_t* channel, int32_t y_zero_po
           y_min};
 }
 
+// kTies false: the compiler proved no output is an exact half (params.ties), so half up is
+// half to even and the check is left out.
+template <bool kTies>
 ONNXC_ALWAYS_INLINE int8_t requantize(int32_t acc, const Requant& q) {
   const int64_t sum = static_cast<int64_t>(acc) * q.multiplier + q.half;
   const uint32_t hi = static_cast<uint32_t>(static_cast<uint64_t>(sum) >> 32);
-  const uint32_t lo = static_cast<uint32_t>(sum);
   int32_t v = static_cast<int32_t>(hi) >> q.r;
-  if (lo == 0 && (hi << (32 - q.r)) == 0) v &= ~1;  // a tie: half up -> half to even
+  if constexpr (kTies) {
+    const uint32_t lo = static_cast<uint32_t>(sum);
+    if (lo == 0 && (hi << (32 - q.r)) == 0) v &= ~1;  // a tie: half up -> half to even
+  }
   v += q.y_zero_point;
   return static_cast<int8_t>(v < q.y_min ? q.y_min : v > 127 ? 127 : v);
 }
@@ -320,7 +350,7 @@ struct Tile2x2Dsp {
 // One tile: rows x columns (each 1 or 2) of the 2 channels x 2 positions it computes are real
 // and stored (y0: channel 0, position 0; the next channel is `positions` further). The full
 // tile passes constants, so its stores have no conditions.
-template <typename Tile>
+template <typename Tile, bool kTies>
 ONNXC_ALWAYS_INLINE void qconv_tile(const int8_t* w, const int16_t* cols, index_t k_padded,
                                     const int32_t* ch0, int8_t* y0, index_t positions,
                                     int32_t y_zero_point, int32_t y_min, int rows, int columns) {
@@ -330,21 +360,21 @@ ONNXC_ALWAYS_INLINE void qconv_tile(const int8_t* w, const int16_t* cols, index_
   uint32_t acc[4] = {bias0, bias0, bias1, bias1};
   Tile::run(w, cols, k_padded, acc);
   const Requant q0 = requant_of(ch0, y_zero_point, y_min);
-  y0[0] = requantize(static_cast<int32_t>(acc[0]), q0);
-  if (columns == 2) y0[1] = requantize(static_cast<int32_t>(acc[1]), q0);
+  y0[0] = requantize<kTies>(static_cast<int32_t>(acc[0]), q0);
+  if (columns == 2) y0[1] = requantize<kTies>(static_cast<int32_t>(acc[1]), q0);
   if (rows == 2) {  // (the pad row past an odd c_out has no multiplier)
     const Requant q1 = requant_of(ch1, y_zero_point, y_min);
-    y0[positions] = requantize(static_cast<int32_t>(acc[2]), q1);
-    if (columns == 2) y0[positions + 1] = requantize(static_cast<int32_t>(acc[3]), q1);
+    y0[positions] = requantize<kTies>(static_cast<int32_t>(acc[2]), q1);
+    if (columns == 2) y0[positions + 1] = requantize<kTies>(static_cast<int32_t>(acc[3]), q1);
   }
 }
 
 // The convolution as packed weights x gathered columns, 2 channels x 2 positions per tile. An odd
 // last position gathers its column twice; an odd last channel computes the zero pad row; only
 // real outputs are stored.
-template <typename Tile>
-inline void qconv_2x2(const QConvS8Params& params, const int8_t* x, const int8_t* w,
-                      const int32_t* channels, int8_t* y, void* scratch) {
+template <typename Tile, bool kTies>
+inline void qconv_2x2_tiles(const QConvS8Params& params, const int8_t* x, const int8_t* w,
+                            const int32_t* channels, int8_t* y, void* scratch) {
   // Locals, not reads of params: the int8 stores below may alias anything (and a copy of the
   // whole struct would cost a microcontroller kernel's stack).
   const ConvParams& c = params.conv;
@@ -364,17 +394,18 @@ inline void qconv_2x2(const QConvS8Params& params, const int8_t* x, const int8_t
       int8_t* yp = yn + o;
       if (columns == 2) {
         for (index_t i = 0; i < full_pairs; ++i) {
-          qconv_tile<Tile>(wp, cols, k_padded, ch, yp, positions, y_zero_point, y_min, 2, 2);
+          qconv_tile<Tile, kTies>(wp, cols, k_padded, ch, yp, positions, y_zero_point, y_min, 2, 2);
           wp += 2 * k_padded, ch += pair_step, yp += 2 * positions;
         }
       } else {
         for (index_t i = 0; i < full_pairs; ++i) {
-          qconv_tile<Tile>(wp, cols, k_padded, ch, yp, positions, y_zero_point, y_min, 2, 1);
+          qconv_tile<Tile, kTies>(wp, cols, k_padded, ch, yp, positions, y_zero_point, y_min, 2, 1);
           wp += 2 * k_padded, ch += pair_step, yp += 2 * positions;
         }
       }
       if (c_out % 2)
-        qconv_tile<Tile>(wp, cols, k_padded, ch, yp, positions, y_zero_point, y_min, 1, columns);
+        qconv_tile<Tile, kTies>(wp, cols, k_padded, ch, yp, positions, y_zero_point, y_min, 1,
+                                columns);
     }
   }
 }
@@ -477,7 +508,7 @@ struct DwWindow3x3Dsp {
 // Every depthwise channel: per output row, the padded rows its windows read are loaded into a
 // ring of qdw_ring_rows rows (each plane row once: a stride-1 step loads one row), then per
 // output the Window's sum from the folded bias, requantized.
-template <typename Window>
+template <typename Window, bool kTies>
 inline void qdwconv_ring(const QConvS8Params& params, const int8_t* x, const int8_t* w,
                          const int32_t* channels, int8_t* y, void* scratch) {
   using Elem = typename Window::Elem;
@@ -519,7 +550,7 @@ inline void qdwconv_ring(const QConvS8Params& params, const int8_t* x, const int
       }
       for (first_slot += row_stride; first_slot >= ring_rows;) first_slot -= ring_rows;
       for (index_t ow = 0; ow < out_w; ++ow, ++yc)
-        *yc = requantize(static_cast<int32_t>(window.sum(rows, ow * col_stride, bias)), q);
+        *yc = requantize<kTies>(static_cast<int32_t>(window.sum(rows, ow * col_stride, bias)), q);
     }
   }
 }
@@ -527,7 +558,7 @@ inline void qdwconv_ring(const QConvS8Params& params, const int8_t* x, const int
 // Every depthwise channel with the whole padded plane in scratch: its padding written once per
 // call, each channel's input copied inside it, then per output the Window's sum over rows a
 // fixed stride apart (no per-row bookkeeping: the faster form, for planes small enough).
-template <typename Window>
+template <typename Window, bool kTies>
 inline void qdwconv_plane(const QConvS8Params& params, const int8_t* x, const int8_t* w,
                           const int32_t* channels, int8_t* y, void* scratch) {
   using Elem = typename Window::Elem;
@@ -558,57 +589,65 @@ inline void qdwconv_plane(const QConvS8Params& params, const int8_t* x, const in
     for (index_t kh = 0; kh < window_rows; ++kh) rows[kh] = plane + kh * row_step;
     for (index_t oh = 0; oh < out_h; ++oh) {
       for (index_t ow = 0; ow < out_w; ++ow, ++yc)
-        *yc = requantize(static_cast<int32_t>(window.sum(rows, ow * col_stride, bias)), q);
+        *yc = requantize<kTies>(static_cast<int32_t>(window.sum(rows, ow * col_stride, bias)), q);
       for (index_t kh = 0; kh < window_rows; ++kh) rows[kh] += row_stride;
     }
   }
 }
 
-// The compiler's choice of scratch (params.dw_rows) picks the form.
-template <typename Window>
+// The compiler's choices (QLinearConv's use_kernel) as template arguments, so that only the form
+// a model uses is compiled into it: the whole padded plane or the ring (params.dw_rows), the tie
+// check or none (params.ties).
+template <typename Window, bool kTies, bool kWholePlane>
 inline void qdwconv(const QConvS8Params& params, const int8_t* x, const int8_t* w,
                     const int32_t* channels, int8_t* y, void* scratch) {
-  if (params.dw_rows >= qdw_plane_rows(params))
-    qdwconv_plane<Window>(params, x, w, channels, y, scratch);
+  if constexpr (kWholePlane)
+    qdwconv_plane<Window, kTies>(params, x, w, channels, y, scratch);
   else
-    qdwconv_ring<Window>(params, x, w, channels, y, scratch);
+    qdwconv_ring<Window, kTies>(params, x, w, channels, y, scratch);
 }
 
 }  // namespace qconv_detail
 
 // ---- The variants -------------------------------------------------------------------------------
+// Template arguments: kTies = params.ties; kWholePlane = (params.dw_rows == qdw_plane_rows).
 
+template <bool kTies>
 inline void s8_qconv_2x2__scalar(const QConvS8Params& p, const int8_t* x, const int8_t* w,
                                  const int32_t* channels, int8_t* y, void* scratch) {
-  qconv_detail::qconv_2x2<qconv_detail::Tile2x2Scalar>(p, x, w, channels, y, scratch);
+  qconv_detail::qconv_2x2_tiles<qconv_detail::Tile2x2Scalar, kTies>(p, x, w, channels, y, scratch);
 }
 
 #if defined(__ARM_FEATURE_DSP)
+template <bool kTies>
 inline void s8_qconv_2x2__dsp(const QConvS8Params& p, const int8_t* x, const int8_t* w,
                               const int32_t* channels, int8_t* y, void* scratch) {
-  qconv_detail::qconv_2x2<qconv_detail::Tile2x2Dsp>(p, x, w, channels, y, scratch);
+  qconv_detail::qconv_2x2_tiles<qconv_detail::Tile2x2Dsp, kTies>(p, x, w, channels, y, scratch);
 }
-#endif
 
-#if defined(__ARM_FEATURE_DSP)
+template <bool kTies, bool kWholePlane>
 inline void s8_qdwconv_3x3__dsp(const QConvS8Params& p, const int8_t* x, const int8_t* w,
                                 const int32_t* channels, int8_t* y, void* scratch) {
   using namespace qconv_detail;
   if (p.conv.dilation[2] == 1)
-    qdwconv<DwWindow3x3Dsp>(p, x, w, channels, y, scratch);
+    qdwconv<DwWindow3x3Dsp, kTies, kWholePlane>(p, x, w, channels, y, scratch);
   else  // the row's taps are not adjacent pairs
-    qdwconv<DwWindowScalar<3, 3>>(p, x, w, channels, y, scratch);
+    qdwconv<DwWindowScalar<3, 3>, kTies, kWholePlane>(p, x, w, channels, y, scratch);
 }
 #endif
 
+template <bool kTies, bool kWholePlane>
 inline void s8_qdwconv_3x3__scalar(const QConvS8Params& p, const int8_t* x, const int8_t* w,
                                    const int32_t* channels, int8_t* y, void* scratch) {
-  qconv_detail::qdwconv<qconv_detail::DwWindowScalar<3, 3>>(p, x, w, channels, y, scratch);
+  qconv_detail::qdwconv<qconv_detail::DwWindowScalar<3, 3>, kTies, kWholePlane>(p, x, w, channels,
+                                                                                y, scratch);
 }
 
+template <bool kTies, bool kWholePlane>
 inline void s8_qdwconv_any__scalar(const QConvS8Params& p, const int8_t* x, const int8_t* w,
                                    const int32_t* channels, int8_t* y, void* scratch) {
-  qconv_detail::qdwconv<qconv_detail::DwWindowScalar<0, 0>>(p, x, w, channels, y, scratch);
+  qconv_detail::qdwconv<qconv_detail::DwWindowScalar<0, 0>, kTies, kWholePlane>(p, x, w, channels,
+                                                                                y, scratch);
 }
 
 }  // namespace onnxc

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 #include "onnxc/qconv_variants.h"
 #include "onnxc/quantize.h"
@@ -25,7 +26,7 @@ struct Compiled {
   const char* op;
   int window;            // the KxK window the row takes (0: any)
   int dw_element_bytes;  // depthwise rows: the bytes of a scratch row element (the compiler's)
-  QConvFn fn;
+  QConvFn forms[2][2];   // [ties][whole plane]: the template instances (qconv: no plane form)
 };
 
 // kCompiled comes from the table: every qconv / qdwconv row whose ISA this build has.
@@ -55,8 +56,20 @@ constexpr int window_of(const char* fits, const char* tile) {
 constexpr int element_bytes_of(const char* isa) {
   return isa[0] == 'd' ? 2 : 1;
 }
+#define ONNXC_FORMS_qconv(fn) \
+  {                           \
+    {fn<false>, fn<false>}, { \
+      fn<true>, fn<true>      \
+    }                         \
+  }
+#define ONNXC_FORMS_qdwconv(fn)            \
+  {                                        \
+    {fn<false, false>, fn<false, true>}, { \
+      fn<true, false>, fn<true, true>      \
+    }                                      \
+  }
 #define ONNXC_COMPILED_AS(fn, op, fits, tile, isa) \
-  { #fn, #op, window_of(#fits, #tile), element_bytes_of(#isa), fn }
+  { #fn, #op, window_of(#fits, #tile), element_bytes_of(#isa), ONNXC_FORMS_##op(fn) }
 #define ONNXC_COMPILED(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
   ONNXC_IF_OP_##op(                                                                         \
       ONNXC_IF_ISA_##isa(ONNXC_COMPILED_AS(dtype##_##op##_##tile##__##isa, op, fits, tile, isa)))
@@ -69,21 +82,24 @@ struct Case {
   int pad_top, pad_left, pad_bottom, pad_right;
   bool relu, per_channel, bias;
   int x_zp, y_zp;
+  bool exact_halves = false;  // scales whose multiplier is 2^-5: many outputs are exact halves
 };
 
 // Group-1 cases, then depthwise ones (group = c_in = c_out).
 const Case kCases[] = {
-    {64, 64, 1, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, true, true, true, -128, -128},  // pointwise
-    {13, 7, 1, 3, 5, 1, 1, 1, 1, 0, 0, 0, 0, false, false, true, 5, 3},       // odd M, P, K
-    {1, 8, 1, 12, 7, 5, 3, 2, 1, 2, 1, 3, 1, true, true, true, 0, -128},      // kws-like first
-    {3, 5, 1, 6, 6, 3, 3, 1, 2, 2, 2, 2, 2, false, true, false, 127, -7},     // dilated
-    {6, 4, 1, 7, 9, 3, 3, 2, 1, 1, 0, 0, 1, true, false, true, -3, 127},      // stride 2
-    {2, 3, 1, 4, 4, 4, 4, 1, 1, 0, 0, 0, 0, false, true, true, -128, 0},      // window = input
-    {8, 8, 8, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, true, true, true, -128, -128},    // dw 3x3
-    {5, 5, 5, 7, 8, 3, 3, 2, 1, 1, 1, 0, 0, false, true, true, 9, -2},        // dw s2
-    {4, 4, 4, 5, 6, 3, 3, 1, 2, 2, 1, 2, 3, true, false, false, -100, 50},    // dw dilated
-    {3, 3, 3, 9, 7, 5, 5, 1, 1, 2, 2, 2, 2, false, true, true, 1, 1},         // dw 5x5
-    {6, 6, 6, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1, true, true, true, -128, -128},    // all border
+    {64, 64, 1, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, true, true, true, -128, -128},   // pointwise
+    {13, 7, 1, 3, 5, 1, 1, 1, 1, 0, 0, 0, 0, false, false, true, 5, 3},        // odd M, P, K
+    {1, 8, 1, 12, 7, 5, 3, 2, 1, 2, 1, 3, 1, true, true, true, 0, -128},       // kws-like first
+    {3, 5, 1, 6, 6, 3, 3, 1, 2, 2, 2, 2, 2, false, true, false, 127, -7},      // dilated
+    {6, 4, 1, 7, 9, 3, 3, 2, 1, 1, 0, 0, 1, true, false, true, -3, 127},       // stride 2
+    {2, 3, 1, 4, 4, 4, 4, 1, 1, 0, 0, 0, 0, false, true, true, -128, 0},       // window = input
+    {8, 8, 8, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, true, true, true, -128, -128},     // dw 3x3
+    {5, 5, 5, 7, 8, 3, 3, 2, 1, 1, 1, 0, 0, false, true, true, 9, -2},         // dw s2
+    {4, 4, 4, 5, 6, 3, 3, 1, 2, 2, 1, 2, 3, true, false, false, -100, 50},     // dw dilated
+    {3, 3, 3, 9, 7, 5, 5, 1, 1, 2, 2, 2, 2, false, true, true, 1, 1},          // dw 5x5
+    {6, 6, 6, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1, true, true, true, -128, -128},     // all border
+    {16, 6, 1, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, false, false, true, 3, 0, true},  // ties
+    {5, 5, 5, 4, 6, 3, 3, 1, 1, 1, 1, 1, 1, false, false, true, -3, 0, true},  // dw ties
 };
 
 // A 32-bit LCG: the same draws on every CPU.
@@ -135,7 +151,8 @@ bool run_variant(const Compiled& v, const QConvS8Params& s, bool depthwise, int 
       depthwise ? qdwconv_scratch_bytes(s, v.dw_element_bytes) : qconv_scratch_bytes(s);
   unsigned char* scratch = reinterpret_cast<unsigned char*>(g_scratch);
   std::memset(scratch, 0xA5, sizeof(g_scratch));
-  v.fn(s, g_x, depthwise ? g_w : g_w_packed, g_channels, g_got, scratch);
+  const QConvFn fn = v.forms[s.ties][s.dw_rows == qdw_plane_rows(s)];
+  fn(s, g_x, depthwise ? g_w : g_w_packed, g_channels, g_got, scratch);
   for (index_t i = bytes; i < bytes + 64; ++i)
     if (scratch[i] != 0xA5) {
       std::printf("FAIL %s case %d: wrote past its %d bytes of scratch\n", v.name, index,
@@ -167,13 +184,20 @@ bool check_case(const Case& c, int index, int* runs) {
   const ConvParams& p = q.conv;
   const index_t k = p.c_in / p.group * p.kernel[1] * p.kernel[2];
   const index_t x_n = p.c_in * p.in[1] * p.in[2], y_n = p.c_out * p.out[1] * p.out[2];
-  for (index_t i = 0; i < x_n; ++i) g_x[i] = rng.s8();
-  for (index_t i = 0; i < p.c_out * k; ++i) g_w[i] = rng.s8();
+  // (exact_halves: small values, so that outputs do not saturate and ties show)
+  auto draw = [&] { return c.exact_halves ? static_cast<int8_t>(rng.next() % 8) - 4 : rng.s8(); };
+  for (index_t i = 0; i < x_n; ++i) g_x[i] = static_cast<int8_t>(draw());
+  for (index_t i = 0; i < p.c_out * k; ++i) g_w[i] = static_cast<int8_t>(draw());
+  const uint32_t bias_range = c.exact_halves ? 401 : 20001;
   for (index_t m = 0; m < p.c_out; ++m) {
-    g_bias[m] = static_cast<int32_t>(rng.next() % 20001) - 10000;
+    g_bias[m] = static_cast<int32_t>(rng.next() % bias_range - bias_range / 2);
     g_w_scale[m] = rng.uniform(0.002f, 0.02f);
   }
-  const float x_scale = rng.uniform(0.01f, 0.05f), y_scale = rng.uniform(0.05f, 0.4f);
+  float x_scale = rng.uniform(0.01f, 0.05f), y_scale = rng.uniform(0.05f, 0.4f);
+  if (c.exact_halves) {  // 0.5 * 0.125 / 2 = 2^-5 exactly: acc = 16 * odd is a tie
+    x_scale = 0.5f, y_scale = 2.0f;
+    for (index_t m = 0; m < p.c_out; ++m) g_w_scale[m] = 0.125f;
+  }
   const int8_t x_zp = static_cast<int8_t>(c.x_zp), y_zp = static_cast<int8_t>(c.y_zp);
   const int32_t* bias = c.bias ? g_bias : nullptr;
   qlinear_conv_ref<int8_t, int8_t, int8_t>(q, g_x, &x_scale, &x_zp, g_w, g_w_scale, nullptr,
@@ -188,12 +212,20 @@ bool check_case(const Case& c, int index, int* runs) {
   pack_qconv_weights(s, g_w, m_padded, g_w_packed);
   bool ok = true;
   // Depthwise rows run twice: with the whole padded plane in scratch, and with the ring of rows.
+  // Each also with the tie check on when the compiler would leave it out (both must agree).
   const index_t dw_forms[2] = {qdw_plane_rows(s), qdw_ring_rows(s)};
+  const bool ties = qconv_ties_possible(s, g_channels, p.c_out);
+  if (c.exact_halves && !ties) {
+    std::printf("FAIL case %d: qconv_ties_possible missed a multiplier of 2^-5\n", index);
+    ok = false;
+  }
   for (const Compiled& v : kCompiled)
-    for (int form = 0; form < (depthwise ? 2 : 1); ++form) {
-      s.dw_rows = dw_forms[form];
-      ok &= run_variant(v, s, depthwise, index, y_n, runs);
-    }
+    for (int form = 0; form < (depthwise ? 2 : 1); ++form)
+      for (const bool with_ties : {ties, true}) {
+        s.dw_rows = dw_forms[form], s.ties = with_ties;
+        ok &= run_variant(v, s, depthwise, index, y_n, runs);
+        if (ties) break;
+      }
   return ok;
 }
 
@@ -214,6 +246,10 @@ bool check_requantize() {
     int32_t channel[kQConvChannelWords] = {};
     const quant_detail::FixedMultiplier f = qconv_detail::channel_multiplier(m, 1.0f, 1.0f);
     set_channel_multiplier(channel, f);
+    int zeros = 0;
+    for (uint32_t v = static_cast<uint32_t>(channel[kMultiplier]); v && !(v & 1u); v >>= 1) ++zeros;
+    const int tie_zeros = channel[kHighShift] + 31 - zeros;
+    const int64_t tie_free = tie_zeros > 62 ? INT64_MAX : int64_t{1} << tie_zeros;
     for (int32_t zp : zero_points)
       for (int relu = 0; relu < 2; ++relu) {
         QConvS8Params p{};
@@ -223,8 +259,15 @@ bool check_requantize() {
           const int32_t acc = static_cast<int32_t>(acc64);
           int32_t want = quant_detail::requantize<int8_t>(acc, ref, zp);
           if (relu && want < zp) want = zp;
-          const int32_t got =
-              qconv_detail::requantize(acc, qconv_detail::requant_of(channel, zp, p.y_min));
+          const qconv_detail::Requant rq = qconv_detail::requant_of(channel, zp, p.y_min);
+          const int32_t got = qconv_detail::requantize<true>(acc, rq);
+          // Without the tie check where no tie can be: |acc| below 2^(shift - 1 - ctz(M)).
+          const int64_t magnitude = acc64 < 0 ? -acc64 : acc64;
+          if (magnitude < tie_free && qconv_detail::requantize<false>(acc, rq) != want && ok) {
+            std::printf("FAIL requantize<false>(%ld * %g): differs below the tie bound\n",
+                        static_cast<long>(acc), static_cast<double>(m));
+            ok = false;
+          }
           if (got != want && ok) {
             std::printf("FAIL requantize(%ld * %g, zp %d): %d, the reference %d\n",
                         static_cast<long>(acc), static_cast<double>(m), static_cast<int>(zp),
