@@ -47,7 +47,9 @@ class QLinearGlobalAveragePoolOp final : public OpHandler {
 
   bool evaluate(const Node& node, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
-    const auto [channels, spatial] = extents(node.inputs[0]->shape);
+    // Plain variables: C++17 lambdas cannot capture structured bindings (clang refuses).
+    const auto extent = extents(node.inputs[0]->shape);
+    const int64_t channels = extent.first, spatial = extent.second;
     auto run = [&](auto tag) {
       using T = decltype(tag);
       qlinear_global_avgpool_ref<T, T>(
