@@ -21,6 +21,7 @@
 #include "onnxc/parallel.h"
 #include "ops/dispatch.h"
 #include "ops/epilogue.h"
+#include "ops/kernel_variants.h"
 #include "ops/registry.h"
 #include "ops/spatial.h"
 
@@ -38,11 +39,14 @@ struct ConvKernel {
   ConvEpilogueFn f32_epilogue;  // null: the kernel takes no fused epilogue
 };
 
-// The fused forms, for evaluate(): the epilogue's activation picked at run time.
+// The fused forms, for evaluate(): the epilogue's activation picked at run time. Constant folding
+// runs the GEMM convolutions with the hosted row's tile (6x16): every tile sums each output's
+// products in the same order, so the folded values are those the target's row computes.
 void conv_gemm_fused(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
                      void* scratch, const EpilogueSpec& e, const float* residual) {
-  with_epilogue(
-      e, [&](const auto& typed) { f32_conv_gemm_best(p, x, w, b, y, scratch, typed, residual); });
+  with_epilogue(e, [&](const auto& typed) {
+    f32_conv_6x16__scalar(p, x, w, b, y, scratch, typed, residual);
+  });
 }
 void dwconv_fused(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
                   void* scratch, const EpilogueSpec& e, const float* residual) {
@@ -52,11 +56,13 @@ void dwconv_fused(const ConvParams& p, const float* x, const float* w, const flo
 }
 
 const ConvKernel kConvRef = {"conv_ref", nullptr, nullptr};
-const ConvKernel kConvGemm = {"f32_conv_gemm_best", f32_conv_gemm_best, conv_gemm_fused};
+// (Emitted as the conv row select-kernels or infer() chose: ConvState::variant.)
+const ConvKernel kConvGemm = {"f32_conv_6x16__scalar", f32_conv_6x16__scalar, conv_gemm_fused};
 const ConvKernel kConvDepthwise = {"f32_dwconv_any__scalar", f32_dwconv_any__scalar, dwconv_fused};
 const ConvKernel kConvTransposeRef = {"conv_transpose_ref", nullptr, nullptr};
-const ConvKernel kConvTransposeGemm = {"f32_conv_transpose__gemm", f32_conv_transpose__gemm,
-                                       nullptr};
+// (Emitted with the target's GEMM tile: ConvState::gemm_tile.)
+const ConvKernel kConvTransposeGemm = {"f32_convtranspose_gemm__scalar",
+                                       f32_convtranspose_gemm__scalar<EvaluateGemmTile>, nullptr};
 
 // ConvTranspose's column tiles (GEMM outputs scattered into Y) stay under about this size.
 constexpr int64_t kColumnTileBytes = 2 << 20;
@@ -125,8 +131,11 @@ bool is_winograd(const KernelVariant* v) {
 struct ConvState : OpState {
   ConvParams p{};
   const ConvKernel* kernel = &kConvRef;
-  EpilogueSpec epilogue{};                 // fused by a pass (Conv only)
-  const KernelVariant* variant = nullptr;  // chosen by select-kernels; emitted instead of kernel
+  EpilogueSpec epilogue{};  // fused by a pass (Conv only)
+  // The row it runs: select-kernels' choice, else (GEMM convolutions) infer()'s, the first row
+  // that fits the weights as stored; emitted instead of kernel.
+  const KernelVariant* variant = nullptr;
+  const KernelVariant* gemm_tile = nullptr;  // ConvTranspose: the target's blocked GEMM row
   int tasks = 1;               // parts the variant runs in (onnxc/parallel.h); set with the variant
   int64_t winograd_bands = 0;  // > 0: Winograd pays and fits, in blocks of this many bands
 };
@@ -136,6 +145,18 @@ double conv_flops(const ConvParams& p) {
   return 2.0 * static_cast<double>(p.batch * p.c_out) * static_cast<double>(p.c_in / p.group) *
          static_cast<double>(p.out[0] * p.out[1] * p.out[2]) *
          static_cast<double>(p.kernel[0] * p.kernel[1] * p.kernel[2]);
+}
+
+// What kernel choice reads of a float Conv (the weights taken as stored, not constant).
+KernelQuery conv_query(const ConvState& s) {
+  KernelQuery q;
+  const bool depthwise = s.kernel == &kConvDepthwise;
+  q.families = {depthwise ? "dwconv" : "conv"};
+  q.conv = &s.p;
+  q.winograd_fits = s.winograd_bands > 0;
+  q.flops = conv_flops(s.p);
+  if (depthwise) q.max_parts = s.p.batch == 1 ? s.p.c_in : 1;
+  return q;
 }
 
 // Conv's types: float16, float, double; bfloat16 from opset 22.
@@ -250,6 +271,7 @@ class ConvLikeOp : public OpHandler {
     if (s.tasks > 1) ctx.include("onnxc/kernels_parallel.h");
     const std::string fn =
         s.variant       ? s.variant->name
+        : s.gemm_tile   ? fmt::format("{}<{}>", s.kernel->name, gemm_tile_type(*s.gemm_tile))
         : s.kernel->f32 ? s.kernel->name
                         : fmt::format("{}<{}>", s.kernel->name, dtype_cpp(ctx.input(0)->dtype));
     if (has_epilogue(s.epilogue) || s.tasks > 1) {  // the parallel form takes an epilogue
@@ -301,6 +323,9 @@ class ConvOp final : public ConvLikeOp {
         // (Microcontrollers' kernel stack holds no Winograd tile.)
         if (winograd_pays(p) && !ctx.target().is_microcontroller())
           s.winograd_bands = winograd_bands(p, ctx.target().scratch_budget());
+        KernelQuery q = conv_query(s);  // the weights as stored: no Winograd
+        q.winograd_fits = false;
+        s.variant = first_fitting_variant(q, ctx.target());
       }
     }
     Shape out = {p.batch, p.c_out};
@@ -316,15 +341,9 @@ class ConvOp final : public ConvLikeOp {
   // (pack-weights transforms them) and the blocks infer() fitted.
   KernelQuery describe_kernel_query(const Node& node) const override {
     const auto& s = node.state_as<ConvState>();
-    KernelQuery q;
-    const bool depthwise = s.kernel == &kConvDepthwise;
-    if (!depthwise && s.kernel != &kConvGemm) return q;
-    q.families = {depthwise ? "dwconv" : "conv"};
-    q.conv = &s.p;
+    if (s.kernel != &kConvDepthwise && s.kernel != &kConvGemm) return {};
+    KernelQuery q = conv_query(s);
     q.constant_weights = node.inputs[1]->is_constant();
-    q.winograd_fits = s.winograd_bands > 0;
-    q.flops = conv_flops(s.p);
-    if (depthwise) q.max_parts = s.p.batch == 1 ? s.p.c_in : 1;
     return q;
   }
   int kernel_tasks(const Node& node) const override { return node.state_as<ConvState>().tasks; }
@@ -439,6 +458,7 @@ class ConvTransposeOp final : public ConvLikeOp {
     s.kernel = &kConvTransposeRef;
     if (ctx.input(0)->dtype == DataType::kFloat) {
       s.kernel = &kConvTransposeGemm;
+      s.gemm_tile = &blocked_gemm_variant(ctx.target());
       const int64_t rows = ws[1] * p.kernel[0] * p.kernel[1] * p.kernel[2];
       const int64_t tile_bytes =
           std::min<int64_t>(kColumnTileBytes, static_cast<int64_t>(ctx.target().scratch_budget()));

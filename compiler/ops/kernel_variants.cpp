@@ -139,6 +139,24 @@ bool kernel_fits(const KernelVariant& v, const KernelQuery& q, const Target& tar
          target_may_use(v, target);
 }
 
+const KernelVariant* first_fitting_variant(const KernelQuery& q, const Target& target) {
+  for (const KernelVariant& v : all_kernel_variants())
+    if (kernel_fits(v, q, target)) return &v;
+  return nullptr;
+}
+
+const KernelVariant& blocked_gemm_variant(const Target& target) {
+  for (const KernelVariant& v : all_kernel_variants())
+    if (v.op == "gemm" && v.fits == KernelFit::gemm_blocked && target_may_use(v, target)) return v;
+  // variants.h has a gemm_blocked row for each target class (wide, hosted, mcu).
+  std::abort();
+}
+
+std::string gemm_tile_type(const KernelVariant& v) {
+  const size_t x = v.tile.find('x');
+  return "onnxc::GemmTile<" + v.tile.substr(0, x) + ", " + v.tile.substr(x + 1) + ">";
+}
+
 int kernel_parts(const KernelVariant& v, const KernelQuery& q, int threads) {
   if (threads < 2 || v.gflops <= 0 || q.max_parts < threads) return 1;
   return q.flops / (v.gflops * 1e9) >= q.min_split_seconds ? threads : 1;

@@ -12,11 +12,16 @@
 #include <vector>
 
 #include "ir/target.h"
+#include "onnxc/gemm.h"
 
 namespace onnxc {
 
 struct ConvParams;  // onnxc/conv.h
-struct GemmParams;  // onnxc/gemm.h
+
+// The tile of the GEMMs that constant folding (OpHandler::evaluate) runs in the compiler itself:
+// the hosted row's. Every tile sums each element's products in the same order, so the folded
+// values are those the target's tile computes.
+using EvaluateGemmTile = GemmTile<4, 16>;
 
 // The shape predicates a row's `fits` column names, one entry each (kernel_variants.cpp holds
 // what each one checks).
@@ -94,6 +99,16 @@ bool target_may_use(const KernelVariant& v, const Target& target);
 // Whether the node `q` describes may run row `v` on `target`: one of its families and its dtype,
 // the row's shape predicate, constant weights where the row packs them, and target_may_use.
 bool kernel_fits(const KernelVariant& v, const KernelQuery& q, const Target& target);
+// The first row of the table that fits the node `q` describes on `target` (kernel_fits), or null:
+// the one walk every kernel choice makes (select-kernels, and infer()'s default for a node that
+// select-kernels does not reach when disabled).
+const KernelVariant* first_fitting_variant(const KernelQuery& q, const Target& target);
+// The blocked float GEMM row (family gemm, fit gemm_blocked) that `target` runs: the register tile
+// of the kernels that run GEMMs inside (MatMul, ConvTranspose, the recurrent ops), which the
+// generated call names as a GemmTile (onnxc/gemm.h).
+const KernelVariant& blocked_gemm_variant(const Target& target);
+// "onnxc::GemmTile<4, 16>" for a GEMM row of tile "4x16".
+std::string gemm_tile_type(const KernelVariant& v);
 // --threads: the parts row `v` splits the node's work into: `threads` when the work, run at the
 // row's rate on one core, takes at least q.min_split_seconds (20 us for a kernel call: handing a
 // part to another core, about a microsecond, and then reading its output from that core's cache,

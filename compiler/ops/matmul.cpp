@@ -116,7 +116,8 @@ struct GemmState : OpState {
   EpilogueSpec epilogue{};
   GemmWorkspace ws;
   bool float_kernel = false;  // float, or a half type computed in float: the f32 variants apply
-  const KernelVariant* variant = nullptr;  // chosen by select-kernels; null: onnxc::gemm picks
+  const KernelVariant* variant = nullptr;  // chosen by select-kernels; null: onnxc::gemm<tile>
+  const KernelVariant* tile = nullptr;     // the target's blocked GEMM row (infer)
   int tasks = 1;  // parts a packed variant runs in (onnxc/parallel.h); set with the variant
 };
 
@@ -199,6 +200,7 @@ class GemmOp final : public OpHandler {
     s.half = plan_half(ctx, {0, 1, 2}, {0});
     s.ws = plan_workspace(ctx, s.half, gemm_workspace_bytes(p, kernel_scratch_budget(ctx)));
     s.float_kernel = a->dtype == DataType::kFloat || is_half(a->dtype);
+    s.tile = &blocked_gemm_variant(ctx.target());
     return true;
   }
   // Float products (half types computed in float) run the rows of families "gemm_packed" (B
@@ -254,10 +256,11 @@ class GemmOp final : public OpHandler {
                                                                       : nullptr;
         if constexpr (std::is_same_v<T, float>)  // infer() accepts epilogues on float only
           with_epilogue(s.epilogue, [&](const auto& e) {
-            gemm(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), e, r, ws);
+            gemm<EvaluateGemmTile>(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), e, r,
+                                   ws);
           });
         else
-          gemm(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), ws);
+          gemm<EvaluateGemmTile>(s.p, in[0]->as<T>(), in[1]->as<T>(), c, out[0].as<T>(), ws);
       });
     });
   }
@@ -268,7 +271,8 @@ class GemmOp final : public OpHandler {
     ctx.line("static constexpr onnxc::GemmParams p = {};", gemm_params_literal(s.p));
     const HalfNames n = emit_widen(ctx, s.half);
     // A chosen variant always takes its workspace argument; onnxc::gemm has overloads without.
-    const std::string kernel = s.variant ? "onnxc::" + s.variant->name : "onnxc::gemm";
+    const std::string kernel =
+        s.variant ? "onnxc::" + s.variant->name : "onnxc::gemm<" + gemm_tile_type(*s.tile) + ">";
     std::string ws = workspace_arg(ctx, s.ws);  // packed variants take none
     if (s.variant && ws.empty() && !find_packed_gemm(s.variant))
       ws = ", onnxc::Workspace{nullptr, 0}";
@@ -290,6 +294,7 @@ struct MatMulState : OpState {
   HalfPlan half;
   EpilogueSpec epilogue{};
   GemmWorkspace ws;
+  const KernelVariant* tile = nullptr;  // the target's blocked GEMM row (each batch's product)
 };
 
 class MatMulOp final : public OpHandler {
@@ -356,6 +361,7 @@ class MatMulOp final : public OpHandler {
     s.half = plan_half(ctx, {0, 1}, {0});
     s.ws = plan_workspace(ctx, s.half,
                           matmul_workspace_bytes(p, ctx.input(2), kernel_scratch_budget(ctx)));
+    s.tile = &blocked_gemm_variant(ctx.target());
     return true;
   }
   bool evaluate(const Node& n, const std::vector<const Tensor*>& in,
@@ -367,12 +373,12 @@ class MatMulOp final : public OpHandler {
         auto opt = [&](size_t i) { return in.size() > i && in[i] ? in[i]->as<T>() : nullptr; };
         if constexpr (std::is_same_v<T, float>)  // infer() accepts epilogues on float only
           with_epilogue(s.epilogue, [&](const auto& e) {
-            matmul(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(), e,
-                   opt(kResidualInput), ws);
+            matmul<EvaluateGemmTile>(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(), e,
+                                     opt(kResidualInput), ws);
           });
         else
-          matmul(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(), Epilogue<>{},
-                 static_cast<const T*>(nullptr), ws);
+          matmul<EvaluateGemmTile>(s.p, in[0]->as<T>(), in[1]->as<T>(), opt(2), out[0].as<T>(),
+                                   Epilogue<>{}, static_cast<const T*>(nullptr), ws);
       });
     });
   }
@@ -383,12 +389,12 @@ class MatMulOp final : public OpHandler {
     const HalfNames n = emit_widen(ctx, s.half);
     if (has_epilogue(s.epilogue) || ctx.input(2)) {
       ctx.line("{}", epilogue_declaration(s.epilogue));
-      ctx.line("onnxc::matmul(p, {}, {}, {}, {}, e, {}{});", n.in(0), n.in(1),
-               typed_input(ctx, 2, ctx.in(2)), n.out(0), residual_arg(ctx),
+      ctx.line("onnxc::matmul<{}>(p, {}, {}, {}, {}, e, {}{});", gemm_tile_type(*s.tile), n.in(0),
+               n.in(1), typed_input(ctx, 2, ctx.in(2)), n.out(0), residual_arg(ctx),
                workspace_arg(ctx, s.ws));
     } else {
-      ctx.line("onnxc::matmul(p, {}, {}, {}{});", n.in(0), n.in(1), n.out(0),
-               workspace_arg(ctx, s.ws));
+      ctx.line("onnxc::matmul<{}>(p, {}, {}, {}{});", gemm_tile_type(*s.tile), n.in(0), n.in(1),
+               n.out(0), workspace_arg(ctx, s.ws));
     }
     emit_narrow(ctx, s.half, n);
   }

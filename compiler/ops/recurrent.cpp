@@ -25,6 +25,7 @@ struct RecurrentState : OpState {
   size_t kernel_offset = 0;  // scratch byte offset of the kernel's working memory
   int tasks = 1;             // --threads: the parts of each step's product (select-kernels)
   GemmParams step{};         // each step's product by R^T, as select-kernels' rows see it
+  const KernelVariant* gemm_tile = nullptr;  // the target's blocked GEMM row (its products)
 };
 
 // The least time a step's product must take to pay for handing parts to the pool: each step is
@@ -154,6 +155,7 @@ class RecurrentOp final : public OpHandler {
     const size_t elem = t == DataType::kDouble ? sizeof(double) : sizeof(float);
     ctx.request_scratch(s.kernel_offset + static_cast<size_t>(recurrent_scratch_elems(p)) * elem);
     s.step.m = p.batch, s.step.n = recurrent_gates(p.cell) * p.hidden, s.step.k = p.hidden;
+    s.gemm_tile = &blocked_gemm_variant(ctx.target());
     return true;
   }
 
@@ -190,8 +192,8 @@ class RecurrentOp final : public OpHandler {
         return i < out.size() && n.output(i) ? out[i].as<T>() : nullptr;
       };
       const std::int32_t* seq_lens = in.size() > 4 && in[4] ? in[4]->as<std::int32_t>() : nullptr;
-      recurrent_ref<T>(s.p, ptr(0), ptr(1), ptr(2), ptr(3), seq_lens, ptr(5), ptr(6), ptr(7),
-                       optr(0), optr(1), optr(2), scratch.data());
+      recurrent_ref<T, EvaluateGemmTile>(s.p, ptr(0), ptr(1), ptr(2), ptr(3), seq_lens, ptr(5),
+                                         ptr(6), ptr(7), optr(0), optr(1), optr(2), scratch.data());
     };
     if (t == DataType::kFloat)
       run(float{});
@@ -224,9 +226,10 @@ class RecurrentOp final : public OpHandler {
     const std::string seq_lens = ctx.input(4) ? ctx.in(4) : "nullptr";
     if (s.tasks > 1) ctx.include("onnxc/kernels_parallel.h");
     ctx.line(
-        "onnxc::recurrent_ref<{}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, rec_scratch{});",
-        t, n.in(0), n.in(1), n.in(2), n.in(3), seq_lens, n.in(5), n.in(6), n.in(7), n.out(0),
-        n.out(1), n.out(2), s.tasks > 1 ? parallel_args(s.tasks) : "");
+        "onnxc::recurrent_ref<{}, {}>(p, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+        "rec_scratch{});",
+        t, gemm_tile_type(*s.gemm_tile), n.in(0), n.in(1), n.in(2), n.in(3), seq_lens, n.in(5),
+        n.in(6), n.in(7), n.out(0), n.out(1), n.out(2), s.tasks > 1 ? parallel_args(s.tasks) : "");
     emit_narrow(ctx, s.half, n);
   }
 

@@ -12,7 +12,8 @@
 // per ISA chosen.
 // It does NOT: time or compare variants (the table's order is the preference, measured offline);
 // change the graph; consult handlers about rows (handlers only describe nodes). Disabled, every
-// node keeps the kernel infer() chose and runs whole.
+// node keeps the kernel infer() chose and runs whole (for a GEMM convolution, the first conv row
+// that fits its weights as stored: the same table walk, first_fitting_variant).
 #include "ops/kernel_variants.h"
 #include "ops/op.h"
 #include "passes/passes.h"
@@ -27,17 +28,15 @@ bool select_in(Graph& g, const Target& target, PassContext& stats) {
     if (!n->handler || !n->state || n->elided) continue;
     const KernelQuery q = n->handler->describe_kernel_query(*n);
     if (q.families.empty()) continue;
-    for (const KernelVariant& v : all_kernel_variants()) {
-      if (!kernel_fits(v, q, target)) continue;
-      n->scratch_bytes = n->handler->use_kernel(*n, v, kernel_parts(v, q, target.threads));
-      n->kernel = v.name;
-      n->kernel_tasks = n->handler->kernel_tasks(*n);
-      stats.count("kernels selected");
-      if (n->kernel_tasks > 1) stats.count("kernels split into parts");
-      stats.count(fmt::format("{} kernels", isa_name(v.isa)));
-      changed = true;
-      break;
-    }
+    const KernelVariant* v = first_fitting_variant(q, target);
+    if (!v) continue;
+    n->scratch_bytes = n->handler->use_kernel(*n, *v, kernel_parts(*v, q, target.threads));
+    n->kernel = v->name;
+    n->kernel_tasks = n->handler->kernel_tasks(*n);
+    stats.count("kernels selected");
+    if (n->kernel_tasks > 1) stats.count("kernels split into parts");
+    stats.count(fmt::format("{} kernels", isa_name(v->isa)));
+    changed = true;
   }
   return changed;
 }

@@ -13,16 +13,20 @@
 //   conv_ref<T>                  any float type (float16 and bfloat16 are computed in float)
 //   f32_dwconv_any__scalar       one input channel per group (depthwise, any multiplier): direct,
 //                                on the padded plane in register blocks   [conv_dw_scratch_bytes]
-//   f32_conv_8x32__scalar, f32_conv_6x16__scalar, f32_conv_4x8__scalar, f32_conv_gemm_best
-//                                (the tile for the target): anything, as a GEMM over the input
-//                                (pointwise) or its patch matrix, packed block by block; 8x32 is
-//                                plain C++ tuned for AVX-512's registers [conv_gemm_scratch_bytes]
+//   f32_conv_8x32__scalar, f32_conv_6x16__scalar, f32_conv_4x8__scalar
+//                                (the tile for the target's registers: 8 x 32 beats 12 x 32 and
+//                                14 x 32 on AVX-512 (g++ 12, ResNet, MobileNet and SqueezeNet
+//                                layers), 4 x 8 suits microcontrollers): anything, as a GEMM over
+//                                the input (pointwise) or its patch matrix, packed block by block;
+//                                8x32 is plain C++ tuned for AVX-512's registers
+//                                [conv_gemm_scratch_bytes]
 //   conv_transpose_ref<T>        ConvTranspose, any float type
-//   f32_conv_transpose__gemm     ConvTranspose: a GEMM per tile of input positions, then col2im
-//                                                                  [conv_transpose_scratch_bytes]
+//   f32_convtranspose_gemm__scalar<Tile>
+//                                ConvTranspose: a GEMM (gemm<Tile>, see onnxc/gemm.h) per tile of
+//                                input positions, then col2im      [conv_transpose_scratch_bytes]
 // No heap; every buffer of a variant is in its scratch (the stack holds register tiles only).
 //
-// The float Conv variants (f32_conv_*, f32_conv_gemm_best, f32_dwconv_any__scalar) also have
+// The float Conv variants (f32_conv_*, f32_dwconv_any__scalar) also have
 // an overload (..., scratch, const Epilogue<Act>& e, const float* residual) that finishes each
 // output element as activation(conv + bias [+ residual]) (see onnxc/gemm.h) while its tile is in
 // cache; residual has Y's layout.
@@ -411,25 +415,6 @@ inline void f32_conv_4x8__scalar(const ConvParams& p, const float* x, const floa
                                  const float* b, float* y, void* scratch) {
   f32_conv_4x8__scalar(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
-// The tile for the target's vector registers (measured with g++ 12 on an AVX-512 EPYC: 8 x 32
-// beats 12 x 32 and 14 x 32 on ResNet, MobileNet and SqueezeNet layers).
-template <class Act>
-inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w, const float* b,
-                               float* y, void* scratch, const Epilogue<Act>& e,
-                               const float* residual) {
-#if defined(__AVX512F__)
-  f32_conv_8x32__scalar(p, x, w, b, y, scratch, e, residual);
-#elif defined(ONNXC_SMALL_TILES)
-  f32_conv_4x8__scalar(p, x, w, b, y, scratch, e, residual);
-#else
-  f32_conv_6x16__scalar(p, x, w, b, y, scratch, e, residual);
-#endif
-}
-inline void f32_conv_gemm_best(const ConvParams& p, const float* x, const float* w, const float* b,
-                               float* y, void* scratch) {
-  f32_conv_gemm_best(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
-}
-
 // Depthwise (c_in == group, any multiplier): each output channel filters one input plane.
 // The plane is first copied to scratch with its padding made explicit and split into
 // stride phases (phase (a, b, c) holds the padded positions congruent to it modulo the strides),
@@ -654,8 +639,9 @@ inline void conv_transpose_ref(const ConvParams& p, const T* x, const T* w, cons
 // Per image, group and tile of p.tile input positions: cols[(m, k) x positions] =
 // W_g^T X_g (a GEMM with W read transposed in place), then each column is scattered into the
 // output (col2im). Y starts at the bias.
-inline void f32_conv_transpose__gemm(const ConvParams& p, const float* x, const float* w,
-                                     const float* b, float* y, void* scratch) {
+template <class Tile>
+inline void f32_convtranspose_gemm__scalar(const ConvParams& p, const float* x, const float* w,
+                                           const float* b, float* y, void* scratch) {
   float* cols = static_cast<float*>(scratch);
   const index_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   const index_t in_size = conv_detail::volume(p.in), out_size = conv_detail::volume(p.out);
@@ -674,8 +660,7 @@ inline void f32_conv_transpose__gemm(const ConvParams& p, const float* x, const 
       for (index_t p0 = 0; p0 < in_size; p0 += p.tile) {
         const index_t nc = in_size - p0 < p.tile ? in_size - p0 : p.tile;
         const GemmParams gp = {rows, nc, cin_g, 1, 0, rows, in_size, nc, 1.0f, 0.0f, 0, 0};
-        gemm<float>(gp, w + g * cin_g * rows, xg + p0, static_cast<const float*>(nullptr), cols,
-                    ws);
+        gemm<Tile>(gp, w + g * cin_g * rows, xg + p0, static_cast<const float*>(nullptr), cols, ws);
         for (index_t r = 0; r < rows; ++r) {
           const index_t m = r / k_size, tap = r % k_size;
           const index_t kd = tap / (p.kernel[1] * p.kernel[2]),

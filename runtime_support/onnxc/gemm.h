@@ -5,7 +5,7 @@
 //   struct GemmParams { m, n, k, trans_a, trans_b, lda, ldb, ldy, alpha, beta,
 //                       c_row_stride, c_col_stride };
 //   struct Workspace { void* data; index_t bytes; };
-//   template <typename T>
+//   template <class Tile, typename T>
 //   void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y, Workspace ws);
 //
 // computes, for i < m and j < n (all matrices row-major, leading dimensions in elements):
@@ -19,7 +19,8 @@
 //   {c_row_stride 0, c_col_stride 1}, a per-row bias {1, 0}, a scalar {0, 0}.
 // - c may alias y when c_row_stride == ldy and c_col_stride == 1 (y = alpha*AB + beta*y).
 //   a and b must not overlap y.
-// - gemm() picks a variant by size (p is usually a compile-time constant, so the choice folds).
+// - gemm<Tile>() runs the blocked tile the caller names (GemmTile<MR, NR>, a row the compiler
+//   chose) where the product is large enough to pay for packing, else gemm_ref.
 //   The float variants are rows of the kernel-variant table (onnxc/variants.h): the compiler's
 //   select-kernels pass picks one per Gemm node for the target, and the generated code calls it
 //   by name. Each has the signature (p, a, b, c, y, ws) and (p, a, b, c, y, e, residual, ws):
@@ -35,7 +36,8 @@
 //   panel row (or no ws: the overloads without it), they compute as gemm_ref does. No variant
 //   uses the heap or keeps more than its register tile (at most 1 KiB) on the stack.
 //
-// MatMul (numpy semantics) runs a GEMM per broadcast batch: matmul_ref, and matmul (via gemm).
+// MatMul (numpy semantics) runs a GEMM per broadcast batch: matmul_ref, and matmul<Tile> (via
+// gemm<Tile>).
 //
 // Fused epilogues: every GEMM, MatMul and float convolution variant has an overload taking
 // (..., const Epilogue<Act>& e, const T* residual) that finishes each output element as
@@ -55,13 +57,6 @@
 
 #include "onnxc/activation.h"
 #include "onnxc/base.h"
-
-// Microcontrollers (Arm's M profile) have no vector unit and a few KiB of stack: the kernels
-// pick register tiles whose accumulators fit the FPU's registers (a spilled 4 x 16 tile alone
-// takes 256 bytes of stack).
-#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
-#define ONNXC_SMALL_TILES 1
-#endif
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -482,7 +477,8 @@ inline void f32_gemm_8x32__scalar(const GemmParams& p, const float* a, const flo
   gemm_detail::f32_gemm_blocked<8, 32>(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
-// 4 x 4 tile: 16 scalar accumulators (microcontrollers; see ONNXC_SMALL_TILES).
+// 4 x 4 tile: 16 scalar accumulators (microcontrollers: no vector unit, and a few KiB of stack,
+// where a spilled 4 x 16 tile alone takes 256 bytes).
 template <class Act>
 inline void f32_gemm_4x4__scalar(const GemmParams& p, const float* a, const float* b,
                                  const float* c, float* y, const Epilogue<Act>& e,
@@ -618,50 +614,42 @@ constexpr index_t gemm_workspace_bytes(const GemmParams& p, index_t budget) {
   return depth * row;
 }
 
-// The float variant for the C++ compiler's vector width, for callers without a variant chosen
-// by select-kernels (MatMul, ConvTranspose, constant folding). Measured with g++ 12 and clang 14
-// on an AVX-512 EPYC: 8x32 reaches ~200 GFLOP/s on 512^3 (4x16: ~100); built for AVX2 only, 4x16
-// is the fastest (~80, where 8x32 and 6x16 spill).
-template <class Act>
-inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
-                                  const float* c, float* y, const Epilogue<Act>& e,
-                                  const float* residual, const Workspace& ws) {
-#if defined(__AVX512F__)
-  f32_gemm_8x32__scalar(p, a, b, c, y, e, residual, ws);
-#elif defined(ONNXC_SMALL_TILES)
-  f32_gemm_4x4__scalar(p, a, b, c, y, e, residual, ws);
-#else
-  f32_gemm_4x16__scalar(p, a, b, c, y, e, residual, ws);
-#endif
-}
-inline void f32_gemm_blocked_best(const GemmParams& p, const float* a, const float* b,
-                                  const float* c, float* y, const Workspace& ws) {
-  f32_gemm_blocked_best(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
-}
+// The blocked float GEMM tile a kernel that runs GEMMs inside (matmul, ConvTranspose, the
+// recurrent input products) uses: the row of the kernel-variant table (f32_gemm_<MR>x<NR>__scalar)
+// the compiler chose for the node's product and the target, named by the generated call, e.g.
+// onnxc::matmul<onnxc::GemmTile<4, 16>>(...): the target's blocked tile. Products below
+// gemm_prefers_blocked, and every non-float product, run as gemm_ref whatever the tile.
+template <int MR, int NR>
+struct GemmTile {
+  static constexpr int kRows = MR, kCols = NR;
+};
 
-template <typename T, class Act>
+// y = op(A) op(B) (+ C) through Tile's blocked variant where gemm_prefers_blocked says blocking
+// pays (p is usually a compile-time constant, so the test folds), else as gemm_ref.
+template <class Tile, typename T, class Act>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
                  const Epilogue<Act>& e, const T* residual, const Workspace& ws) {
   if constexpr (std::is_same_v<T, float>) {
     if (gemm_prefers_blocked(p.m, p.n, p.k))
-      return f32_gemm_blocked_best(p, a, b, c, y, e, residual, ws);
+      return gemm_detail::f32_gemm_blocked<Tile::kRows, Tile::kCols>(p, a, b, c, y, e, residual,
+                                                                     ws);
   }
   gemm_ref(p, a, b, c, y, e, residual);
 }
-template <typename T>
+template <class Tile, typename T>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
                  const Workspace& ws) {
-  gemm(p, a, b, c, y, Epilogue<>{}, static_cast<const T*>(nullptr), ws);
+  gemm<Tile>(p, a, b, c, y, Epilogue<>{}, static_cast<const T*>(nullptr), ws);
 }
 // Without a workspace: the products that would pack B run as the reference.
-template <typename T, class Act>
+template <class Tile, typename T, class Act>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
                  const Epilogue<Act>& e, const T* residual) {
-  gemm(p, a, b, c, y, e, residual, Workspace{nullptr, 0});
+  gemm<Tile>(p, a, b, c, y, e, residual, Workspace{nullptr, 0});
 }
-template <typename T>
+template <class Tile, typename T>
 inline void gemm(const GemmParams& p, const T* a, const T* b, const T* c, T* y) {
-  gemm(p, a, b, c, y, Epilogue<>{}, static_cast<const T*>(nullptr), Workspace{nullptr, 0});
+  gemm<Tile>(p, a, b, c, y, Epilogue<>{}, static_cast<const T*>(nullptr), Workspace{nullptr, 0});
 }
 
 // ---- MatMul ---------------------------------------------------------------------------------
@@ -741,28 +729,28 @@ inline void matmul_ref(const MatMulParams& p, const T* a, const T* b, T* y) {
              static_cast<const T*>(nullptr));
 }
 
-// Each batch through gemm(), so float products large enough run blocked.
-template <typename T, class Act>
+// Each batch through gemm<Tile>(), so float products large enough run blocked.
+template <class Tile, typename T, class Act>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
                    const Epilogue<Act>& e, const T* residual, const Workspace& ws) {
   gemm_detail::matmul_batched(
       p, a, b, bias, y, e, residual,
       [&ws](const GemmParams& g, const T* ga, const T* gb, const T* gc, T* gy,
-            const Epilogue<Act>& ge, const T* gr) { gemm(g, ga, gb, gc, gy, ge, gr, ws); });
+            const Epilogue<Act>& ge, const T* gr) { gemm<Tile>(g, ga, gb, gc, gy, ge, gr, ws); });
 }
-template <typename T>
+template <class Tile, typename T>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, T* y, const Workspace& ws) {
-  matmul(p, a, b, static_cast<const T*>(nullptr), y, Epilogue<>{}, static_cast<const T*>(nullptr),
-         ws);
+  matmul<Tile>(p, a, b, static_cast<const T*>(nullptr), y, Epilogue<>{},
+               static_cast<const T*>(nullptr), ws);
 }
-template <typename T, class Act>
+template <class Tile, typename T, class Act>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, const T* bias, T* y,
                    const Epilogue<Act>& e, const T* residual) {
-  matmul(p, a, b, bias, y, e, residual, Workspace{nullptr, 0});
+  matmul<Tile>(p, a, b, bias, y, e, residual, Workspace{nullptr, 0});
 }
-template <typename T>
+template <class Tile, typename T>
 inline void matmul(const MatMulParams& p, const T* a, const T* b, T* y) {
-  matmul(p, a, b, y, Workspace{nullptr, 0});
+  matmul<Tile>(p, a, b, y, Workspace{nullptr, 0});
 }
 
 }  // namespace onnxc

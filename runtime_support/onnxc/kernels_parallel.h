@@ -219,6 +219,7 @@ namespace recurrent_detail {
 // each part streams only its rows of R, which then fit the core's cache. Every column is the same
 // dot product as in the whole product, so the states are bit for bit the serial ones. Other
 // products (double, 4 rows or more) stay whole.
+template <class Tile>
 struct SplitProduct {
   const Parallel& par;
   index_t tasks;
@@ -234,27 +235,28 @@ struct SplitProduct {
           if (j0 == j1) return;
           GemmParams q = p;
           q.n = j1 - j0;
-          f32_gemm_blocked_best(q, a, b + j0 * (p.trans_b ? p.ldb : 1),
-                                c ? c + j0 * p.c_col_stride : c, y + j0, Workspace{nullptr, 0});
+          gemm_detail::f32_gemm_blocked<Tile::kRows, Tile::kCols>(
+              q, a, b + j0 * (p.trans_b ? p.ldb : 1), c ? c + j0 * p.c_col_stride : c, y + j0,
+              Epilogue<>{}, static_cast<const float*>(nullptr), Workspace{nullptr, 0});
         };
         parallel_run(par, tasks, part);
         return;
       }
     }
-    gemm(p, a, b, c, y, ws);
+    gemm<Tile>(p, a, b, c, y, ws);
   }
 };
 
 }  // namespace recurrent_detail
 
 // recurrent_ref with each step's product in `tasks` parts on `par` (SplitProduct).
-template <typename T>
+template <typename T, class Tile>
 inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, const T* r,
                           const T* bias, const std::int32_t* seq_lens, const T* init_h,
                           const T* init_c, const T* peep, T* y, T* y_h, T* y_c, T* scratch,
                           const Parallel& par, index_t tasks) {
-  recurrent_ref<T>(p, x, w, r, bias, seq_lens, init_h, init_c, peep, y, y_h, y_c, scratch,
-                   recurrent_detail::SplitProduct{par, tasks});
+  recurrent_ref<T, Tile>(p, x, w, r, bias, seq_lens, init_h, init_c, peep, y, y_h, y_c, scratch,
+                         recurrent_detail::SplitProduct<Tile>{par, tasks});
 }
 
 }  // namespace onnxc

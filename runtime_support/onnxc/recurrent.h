@@ -141,11 +141,12 @@ inline index_t length(const std::int32_t* seq_lens, index_t b, index_t seq_lengt
 
 // Computes the per-step products (states times R^T) whole; with --threads,
 // onnxc/kernels_parallel.h's SplitProduct computes them in parts.
+template <class Tile>
 struct WholeProduct {
   template <typename T>
   void operator()(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
                   const Workspace& ws) const {
-    gemm(p, a, b, c, y, ws);
+    gemm<Tile>(p, a, b, c, y, ws);
   }
 };
 
@@ -156,7 +157,7 @@ struct WholeProduct {
 // b [dirs, 2*G*hidden] or null, seq_lens [batch] or null, init_h / init_c [dirs, batch, hidden]
 // or null, peep [dirs, 3*hidden] or null; outputs y [seq, dirs, batch, hidden], y_h / y_c
 // [dirs, batch, hidden], each may be null. `product` computes each step's product by R^T.
-template <typename T, class Product = recurrent_detail::WholeProduct>
+template <typename T, class Tile, class Product = recurrent_detail::WholeProduct<Tile>>
 inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, const T* r,
                           const T* bias, const std::int32_t* seq_lens, const T* init_h,
                           const T* init_c, const T* peep, T* y, T* y_h, T* y_c, T* scratch,
@@ -185,7 +186,7 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
     // Input projections of all steps; rows follow x's own (t, b) or (b, t) order.
     const GemmParams xp = {S * B,        GH, p.input_size, 0,   1, p.input_size,
                            p.input_size, GH, 1.0,          1.0, 0, 1};
-    gemm(xp, x, wd, wb, xw, ws);
+    gemm<Tile>(xp, x, wd, wb, xw, ws);
     for (index_t b = 0; b < B; ++b)
       for (index_t j = 0; j < H; ++j) {
         const index_t so = recurrent_detail::state_offset(p, d, b) + j;
@@ -272,30 +273,32 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
   }
 }
 
-template <typename T>
+template <typename T, class Tile>
 inline void rnn_ref(const RecurrentParams& p, const T* x, const T* w, const T* r, const T* b,
                     const std::int32_t* seq_lens, const T* init_h, T* y, T* y_h, T* scratch) {
-  recurrent_ref<T>(p, x, w, r, b, seq_lens, init_h, nullptr, nullptr, y, y_h, nullptr, scratch);
+  recurrent_ref<T, Tile>(p, x, w, r, b, seq_lens, init_h, nullptr, nullptr, y, y_h, nullptr,
+                         scratch);
 }
 
-template <typename T>
+template <typename T, class Tile>
 inline void gru_ref(const RecurrentParams& p, const T* x, const T* w, const T* r, const T* b,
                     const std::int32_t* seq_lens, const T* init_h, T* y, T* y_h, T* scratch) {
-  recurrent_ref<T>(p, x, w, r, b, seq_lens, init_h, nullptr, nullptr, y, y_h, nullptr, scratch);
+  recurrent_ref<T, Tile>(p, x, w, r, b, seq_lens, init_h, nullptr, nullptr, y, y_h, nullptr,
+                         scratch);
 }
 
-template <typename T>
+template <typename T, class Tile>
 inline void lstm_ref(const RecurrentParams& p, const T* x, const T* w, const T* r, const T* b,
                      const std::int32_t* seq_lens, const T* init_h, const T* init_c, const T* peep,
                      T* y, T* y_h, T* y_c, T* scratch) {
-  recurrent_ref<T>(p, x, w, r, b, seq_lens, init_h, init_c, peep, y, y_h, y_c, scratch);
+  recurrent_ref<T, Tile>(p, x, w, r, b, seq_lens, init_h, init_c, peep, y, y_h, y_c, scratch);
 }
 
 // The f32_recurrent row of the kernel-variant table (onnxc/variants.h): the float kernel under
 // the table's name, plain or (with onnxc/kernels_parallel.h) with each step's product in parts.
-template <class... Args>
+template <class Tile, class... Args>
 inline void f32_recurrent_ref__scalar(const RecurrentParams& p, Args&&... args) {
-  recurrent_ref<float>(p, static_cast<Args&&>(args)...);
+  recurrent_ref<float, Tile>(p, static_cast<Args&&>(args)...);
 }
 
 }  // namespace onnxc

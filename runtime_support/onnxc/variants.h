@@ -32,8 +32,12 @@
 //            --threads' split uses (ops/kernel_variants.h, kernel_parts); 0: it has no parallel
 //            form and always runs whole.
 // Within a dtype, rows are in preference order: select-kernels takes the first row of the
-// node's families that fits its shape, weights, target class and ISA (the fallback is the last
-// row of a family, which fits every node of it).
+// node's families that fits its shape, weights, target class and ISA (first_fitting_variant; the
+// last row of a family fits every node of it on the targets it names). A GEMM convolution that
+// select-kernels does not reach (the pass disabled) runs the first conv row that fits its weights
+// as stored; the first gemm_blocked row a target may use is the GEMM tile of the kernels that run
+// GEMMs inside (MatMul, ConvTranspose, recurrent: gemm<GemmTile<MR, NR>>, onnxc/gemm.h). No
+// kernel header chooses a tile by `#if`.
 //
 // This file is a macro table only: no code, no includes.
 #ifndef ONNXC_VARIANTS_H

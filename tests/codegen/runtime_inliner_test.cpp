@@ -70,7 +70,7 @@ TEST_CASE("the inline runtime resolves names per namespace", "[codegen][inliner]
 TEST_CASE("the inline runtime of a convolution compiles", "[codegen][inliner]") {
   const std::string code =
       "void f(const onnxc::ConvParams& p, const float* x, const float* w, float* y, void* s) {\n"
-      "  onnxc::f32_conv_gemm_best(p, x, w, nullptr, y, s);\n"
+      "  onnxc::f32_conv_6x16__scalar(p, x, w, nullptr, y, s);\n"
       "  onnxc::conv_ref<onnxc::float16>(p, nullptr, nullptr, nullptr, nullptr, nullptr);\n}\n";
   const std::string rt = inline_runtime({"onnxc/conv.h"}, code, {"onnxc/types.h"});
   CHECK(rt.find("inline void f32_dwconv_any__scalar(") == std::string::npos);

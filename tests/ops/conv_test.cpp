@@ -92,13 +92,15 @@ TEST_CASE("Conv picks its kernel from the shape", "[conv]") {
     CHECK(emits(h, "onnxc::f32_dwconv_any__scalar(p, x0, x1, nullptr, y0, nullptr);"));
     CHECK(h.node().scratch_bytes > 16u * 16u * 4u);  // at least the padded plane
   }
-  SECTION("anything else: the convolution GEMM, positions in equal blocks of at most 512") {
+  SECTION(
+      "anything else: the convolution GEMM (generic: the hosted 6x16 row), positions in equal "
+      "blocks of at most 512") {
     InferHarness h("Conv", 11);
     h.input(F, {1, 32, 7, 7});
     h.input(F, {64, 32, 1, 1});
     h.input(F, {64});
     REQUIRE(h.infer());
-    CHECK(emits(h, "onnxc::f32_conv_gemm_best(p, x0, x1, x2, y0, nullptr);"));
+    CHECK(emits(h, "onnxc::f32_conv_6x16__scalar(p, x0, x1, x2, y0, nullptr);"));
     CHECK(emits(h, "/*pad=*/{0, 0, 0}, /*tile=*/49};"));
     // 32 deep, 49 positions in 2 panels, and one patch-matrix row of 49 positions
     CHECK(h.node().scratch_bytes == 32u * 64u * 4u + 49u * 4u);
@@ -241,7 +243,9 @@ TEST_CASE("ConvTranspose output shapes", "[conv]") {
     h.attr_ints("output_padding", {1, 1});
     REQUIRE(h.infer());
     CHECK(h.out().shape == Shape{1, 2, 10, 8});
-    CHECK(emits(h, "onnxc::f32_conv_transpose__gemm(p, x0, x1, nullptr, y0, nullptr);"));
+    CHECK(emits(h,
+                "onnxc::f32_convtranspose_gemm__scalar<onnxc::GemmTile<4, 16>>(p, x0, x1, nullptr, "
+                "y0, nullptr);"));
     // the 2 x 9 x 9 column tile (162 floats, rounded to 176: whole 64-byte lines), then a 1-deep
     // GEMM panel of 32 columns
     CHECK(h.node().scratch_bytes == 176u * 4u + 32u * 4u);
@@ -329,7 +333,7 @@ TEST_CASE("Conv with a fused epilogue passes it to the kernel, and checks it", "
   CHECK(emits(h,
               "static constexpr onnxc::Epilogue<onnxc::LeakyRelu> e = {/*activation=*/{"
               "/*alpha=*/0.5f, /*beta=*/0.0f}, /*residual=*/1};"));
-  CHECK(emits(h, "onnxc::f32_conv_gemm_best(p, x0, x1, nullptr, y0, nullptr, e, x3);"));
+  CHECK(emits(h, "onnxc::f32_conv_6x16__scalar(p, x0, x1, nullptr, y0, nullptr, e, x3);"));
 
   InferHarness bad("Conv", 13);
   bad.input(F, {1, 8, 6, 6});

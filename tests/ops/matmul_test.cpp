@@ -26,7 +26,8 @@ TEST_CASE("Gemm output shape follows transA/transB", "[matmul]") {
   CHECK(h.out().shape == Shape{3, 5});
   CHECK(h.out().dtype == F);
   const std::string code = h.emit();
-  CHECK(code.find("onnxc::gemm(p, x0, x1, x2, y0);") != std::string::npos);
+  // (No variant chosen: no select-kernels here; the target's blocked tile, generic: 4x16.)
+  CHECK(code.find("onnxc::gemm<onnxc::GemmTile<4, 16>>(p, x0, x1, x2, y0);") != std::string::npos);
   // {m, n, k, transA, transB, lda, ldb, ldy, alpha, beta, c_row_stride, c_col_stride}
   CHECK(code.find("{/*m=*/3, /*n=*/5, /*k=*/4, /*trans_a=*/1, /*trans_b=*/1, /*lda=*/3, /*ldb=*/4, "
                   "/*ldy=*/5, /*alpha=*/0.5f, /*beta=*/1.0f, /*c_row_stride=*/0, "
@@ -200,7 +201,8 @@ TEST_CASE("MatMul on float16 runs the float kernel on widened scratch copies", "
   const std::string code = h.emit();
   CHECK(code.find("onnxc::f16_f32_cast__scalar(x0, half_in0, 6, onnxc::CastParams{});") !=
         std::string::npos);
-  CHECK(code.find("onnxc::matmul(p, half_in0, half_in1, half_out0);") != std::string::npos);
+  CHECK(code.find("onnxc::matmul<onnxc::GemmTile<4, 16>>(p, half_in0, half_in1, half_out0);") !=
+        std::string::npos);
   CHECK(code.find("onnxc::f32_f16_cast__scalar(half_out0, y0, 8, onnxc::CastParams{});") !=
         std::string::npos);
   InferHarness bf("MatMul", 9);  // bfloat16 only from opset 13
@@ -221,8 +223,8 @@ TEST_CASE("MatMul with a fused bias, transB and epilogue", "[matmul]") {
   INFO(code);
   CHECK(code.find("/*batch_count=*/1, /*m=*/6, /*n=*/7, /*k=*/5, /*trans_a=*/0, /*trans_b=*/1}") !=
         std::string::npos);
-  CHECK(code.find("onnxc::matmul(p, x0, x1, x2, y0, e, static_cast<const float*>(nullptr));") !=
-        std::string::npos);
+  CHECK(code.find("onnxc::matmul<onnxc::GemmTile<4, 16>>(p, x0, x1, x2, y0, e, "
+                  "static_cast<const float*>(nullptr));") != std::string::npos);
 
   InferHarness bad("MatMul", 13);
   bad.input(F, {3, 5});
@@ -259,7 +261,8 @@ TEST_CASE("a blocked Gemm packs B in a workspace sized for the target", "[matmul
     InferHarness h("Gemm", 13);
     gemm_node(h);
     CHECK(h.node().scratch_bytes == 256u * 32u * 4u);
-    CHECK(h.emit().find("onnxc::gemm(p, x0, x1, static_cast<const float*>(nullptr), y0, "
+    CHECK(h.emit().find("onnxc::gemm<onnxc::GemmTile<4, 16>>(p, x0, x1, "
+                        "static_cast<const float*>(nullptr), y0, "
                         "onnxc::Workspace{nullptr + 0, 32768});") != std::string::npos);
   }
   SECTION("cortex-m4: 4 KiB (32 rows); --max-scratch 1024: 8 rows") {
@@ -292,8 +295,8 @@ TEST_CASE("every workspace depth gives the product of the reference", "[matmul]"
     const index_t bytes = gemm_workspace_bytes(p, budget);
     CHECK(bytes <= budget);
     std::vector<float> ws(static_cast<size_t>(bytes / 4) + 1);
-    gemm(p, a.data(), b.data(), static_cast<const float*>(nullptr), got.data(),
-         Workspace{ws.data(), bytes});
+    gemm<GemmTile<4, 16>>(p, a.data(), b.data(), static_cast<const float*>(nullptr), got.data(),
+                          Workspace{ws.data(), bytes});
     CHECK(got == want);  // small integers: every summation order is exact
   }
 }

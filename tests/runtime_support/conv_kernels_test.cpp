@@ -28,7 +28,7 @@ struct GemmVariant {
 const GemmVariant kGemmVariants[] = {
     {"f32_conv_8x32__scalar", f32_conv_8x32__scalar},
     {"f32_conv_6x16__scalar", f32_conv_6x16__scalar},
-    {"f32_conv_gemm_best", f32_conv_gemm_best},
+    {"f32_conv_4x8__scalar", f32_conv_4x8__scalar},
 };
 
 // A Conv problem: params with the output size implied by the input, kernel, stride, dilation
@@ -265,7 +265,8 @@ TEST_CASE("conv_transpose_ref matches the ONNX ConvTranspose examples", "[conv-k
   }
 }
 
-TEST_CASE("f32_conv_transpose__gemm matches the reference", "[conv-kernels]") {
+TEST_CASE("f32_convtranspose_gemm__scalar matches the reference at every GEMM tile",
+          "[conv-kernels]") {
   std::mt19937 rng(3);
   struct Case {
     index_t c_in, c_out, group;
@@ -293,8 +294,11 @@ TEST_CASE("f32_conv_transpose__gemm matches the reference", "[conv-kernels]") {
       for (index_t tile : {index_t{1}, index_t{5}, vol(p.in)}) {
         p.tile = tile;
         INFO(describe(p));
-        check_close(run(f32_conv_transpose__gemm, p, o, true, conv_transpose_scratch_bytes(p)),
-                    want, c.c_in * vol(p.kernel));
+        for (ConvFn fn : {f32_convtranspose_gemm__scalar<GemmTile<4, 16>>,
+                          f32_convtranspose_gemm__scalar<GemmTile<8, 32>>,
+                          f32_convtranspose_gemm__scalar<GemmTile<4, 4>>})
+          check_close(run(fn, p, o, true, conv_transpose_scratch_bytes(p)), want,
+                      c.c_in * vol(p.kernel));
       }
     }
 }
@@ -367,7 +371,7 @@ TEST_CASE("fused Conv epilogues match the convolution followed by the unfused op
                     conv_gemm_scratch_bytes(p), e, residual);
         check_fused(ONNXC_CONV_FUSED(f32_conv_6x16__scalar), f32_conv_6x16__scalar, p, o,
                     conv_gemm_scratch_bytes(p), e, residual);
-        check_fused(ONNXC_CONV_FUSED(f32_conv_gemm_best), f32_conv_gemm_best, p, o,
+        check_fused(ONNXC_CONV_FUSED(f32_conv_4x8__scalar), f32_conv_4x8__scalar, p, o,
                     conv_gemm_scratch_bytes(p), e, residual);
       }
       if (p.c_in == p.group)

@@ -72,31 +72,42 @@ void gemm_8x32_e(const GemmParams& p, const float* a, const float* b, const floa
     f32_gemm_8x32__scalar(p, a, b, c, y, typed, r, test_workspace<Bytes>());
   });
 }
-template <index_t Bytes>
-void gemm_4x4(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
-  f32_gemm_4x4__scalar(p, a, b, c, y, test_workspace<Bytes>());
-}
-void gemm_1x1(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
-  f32_gemm_1x1__scalar(p, a, b, c, y, Workspace{nullptr, 0});
-}
-void gemm_float(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
-  gemm(p, a, b, c, y, test_workspace<32768>());
+// gemm<Tile>: the entry point of the kernels that run GEMMs inside, at the tile of each
+// target class's blocked row (onnxc/variants.h).
+using HostedTile = GemmTile<4, 16>;
+using WideTile = GemmTile<8, 32>;
+using McuTile = GemmTile<4, 4>;
+template <class Tile>
+void gemm_tile(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
+  gemm<Tile>(p, a, b, c, y, test_workspace<32768>());
 }
 
+// Every gemm and gemm_packed row of the variant table (onnxc/variants.h), taken from the table
+// (a new row is run here without an edit), then the workspace depths and gemm<Tile>.
+#define ONNXC_TESTED_gemm(name, panel)                                                        \
+  {#name, [](const GemmParams& p, const float* a, const float* b, const float* c, float* y) { \
+     name(p, a, b, c, y, test_workspace<32768>());                                            \
+   }},
+#define ONNXC_TESTED_gemm_packed(name, panel) {#name, gemm_packed<panel, name>},
+#define ONNXC_TESTED_conv(name, panel)
+#define ONNXC_TESTED_dwconv(name, panel)
+#define ONNXC_TESTED_recurrent(name, panel)
+#define ONNXC_TESTED_qconv(name, panel)
+#define ONNXC_TESTED_qdwconv(name, panel)
+#define ONNXC_TESTED_ROW(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
+  ONNXC_TESTED_##op(dtype##_##op##_##tile##__##isa, panel)
+// clang-format off
 const Variant kVariants[] = {
-    {"f32_gemm_4x16__scalar", gemm_4x16<32768>},
-    {"f32_gemm_8x32__scalar", gemm_8x32<32768>},
+    ONNXC_KERNEL_VARIANTS(ONNXC_TESTED_ROW)
     {"f32_gemm_4x16__scalar, 3-row panel", gemm_4x16<3 * 16 * 4>},
     {"f32_gemm_8x32__scalar, 1-row panel", gemm_8x32<32 * 4>},
     {"f32_gemm_8x32__scalar, no workspace", gemm_8x32<0>},
-    {"gemm<float>", gemm_float},
-    {"gemm<float>, no workspace", gemm<float>},
-    {"f32_gemm_4x4__scalar", gemm_4x4<32768>},
-    {"f32_gemm_1x1__scalar", gemm_1x1},
-    {"f32_gemm_packed_4x16__scalar", gemm_packed<16, f32_gemm_packed_4x16__scalar>},
-    {"f32_gemm_packed_8x32__scalar", gemm_packed<32, f32_gemm_packed_8x32__scalar>},
-    {"f32_gemm_packed_4x4__scalar", gemm_packed<4, f32_gemm_packed_4x4__scalar>},
+    {"gemm<GemmTile<4, 16>>", gemm_tile<HostedTile>},
+    {"gemm<GemmTile<8, 32>>", gemm_tile<WideTile>},
+    {"gemm<GemmTile<4, 4>>", gemm_tile<McuTile>},
+    {"gemm<GemmTile<4, 16>>, no workspace", gemm<HostedTile, float>},
 };
+// clang-format on
 
 std::vector<float> random_vector(size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -224,8 +235,8 @@ TEST_CASE("every float GEMM variant matches gemm_ref", "[gemm-kernels]") {
 }
 
 TEST_CASE("every gemm and gemm_packed row of the variant table is run here", "[gemm-kernels]") {
-  // The portable rows are compiled in every build, so none may be missing from kVariants (an
-  // intrinsics row would be run by its ISA's build, as conv_variants_check.cpp does).
+  // kVariants takes the rows from the table; the portable rows are compiled in every build (an
+  // intrinsics row would need the ISA guard conv_variants_check.cpp has, hence the check).
 #define ONNXC_ROW(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
   {#op, #dtype "_" #op "_" #tile "__" #isa, #isa},
   struct Row {
@@ -279,7 +290,7 @@ TEST_CASE("matmul matches matmul_ref with broadcast batches", "[gemm-kernels]") 
   const std::vector<float> a = random_vector(2 * m * k, rng), b = random_vector(3 * k * n, rng);
   std::vector<float> want(6 * m * n), got(6 * m * n);
   matmul_ref(p, a.data(), b.data(), want.data());
-  matmul(p, a.data(), b.data(), got.data());
+  matmul<HostedTile>(p, a.data(), b.data(), got.data());
   for (size_t i = 0; i < got.size(); ++i) REQUIRE(std::fabs(got[i] - want[i]) <= 1e-4f);
   // Batch 4 (i0 = 1, i1 = 1) is A[1] @ B[1]; spot-check one element by hand.
   double dot = 0;
@@ -318,7 +329,7 @@ const struct {
     {"f32_gemm_4x16__scalar", gemm_4x16_e<32768>, gemm_4x16<32768>},
     {"f32_gemm_8x32__scalar", gemm_8x32_e<32768>, gemm_8x32<32768>},
     {"f32_gemm_4x16__scalar, 5-row panel", gemm_4x16_e<5 * 16 * 4>, gemm_4x16<5 * 16 * 4>},
-    {"gemm<float>", ONNXC_GEMM_FUSED(gemm), gemm<float>},
+    {"gemm<GemmTile<4, 16>>", ONNXC_GEMM_FUSED(gemm<HostedTile>), gemm<HostedTile, float>},
     {"gemm_ref<float>", ONNXC_GEMM_FUSED(gemm_ref), gemm_ref<float>},
     {"f32_gemm_packed_4x16__scalar", gemm_packed_e<16, packed_4x16_fused>,
      gemm_packed<16, f32_gemm_packed_4x16__scalar>},
@@ -439,7 +450,7 @@ TEST_CASE("matmul with a bias, transposed operands and an epilogue", "[gemm-kern
         want[i] = v > 0 ? v : 0;
       }
       const Epilogue<Relu> e = {Relu{0.0f, 0.0f}, 1};
-      matmul(p, a.data(), b.data(), bias.data(), got.data(), e, res.data());
+      matmul<HostedTile>(p, a.data(), b.data(), bias.data(), got.data(), e, res.data());
       matmul_ref(p, a.data(), b.data(), bias.data(), got_ref.data(), e, res.data());
       INFO("transA=" << ta << " transB=" << tb);
       for (size_t i = 0; i < got.size(); ++i) {

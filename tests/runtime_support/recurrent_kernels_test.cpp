@@ -197,12 +197,12 @@ void check(const Problem& pr, bool want_y = true, bool want_h = true, bool want_
   std::vector<T> y(want.y.size(), T(-7)), y_h(want.y_h.size(), T(-7)), y_c(want.y_c.size(), T(-7));
   std::vector<T> scratch(static_cast<size_t>(recurrent_scratch_elems(p)), T(12345));
   const bool lstm = p.cell == kCellLstm;
-  recurrent_ref<T>(p, x.data(), w.data(), r.data(), pr.has_b ? b.data() : nullptr,
-                   pr.has_lens ? pr.lens.data() : nullptr, pr.has_h0 ? h0.data() : nullptr,
-                   lstm && pr.has_c0 ? c0.data() : nullptr,
-                   lstm && pr.has_peep ? peep.data() : nullptr, want_y ? y.data() : nullptr,
-                   want_h ? y_h.data() : nullptr, lstm && want_c ? y_c.data() : nullptr,
-                   scratch.data());
+  recurrent_ref<T, GemmTile<4, 16>>(
+      p, x.data(), w.data(), r.data(), pr.has_b ? b.data() : nullptr,
+      pr.has_lens ? pr.lens.data() : nullptr, pr.has_h0 ? h0.data() : nullptr,
+      lstm && pr.has_c0 ? c0.data() : nullptr, lstm && pr.has_peep ? peep.data() : nullptr,
+      want_y ? y.data() : nullptr, want_h ? y_h.data() : nullptr,
+      lstm && want_c ? y_c.data() : nullptr, scratch.data());
   const double tol = std::is_same<T, float>::value ? 2e-5 : 1e-12;
   if (want_y)
     for (size_t i = 0; i < y.size(); ++i) REQUIRE(double(y[i]) == Approx(want.y[i]).margin(tol));
@@ -311,7 +311,8 @@ TEST_CASE("recurrent kernels: hand-computed RNN steps and sequence_lens semantic
   const std::int32_t lens[] = {3, 1};
   float y[6], y_h[2];
   std::vector<float> scratch(static_cast<size_t>(recurrent_scratch_elems(p)));
-  rnn_ref(p, x, w, r, b, lens, static_cast<const float*>(nullptr), y, y_h, scratch.data());
+  rnn_ref<float, GemmTile<4, 16>>(p, x, w, r, b, lens, static_cast<const float*>(nullptr), y, y_h,
+                                  scratch.data());
   // Batch 0 walks t = 2, 1, 0: h = 7, then 2*2 + 3.5 + 1 = 8.5, then 2 + 4.25 + 1 = 7.25.
   // Batch 1 has one step (t = 0): h = 21; its t = 1, 2 outputs are zero.
   CHECK(std::vector<float>(y, y + 6) == std::vector<float>{7.25f, 21, 8.5f, 0, 7, 0});
