@@ -226,11 +226,11 @@ class LayerNormOp final : public OpHandler {
     };
     const bool f32 = ctx.input(0)->dtype != DataType::kDouble;
     if (kRms) {
-      ctx.line("onnxc::{}(p, {}, {}, {}{});", f32 ? "f32_rms_norm__lanes" : "rms_norm_ref", n.in(0),
-               n.in(1), n.out(0), accum_arg(s.float_accum));
+      ctx.line("onnxc::{}(p, {}, {}, {}{});", f32 ? "f32_rmsnorm_lanes__scalar" : "rms_norm_ref",
+               n.in(0), n.in(1), n.out(0), accum_arg(s.float_accum));
     } else {
       ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, {}{});",
-               f32 ? "f32_layer_norm__lanes" : "layer_norm_ref", n.in(0), n.in(1),
+               f32 ? "f32_layernorm_lanes__scalar" : "layer_norm_ref", n.in(0), n.in(1),
                typed(ctx.input(2) != nullptr, n.in(2), t, true), n.out(0),
                typed(ctx.output(1) != nullptr, n.out(1), "float", false),
                typed(ctx.output(2) != nullptr, n.out(2), "float", false), accum_arg(s.float_accum));

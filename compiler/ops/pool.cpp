@@ -76,7 +76,7 @@ void to3(const std::vector<int64_t>& v, int64_t fill, index_t* out) {
 
 struct PoolState : OpState {
   PoolParams p{};
-  bool fast = false;         // f32_maxpool__generic instead of the reference
+  bool fast = false;         // f32_maxpool_rows__scalar instead of the reference
   bool float_accum = false;  // ops/accum.h
 };
 
@@ -137,7 +137,7 @@ class PoolOp final : public OpHandler {
       const T* x = in[0]->as<T>();
       T* y = out[0].as<T>();
       if constexpr (std::is_same_v<T, float>) {
-        if (s.fast) return f32_maxpool__generic(s.p, x, y, nullptr);
+        if (s.fast) return f32_maxpool_rows__scalar(s.p, x, y, nullptr);
       }
       if (kind_ == PoolKind::kMax) return maxpool_ref<T>(s.p, x, y, indices);
       if constexpr (!std::is_integral_v<T>) {
@@ -165,7 +165,7 @@ class PoolOp final : public OpHandler {
                       {"p", cpp_float(p.p)}}));
     const char* type = dtype_cpp(ctx.input(0)->dtype);
     if (s.fast)
-      ctx.line("onnxc::f32_maxpool__generic(p, {}, {}, nullptr);", ctx.in(0), ctx.out(0));
+      ctx.line("onnxc::f32_maxpool_rows__scalar(p, {}, {}, nullptr);", ctx.in(0), ctx.out(0));
     else if (kind_ == PoolKind::kMax)
       ctx.line("onnxc::maxpool_ref<{}>(p, {}, {}, {});", type, ctx.in(0), ctx.out(0), ctx.out(1));
     else
@@ -224,7 +224,7 @@ class GlobalPoolOp final : public OpHandler {
         if (kind_ == PoolKind::kMax) return global_maxpool_ref<T>(x, y, channels, spatial);
         if constexpr (std::is_same_v<T, float>) {
           if (kind_ == PoolKind::kAverage)
-            return f32_global_avgpool__generic(x, y, channels, spatial);
+            return f32_globalavgpool_lanes__scalar(x, y, channels, spatial);
         }
         if (kind_ == PoolKind::kAverage) return global_avgpool_ref<T>(x, y, channels, spatial);
         global_lppool_ref<T>(x, y, channels, spatial, p);
@@ -245,7 +245,7 @@ class GlobalPoolOp final : public OpHandler {
                type, ctx.in(0), ctx.out(0), channels, spatial, cpp_float(s.p), accum);
     else if (kind_ == PoolKind::kAverage && ctx.input(0)->dtype == DataType::kFloat &&
              !s.float_accum)
-      ctx.line("onnxc::f32_global_avgpool__generic({}, {}, /*channels=*/{}, /*spatial=*/{});",
+      ctx.line("onnxc::f32_globalavgpool_lanes__scalar({}, {}, /*channels=*/{}, /*spatial=*/{});",
                ctx.in(0), ctx.out(0), channels, spatial);
     else
       ctx.line("onnxc::{}<{}>({}, {}, /*channels=*/{}, /*spatial=*/{}{});",

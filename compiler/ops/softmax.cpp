@@ -98,11 +98,11 @@ class SoftmaxOp final : public OpHandler {
   SoftmaxKernel host_;
 };
 
-const SoftmaxOp kSoftmax("f32_softmax__poly", "f32_softmax_rows__poly", "softmax_ref",
-                         run_softmax<f32_softmax__poly, softmax_ref<double>>);
-const SoftmaxOp kLogSoftmax("f32_log_softmax__poly", "f32_log_softmax_rows__poly",
+const SoftmaxOp kSoftmax("f32_softmax_any__scalar", "f32_softmax_rows__scalar", "softmax_ref",
+                         run_softmax<f32_softmax_any__scalar, softmax_ref<double>>);
+const SoftmaxOp kLogSoftmax("f32_logsoftmax_any__scalar", "f32_logsoftmax_rows__scalar",
                             "log_softmax_ref",
-                            run_softmax<f32_log_softmax__poly, log_softmax_ref<double>>);
+                            run_softmax<f32_logsoftmax_any__scalar, log_softmax_ref<double>>);
 const SoftmaxOp kHardmax("hardmax_ref", nullptr, "hardmax_ref",
                          run_softmax<hardmax_ref<float>, hardmax_ref<double>>);
 

@@ -197,8 +197,8 @@ inline void rms_norm_ref(const LayerNormParams& p, const T* x, const T* scale, T
 // The float variant of rms_norm_ref: the mean square in float over 16 lanes, so it vectorizes.
 // Scale must be a full row (scale_contiguous); other layouts take the reference.
 template <typename A = double>
-inline void f32_rms_norm__lanes(const LayerNormParams& p, const float* x, const float* scale,
-                                float* y, Accum<A> accum = {}) {
+inline void f32_rmsnorm_lanes__scalar(const LayerNormParams& p, const float* x, const float* scale,
+                                      float* y, Accum<A> accum = {}) {
   if (!p.scale_contiguous || p.size == 0) return rms_norm_ref(p, x, scale, y, accum);
   constexpr index_t kLanes = 16;
   const index_t nv = p.size - p.size % kLanes;
@@ -220,9 +220,9 @@ inline void f32_rms_norm__lanes(const LayerNormParams& p, const float* x, const 
 // pass vectorizes. Scale and B must be full rows (scale_contiguous, bias_contiguous); other
 // layouts take the reference.
 template <typename A = double>
-inline void f32_layer_norm__lanes(const LayerNormParams& p, const float* x, const float* scale,
-                                  const float* bias, float* y, float* mean_out, float* inv_std_out,
-                                  Accum<A> accum = {}) {
+inline void f32_layernorm_lanes__scalar(const LayerNormParams& p, const float* x,
+                                        const float* scale, const float* bias, float* y,
+                                        float* mean_out, float* inv_std_out, Accum<A> accum = {}) {
   if (!p.scale_contiguous || (bias && !p.bias_contiguous) || p.size == 0)
     return layer_norm_ref(p, x, scale, bias, y, mean_out, inv_std_out, accum);
   constexpr index_t kLanes = 16;

@@ -8,8 +8,8 @@
 //
 // Variants (same signature as their reference):
 //   maxpool_ref<T>            float types, int8, uint8; indices may be null
-//   f32_maxpool__generic      float without indices: vectorized along output rows
-//   f32_global_avgpool__generic  float: vectorized partial sums
+//   f32_maxpool_rows__scalar      float without indices: vectorized along output rows
+//   f32_globalavgpool_lanes__scalar  float: vectorized partial sums
 //   avgpool_ref<T>, lppool_ref<T>, global_avgpool_ref<T>, global_maxpool_ref<T>,
 //   global_lppool_ref<T>      float types (float16 and bfloat16 computed in float)
 // Sums are in double, or with a last argument Accum<float>{} (onnxc/accum.h, targets without
@@ -212,8 +212,8 @@ inline void max_row(const PoolParams& p, const float* __restrict xrow, float* __
 
 // Max pooling without indices, float: each output row starts at -inf and takes the max with
 // each input row its windows cover (max_row).
-inline void f32_maxpool__generic(const PoolParams& p, const float* x, float* y,
-                                 int64_t* /*indices: must be null*/) {
+inline void f32_maxpool_rows__scalar(const PoolParams& p, const float* x, float* y,
+                                     int64_t* /*indices: must be null*/) {
   const index_t in_size = p.in[0] * p.in[1] * p.in[2];
   // Windows are monotonic along the width: those with a tap inside the input form [w_lo, w_hi).
   index_t w_lo = p.out[2], w_hi = 0;
@@ -279,8 +279,8 @@ inline void global_maxpool_ref(const T* x, T* y, index_t channels, index_t spati
 // Float average with 16 float partial sums per channel (vectorizes; the reference's sum is
 // sequential), combined in double. Targets without a double FPU (and no float SIMD to vectorize
 // for either) use global_avgpool_ref<float> with Accum<float>{}, a compensated float sum.
-inline void f32_global_avgpool__generic(const float* x, float* y, index_t channels,
-                                        index_t spatial) {
+inline void f32_globalavgpool_lanes__scalar(const float* x, float* y, index_t channels,
+                                            index_t spatial) {
   constexpr index_t kParts = 16;
   const index_t whole = spatial / kParts;
   for (index_t c = 0; c < channels; ++c, x += spatial) {

@@ -3,10 +3,10 @@
 // the maximum first, so large inputs do not overflow exp.
 //
 //   softmax_ref / log_softmax_ref       any float type, std::exp
-//   f32_softmax__poly / f32_log_softmax__poly
+//   f32_softmax_any__scalar / f32_logsoftmax_any__scalar
 //                                       float; a polynomial exp (max relative error 3e-7) that
 //                                       g++ and clang++ vectorize, about 10x std::exp
-//   f32_softmax_rows__poly / f32_log_softmax_rows__poly
+//   f32_softmax_rows__scalar / f32_logsoftmax_rows__scalar
 //                                       the same for inner = 1 (the softmax axis is the last):
 //                                       `outer` contiguous rows of `axis` values
 // and the losses built on log-softmax: nll_loss_ref, softmax_cross_entropy_ref.
@@ -208,23 +208,23 @@ inline void f32_softmax_poly(const float* x, float* y, index_t outer, index_t ax
 
 }  // namespace softmax_detail
 
-inline void f32_softmax_rows__poly(const float* x, float* y, index_t outer, index_t axis) {
+inline void f32_softmax_rows__scalar(const float* x, float* y, index_t outer, index_t axis) {
   for (index_t o = 0; o < outer; ++o)
     softmax_detail::f32_softmax_row_poly<false>(x + o * axis, y + o * axis, axis);
 }
 
-inline void f32_log_softmax_rows__poly(const float* x, float* y, index_t outer, index_t axis) {
+inline void f32_logsoftmax_rows__scalar(const float* x, float* y, index_t outer, index_t axis) {
   for (index_t o = 0; o < outer; ++o)
     softmax_detail::f32_softmax_row_poly<true>(x + o * axis, y + o * axis, axis);
 }
 
-inline void f32_softmax__poly(const float* x, float* y, index_t outer, index_t axis,
-                              index_t inner) {
+inline void f32_softmax_any__scalar(const float* x, float* y, index_t outer, index_t axis,
+                                    index_t inner) {
   softmax_detail::f32_softmax_poly<false>(x, y, outer, axis, inner);
 }
 
-inline void f32_log_softmax__poly(const float* x, float* y, index_t outer, index_t axis,
-                                  index_t inner) {
+inline void f32_logsoftmax_any__scalar(const float* x, float* y, index_t outer, index_t axis,
+                                       index_t inner) {
   softmax_detail::f32_softmax_poly<true>(x, y, outer, axis, inner);
 }
 
@@ -268,7 +268,7 @@ template <typename T, typename I, typename A = double>
 inline void softmax_cross_entropy_ref(const NllParams& p, const T* scores, const I* labels,
                                       const T* weight, T* y, T* log_prob, Accum<A> accum = {}) {
   if constexpr (std::is_same_v<T, float>)
-    f32_log_softmax__poly(scores, log_prob, p.batch, p.classes, p.spatial);
+    f32_logsoftmax_any__scalar(scores, log_prob, p.batch, p.classes, p.spatial);
   else
     log_softmax_ref(scores, log_prob, p.batch, p.classes, p.spatial);
   nll_loss_ref(p, log_prob, labels, weight, y, accum);

@@ -58,7 +58,7 @@ TEST_CASE("the inline runtime keeps only what the code uses", "[codegen][inliner
 TEST_CASE("the inline runtime resolves names per namespace", "[codegen][inliner]") {
   // softmax_detail and reduce_detail both declare kChunk and kLanes: only softmax's are used.
   const std::string code =
-      "void f(const float* x, float* y) { onnxc::f32_softmax__poly(x, y, 1, 10, 1); }\n";
+      "void f(const float* x, float* y) { onnxc::f32_softmax_any__scalar(x, y, 1, 10, 1); }\n";
   const std::string rt =
       inline_runtime({"onnxc/softmax.h", "onnxc/reduce.h"}, code, {"onnxc/types.h"});
   CHECK(rt.find("runtime_support/onnxc/reduce.h") == std::string::npos);
@@ -107,7 +107,7 @@ TEST_CASE("the inline runtime keeps only the overloads a call's argument count f
   CHECK(compiles(rt5, five, "g++"));
   // A softmax over the last axis needs the row kernel only.
   const std::string rows =
-      "void f(const float* x, float* y) { onnxc::f32_softmax_rows__poly(x, y, 2, 10); }\n";
+      "void f(const float* x, float* y) { onnxc::f32_softmax_rows__scalar(x, y, 2, 10); }\n";
   const std::string rt = inline_runtime({"onnxc/softmax.h"}, rows, {"onnxc/types.h"});
   CHECK(rt.find("f32_softmax_columns_poly") == std::string::npos);
   CHECK(compiles(rt, rows, "g++"));
@@ -118,7 +118,7 @@ TEST_CASE("the pasted headers read as one block: no guards, includes gathered on
   const std::string code =
       "void f(const float* x, float* y) {\n"
       "  onnxc::unary_ref(x, y, 4, onnxc::Relu{});\n"
-      "  onnxc::f32_softmax__poly(x, y, 1, 10, 1);\n}\n";
+      "  onnxc::f32_softmax_any__scalar(x, y, 1, 10, 1);\n}\n";
   const std::string rt =
       inline_runtime({"onnxc/unary.h", "onnxc/softmax.h"}, code, {"onnxc/types.h"});
   CHECK(rt.find("#ifndef ONNXC_") == std::string::npos);

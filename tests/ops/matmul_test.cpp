@@ -300,3 +300,45 @@ TEST_CASE("every workspace depth gives the product of the reference", "[matmul]"
     CHECK(got == want);  // small integers: every summation order is exact
   }
 }
+
+TEST_CASE("MatMul, ConvTranspose and RNN name the target's blocked GEMM row as their tile",
+          "[matmul][kernels]") {
+  // The first gemm_blocked row of onnxc/variants.h each target may use: wide (AVX-512) 8x32,
+  // hosted 4x16, microcontrollers 4x4.
+  const struct {
+    const char* target;
+    const char* tile;
+  } cases[] = {{"x86-64-v4", "onnxc::GemmTile<8, 32>"},
+               {"generic", "onnxc::GemmTile<4, 16>"},
+               {"aarch64", "onnxc::GemmTile<4, 16>"},
+               {"cortex-m4", "onnxc::GemmTile<4, 4>"},
+               {"cortex-m0plus", "onnxc::GemmTile<4, 4>"}};
+  for (const auto& c : cases) {
+    INFO(c.target);
+    const Target* target = find_target(c.target);
+    REQUIRE(target);
+    InferHarness mm("MatMul", 13);
+    mm.target(*target);
+    mm.input(F, {8, 64});
+    mm.input(F, {64, 32});
+    REQUIRE(mm.infer());
+    CHECK(mm.emit().find(std::string("onnxc::matmul<") + c.tile + ">(p, x0, x1, y0") !=
+          std::string::npos);
+    InferHarness ct("ConvTranspose", 11);
+    ct.target(*target);
+    ct.input(F, {1, 4, 5, 5});
+    ct.input(F, {4, 2, 3, 3});
+    REQUIRE(ct.infer());
+    CHECK(ct.emit().find(std::string("onnxc::f32_convtranspose_gemm__scalar<") + c.tile + ">(") !=
+          std::string::npos);
+    InferHarness rnn("RNN", 14);
+    rnn.target(*target);
+    rnn.input(F, {3, 1, 4});
+    rnn.input(F, {1, 5, 4});
+    rnn.input(F, {1, 5, 5});
+    rnn.attr_int("hidden_size", 5);
+    REQUIRE(rnn.infer());
+    CHECK(rnn.emit().find(std::string("onnxc::recurrent_ref<float, ") + c.tile + ">(") !=
+          std::string::npos);
+  }
+}

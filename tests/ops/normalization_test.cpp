@@ -204,7 +204,7 @@ TEST_CASE("Normalizations on half types run the float kernels on widened copies"
   CHECK(ln.out(1).dtype == F);  // statistics stay float: only X, Scale and Y are widened
   CHECK(ln.node().scratch_bytes == 64 + 64 + 64);
   const std::string code = ln.emit();
-  CHECK(code.find("onnxc::f32_layer_norm__lanes(p, half_in0, half_in1, "
+  CHECK(code.find("onnxc::f32_layernorm_lanes__scalar(p, half_in0, half_in1, "
                   "static_cast<const float*>(nullptr), half_out0, y1, "
                   "static_cast<float*>(nullptr));") != std::string::npos);
   CHECK(code.find("onnxc::f32_f16_cast__scalar(half_out0, y0, 16, onnxc::CastParams{});") !=
@@ -244,7 +244,7 @@ TEST_CASE("RMSNormalization takes X and scale only", "[normalization]") {
   h.attr_int("axis", 1);
   REQUIRE(h.infer());
   CHECK(h.out().shape == Shape{2, 3, 4});
-  CHECK(h.emit().find("onnxc::f32_rms_norm__lanes(p, x0, x1, y0);") != std::string::npos);
+  CHECK(h.emit().find("onnxc::f32_rmsnorm_lanes__scalar(p, x0, x1, y0);") != std::string::npos);
   InferHarness bias("RMSNormalization", 23);
   bias.input(F, {2, 4});
   bias.input(F, {4});

@@ -162,7 +162,7 @@ TEST_CASE("Pools pick their kernel", "[pool]") {
   m.attr_ints("strides", {2, 2});
   m.attr_ints("pads", {1, 1, 1, 1});
   REQUIRE(m.infer());
-  CHECK(emits(m, "onnxc::f32_maxpool__generic(p, x0, y0, nullptr);"));
+  CHECK(emits(m, "onnxc::f32_maxpool_rows__scalar(p, x0, y0, nullptr);"));
   InferHarness a("AveragePool", 11);
   a.input(DataType::kDouble, {1, 2, 6, 6});
   a.attr_ints("kernel_shape", {3, 3});
@@ -177,7 +177,8 @@ TEST_CASE("Pools pick their kernel", "[pool]") {
   g.input(F, {2, 3, 7, 7});
   REQUIRE(g.infer());
   CHECK(g.out().shape == Shape{2, 3, 1, 1});
-  CHECK(emits(g, "onnxc::f32_global_avgpool__generic(x0, y0, /*channels=*/6, /*spatial=*/49);"));
+  CHECK(
+      emits(g, "onnxc::f32_globalavgpool_lanes__scalar(x0, y0, /*channels=*/6, /*spatial=*/49);"));
   InferHarness gm("GlobalMaxPool", 22);
   gm.input(DataType::kFloat16, {1, 4, 2, 3, 5});
   REQUIRE(gm.infer());

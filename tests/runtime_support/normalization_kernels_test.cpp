@@ -143,7 +143,7 @@ TEST_CASE("mean_variance_norm_ref normalizes over the reduced axes", "[normaliza
   }
 }
 
-TEST_CASE("f32_layer_norm__lanes matches layer_norm_ref", "[normalization-kernels]") {
+TEST_CASE("f32_layernorm_lanes__scalar matches layer_norm_ref", "[normalization-kernels]") {
   // Row sizes around the 16 lanes; rows with a large mean test the float statistics.
   for (index_t size : {1, 5, 16, 17, 100, 768}) {
     const index_t rows = 3;
@@ -159,7 +159,7 @@ TEST_CASE("f32_layer_norm__lanes matches layer_norm_ref", "[normalization-kernel
       const float* b = with_bias ? bias.data() : nullptr;
       std::vector<float> want(x.size()), got(x.size()), wm(rows), gm(rows), wi(rows), gi(rows);
       layer_norm_ref(p, x.data(), scale.data(), b, want.data(), wm.data(), wi.data());
-      f32_layer_norm__lanes(p, x.data(), scale.data(), b, got.data(), gm.data(), gi.data());
+      f32_layernorm_lanes__scalar(p, x.data(), scale.data(), b, got.data(), gm.data(), gi.data());
       INFO("size " << size << " bias " << with_bias);
       for (size_t i = 0; i < x.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(2e-4));
       for (index_t r = 0; r < rows; ++r) {
@@ -184,7 +184,7 @@ TEST_CASE("lrn_ref sums squares over the clipped channel window", "[normalizatio
   CHECK(y[2] == Approx(3.0 / std::sqrt(10.0)));
 }
 
-TEST_CASE("rms_norm_ref and f32_rms_norm__lanes divide by the root mean square",
+TEST_CASE("rms_norm_ref and f32_rmsnorm_lanes__scalar divide by the root mean square",
           "[normalization-kernels]") {
   // Row {3, 4}: mean square 12.5; scale {1, 2}.
   const float x[] = {3, 4};
@@ -204,7 +204,7 @@ TEST_CASE("rms_norm_ref and f32_rms_norm__lanes divide by the root mean square",
     q.norm_dims[0] = size, q.scale_strides[0] = 1, q.scale_contiguous = 1;
     std::vector<float> want(xs.size()), got(xs.size());
     rms_norm_ref(q, xs.data(), sc.data(), want.data());
-    f32_rms_norm__lanes(q, xs.data(), sc.data(), got.data());
+    f32_rmsnorm_lanes__scalar(q, xs.data(), sc.data(), got.data());
     for (size_t i = 0; i < xs.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(1e-5));
   }
 }

@@ -189,7 +189,7 @@ TEST_CASE("lppool_ref and the global references", "[pool-kernels]") {
   CHECK(gd[1] == 5.0);
 }
 
-TEST_CASE("f32_maxpool__generic matches maxpool_ref", "[pool-kernels]") {
+TEST_CASE("f32_maxpool_rows__scalar matches maxpool_ref", "[pool-kernels]") {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   const std::vector<PoolParams> cases = {
@@ -209,7 +209,7 @@ TEST_CASE("f32_maxpool__generic matches maxpool_ref", "[pool-kernels]") {
     const size_t n = static_cast<size_t>(out_count(p));
     std::vector<float> want(n), got(n + 1, 777.0f);
     maxpool_ref<float>(p, x.data(), want.data(), nullptr);
-    f32_maxpool__generic(p, x.data(), got.data(), nullptr);
+    f32_maxpool_rows__scalar(p, x.data(), got.data(), nullptr);
     INFO("in " << p.in[0] << "x" << p.in[1] << "x" << p.in[2] << " kernel " << p.kernel[2]
                << " stride " << p.stride[2]);
     CHECK(got[n] == 777.0f);
@@ -218,7 +218,7 @@ TEST_CASE("f32_maxpool__generic matches maxpool_ref", "[pool-kernels]") {
   }
 }
 
-TEST_CASE("f32_global_avgpool__generic matches global_avgpool_ref", "[pool-kernels]") {
+TEST_CASE("f32_globalavgpool_lanes__scalar matches global_avgpool_ref", "[pool-kernels]") {
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (index_t spatial : {1, 15, 16, 17, 49, 169, 3137}) {
@@ -227,7 +227,7 @@ TEST_CASE("f32_global_avgpool__generic matches global_avgpool_ref", "[pool-kerne
     for (auto& v : x) v = dist(rng);
     float want[3], got[3];
     global_avgpool_ref<float>(x.data(), want, channels, spatial);
-    f32_global_avgpool__generic(x.data(), got, channels, spatial);
+    f32_globalavgpool_lanes__scalar(x.data(), got, channels, spatial);
     for (int c = 0; c < 3; ++c) CHECK(got[c] == Approx(want[c]).margin(1e-6));
   }
 }
