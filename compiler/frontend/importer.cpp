@@ -284,12 +284,12 @@ class Importer {
   }
 
  private:
-  // --keep-sparse: makes `n` a SparseToDense node (ops/constant.cpp) reading two new constants of
-  // `graph`, the values and their linear indices (uint16, uint32 or int64: the narrowest type
-  // that spans the tensor), when that COO form takes at most half the bytes of the dense tensor
-  // and the dense tensor at least kMinKeptSparseBytes; the dense tensor is then built in the arena
-  // at run time (less flash, more RAM). Returns false and leaves `n` alone otherwise (strings and
-  // sub-byte types included): the tensor is densified at compile time.
+  // --keep-sparse: makes `n` a SparseToDense node (ops/tensor/constant.cpp) reading two new
+  // constants of `graph`, the values and their linear indices (uint16, uint32 or int64: the
+  // narrowest type that spans the tensor), when that COO form takes at most half the bytes of the
+  // dense tensor and the dense tensor at least kMinKeptSparseBytes; the dense tensor is then built
+  // in the arena at run time (less flash, more RAM). Returns false and leaves `n` alone otherwise
+  // (strings and sub-byte types included): the tensor is densified at compile time.
   bool coo_node(const onnx::SparseTensorProto& p, const std::string& name, Node& n, Graph& graph) {
     constexpr int64_t kMinKeptSparseBytes = 256;
     Tensor values, indices;

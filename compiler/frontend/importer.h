@@ -42,7 +42,7 @@ struct ImportOptions {
   std::vector<int64_t> positional_string_lengths;
   int64_t default_max_string_length = 64;
   // --max-trip-count NODE=N: the most iterations Loop node NODE may run, which sizes its scan
-  // outputs when its trip count is known only at run time (ops/control_flow.cpp).
+  // outputs when its trip count is known only at run time (ops/control/control_flow.cpp).
   std::map<std::string, int64_t> max_trip_counts;
   // Value for every symbolic dim not pinned otherwise (-1: none; light/ cases use 1).
   int64_t default_dim = -1;

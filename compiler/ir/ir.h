@@ -74,12 +74,13 @@ struct Storage {
 const char* storage_kind_name(Storage::Kind k);
 
 // What a value holds (the ONNX TypeProto it has): a tensor, or a container of tensors. Containers
-// are compile-time facts: the sequence and optional ops (ops/sequence.cpp, ops/optional.cpp)
-// resolve them during infer-shapes into the tensor values they hold, and replace their nodes by
-// tensor nodes, so no node reads or writes a container after inference and codegen sees only
-// tensors (sequence and optional graph inputs and outputs are flattened into tensors). A map
-// (ai.onnx.ml's map(K, V)) is two 1-D tensors of one length, its keys and its values, with
-// `dtype` the values' type; graph inputs and outputs show them as NAME.keys and NAME.values.
+// are compile-time facts: the sequence and optional ops (ops/control/sequence.cpp,
+// ops/control/optional.cpp) resolve them during infer-shapes into the tensor values they hold, and
+// replace their nodes by tensor nodes, so no node reads or writes a container after inference and
+// codegen sees only tensors (sequence and optional graph inputs and outputs are flattened into
+// tensors). A map (ai.onnx.ml's map(K, V)) is two 1-D tensors of one length, its keys and its
+// values, with `dtype` the values' type; graph inputs and outputs show them as NAME.keys and
+// NAME.values.
 enum class ValueKind { kTensor, kSequence, kOptional, kMap };
 const char* value_kind_name(ValueKind k);
 
@@ -102,8 +103,8 @@ struct Value {
   std::vector<Value*> elements;
   ValueKind contained = ValueKind::kTensor;
   // A sequence whose length is known only at run time (grown in a Loop that --max-trip-count
-  // bounds, ops/unroll.cpp) has no `elements`: its tensors are the first `count` (int64[1]) rows
-  // of `rows`, a scan output of that Loop ([bound, element dims...], marked `sequence_rows`).
+  // bounds, ops/control/unroll.cpp) has no `elements`: its tensors are the first `count` (int64[1])
+  // rows of `rows`, a scan output of that Loop ([bound, element dims...], marked `sequence_rows`).
   Value* rows = nullptr;
   Value* count = nullptr;
   bool sequence_rows = false;
@@ -131,11 +132,11 @@ struct Value {
 // attributes an op's schema does not declare.
 //   kMaxTripCountAttribute  a Loop's --max-trip-count bound (int)
 //   kMapEntriesAttribute    a DictVectorizer/CastMap that reads a map's keys and values tensors
-//                           (ops/ml_map.cpp)
+//                           (ops/ml/ml_map.cpp)
 inline constexpr const char* kMaxTripCountAttribute = "onnxc.max_trip_count";
 inline constexpr const char* kMapEntriesAttribute = "onnxc.map_entries";
 // The domain of SparseToDense, the node the importer makes for a sparse tensor that --keep-sparse
-// keeps in COO form (ops/constant.cpp).
+// keeps in COO form (ops/tensor/constant.cpp).
 inline constexpr const char* kSparseDomain = "onnxc.sparse";
 
 struct Attribute {

@@ -5,9 +5,10 @@
 // no container survives inference and codegen sees only tensors: no container storage at all.
 // What cannot be known at compile time (a position computed at run time) is a compile error
 // naming the node. One exception: a Loop that --max-trip-count bounds may grow the sequences it
-// carries to a run-time length (Value::rows and Value::count; ops/unroll.cpp).
+// carries to a run-time length (Value::rows and Value::count; ops/control/unroll.cpp).
 //
-// Shared by ops/sequence.cpp, ops/optional.cpp, ops/unroll.cpp and the infer-shapes pass.
+// Shared by ops/control/sequence.cpp, ops/control/optional.cpp, ops/control/unroll.cpp and the
+// infer-shapes pass.
 #pragma once
 
 #include <map>
@@ -20,7 +21,7 @@
 namespace onnxc {
 
 // The handler infer-shapes runs instead of a node's own where containers need more than its
-// tensor handler does (ops/unroll.cpp): Identity of a container; an If whose branches build
+// tensor handler does (ops/control/unroll.cpp): Identity of a container; an If whose branches build
 // containers (the taken branch is inlined: the condition must be a compile-time constant); a
 // Loop carrying containers or building them in its body (unrolled: the trip count must be a
 // compile-time constant). Null for every other node.
@@ -64,7 +65,8 @@ int64_t reads(const Graph& g, const Value* v);
 // True if `graph` (at any depth) has a sequence or optional op.
 bool has_container_ops(const Graph& graph);
 // Whether a Loop body's condition output is its condition input passed through (Identity
-// chains) or a constant true: then the loop never ends early on its own (ops/control_flow.cpp).
+// chains) or a constant true: then the loop never ends early on its own
+// (ops/control/control_flow.cpp).
 bool loop_condition_stays(const Graph& body);
 
 }  // namespace onnxc

@@ -194,8 +194,8 @@ struct Field {
 };
 std::string labeled(const std::vector<Field>& fields);
 
-// What a random op guarantees of one output (ops/random.cpp). Its values come from onnxc's own
-// generator, not the reference's, so `onnxc test` checks these instead of the expected values.
+// What a random op guarantees of one output (ops/tensor/random.cpp). Its values come from onnxc's
+// own generator, not the reference's, so `onnxc test` checks these instead of the expected values.
 struct RandomRange {
   bool random = false;                      // the output is drawn at random
   double low = -HUGE_VAL, high = HUGE_VAL;  // every value lies in [low, high] (finite if unbounded)

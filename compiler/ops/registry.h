@@ -22,8 +22,7 @@ struct OpRegistration {
   const OpHandler* handler;
 };
 
-// Rows of each op family (ops/op_families.h), defined in compiler/ops/<family>.cpp; attention_ops
-// also gathers ops/rotary.cpp, data_movement_ops the data_movement_*.cpp files.
+// Rows of each op family (ops/op_families.h), defined in compiler/ops/<domain>/<family>.cpp.
 #define ONNXC_DECLARE_OP_FAMILY(family) std::vector<OpRegistration> family##_ops();
 ONNXC_OP_FAMILIES(ONNXC_DECLARE_OP_FAMILY)
 #undef ONNXC_DECLARE_OP_FAMILY

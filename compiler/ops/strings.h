@@ -1,4 +1,4 @@
-// Shared pieces of the string op handlers (ops/strings.cpp, ops/strings_regex.cpp): slot
+// Shared pieces of the string op handlers (ops/text/strings.cpp, ops/text/strings_regex.cpp): slot
 // capacities, host-side slot buffers for evaluate(), C++ string literals, and the dispatcher that
 // lets an op's numeric handler (Equal, Identity, LabelEncoder) hand string nodes to a string one.
 // The representation is described in runtime_support/onnxc/strings.h.
@@ -15,7 +15,7 @@
 namespace onnxc {
 
 // The handler that runs `numeric` for nodes without strings and the string handler of `op_type`
-// (ops/strings.cpp) for nodes with a string input or a string-valued attribute.
+// (ops/text/strings.cpp) for nodes with a string input or a string-valued attribute.
 const OpHandler* with_strings(const OpHandler* numeric, const char* op_type);
 
 // Bytes one element of string value v holds (its slot minus the NUL).
@@ -32,7 +32,7 @@ void from_slots(const std::vector<char>& slots, int64_t slot, Tensor& t);
 // "\"abc\"" with every byte that is not plain printable ASCII escaped in octal.
 std::string cpp_string_literal(const std::string& s);
 
-// Regex: `pattern` (RE2 syntax, the subset ops/strings_regex.cpp documents) compiled to the
+// Regex: `pattern` (RE2 syntax, the subset ops/text/strings_regex.cpp documents) compiled to the
 // Pike-VM program of onnxc/strings.h. On an unsupported or malformed pattern returns false and
 // sets `error`.
 struct RegexProgramData {
@@ -41,7 +41,7 @@ struct RegexProgramData {
   std::vector<std::array<uint32_t, 8>> classes;
 };
 bool compile_regex(const std::string& pattern, RegexProgramData& out, std::string* error);
-// The RegexFullMatch handler (ops/strings_regex.cpp).
+// The RegexFullMatch handler (ops/text/strings_regex.cpp).
 const OpHandler* regex_full_match_handler();
 
 }  // namespace onnxc

@@ -1,9 +1,9 @@
 // lower-gradients: replaces each Gradient node (ai.onnx.preview.training) by the nodes of its
 // symbolic derivative, built by reverse-mode differentiation of the forward graph
-// (lower_gradients() in ops/gradient.cpp, which knows the derivative of each supported op). It runs
-// first, before handlers are bound, so the new nodes go through inference like any other. It does
-// not differentiate through subgraphs and refuses ops it has no derivative for.
-#include "ops/gradient.h"
+// (lower_gradients() in ops/training/gradient.cpp, which knows the derivative of each supported
+// op). It runs first, before handlers are bound, so the new nodes go through inference like any
+// other. It does not differentiate through subgraphs and refuses ops it has no derivative for.
+#include "ops/training/gradient.h"
 #include "passes/passes.h"
 
 namespace onnxc {

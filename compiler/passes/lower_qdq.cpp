@@ -5,12 +5,12 @@
 //   [bias] ----------------+
 // becomes one QLinearConv / QLinearMatMul(xq, x_scale, x_zp, wq, w_scale, w_zp, y_scale, y_zp,
 // bias) {fused_activation="Relu"} writing yq (and DequantizeLinear -> GlobalAveragePool ->
-// QuantizeLinear one com.microsoft QLinearGlobalAveragePool, ops/qpool.cpp): int8/uint8 products
-// accumulated in int32 and requantized in integers (onnxc/quantize.h), where the float graph
-// dequantizes every weight and activation. The float bias b becomes round(b / (x_scale * w_scale))
-// in int32, the unit of the accumulator; a fused Relu clamps the output at y_zero_point, which is
-// exactly quantize(relu(v)). Results agree with the float graph within one step of y_scale (the
-// float graph rounds its sums in float, the integer one rounds only once).
+// QuantizeLinear one com.microsoft QLinearGlobalAveragePool, ops/quant/qpool.cpp): int8/uint8
+// products accumulated in int32 and requantized in integers (onnxc/quantize.h), where the float
+// graph dequantizes every weight and activation. The float bias b becomes round(b / (x_scale *
+// w_scale)) in int32, the unit of the accumulator; a fused Relu clamps the output at y_zero_point,
+// which is exactly quantize(relu(v)). Results agree with the float graph within one step of y_scale
+// (the float graph rounds its sums in float, the integer one rounds only once).
 //
 // Conditions: xq is int8/uint8, per tensor; wq is a constant int8/uint8 tensor, per tensor or per
 // output channel (Conv: axis 0; MatMul B [K, N]: axis 1; Gemm B: axis 1, or axis 0 with transB,

@@ -12,8 +12,8 @@
 //
 // infer-shapes also rewrites the graph where a node's type needs it: it dissolves sequences and
 // optionals into the tensors they hold, splicing the taken branch of an If and unrolling a Loop
-// that carries or builds them (ops/containers.h, ops/unroll.cpp), because those rewrites need
-// the shapes inferred up to that node.
+// that carries or builds them (ops/containers.h, ops/control/unroll.cpp), because those rewrites
+// need the shapes inferred up to that node.
 #pragma once
 
 #define ONNXC_PASS_LIST(X)                                                                     \

@@ -39,8 +39,8 @@ bool bind_handlers(Graph& graph, Diagnostics& diag);
 // `folded_on_demand` receives how many. Stops at the first node that fails.
 bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand = nullptr);
 
-// lower-gradients: lower_gradients() in ops/gradient.h. fold-constants: fold_constants() in
-// ops/folding.h (the engine lives with the ops, which fold and infer their own expansions).
+// lower-gradients: lower_gradients() in ops/training/gradient.h. fold-constants: fold_constants()
+// in ops/folding.h (the engine lives with the ops, which fold and infer their own expansions).
 
 // dead-code: drops nodes whose outputs are all constant or unused; returns how many.
 int64_t eliminate_dead_code(Graph& graph);

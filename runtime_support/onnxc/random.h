@@ -6,10 +6,10 @@
 // There is no generator state at all, so the kernels keep nothing between calls, need no
 // scratch, are reentrant, and every run of a model draws the same numbers. The key is computed at
 // compile time from the node's `seed` attribute or, without one, from the node's name (see
-// compiler/ops/random.cpp, random_key()). This is not numpy's generator, so the values differ
-// from the ONNX reference's; only the distribution is the same.
-// (Dropout keeps its own MT19937 in onnxc/elementwise.h: it must reproduce numpy's RandomState
-// stream, which these ops cannot, and its 2.5 KB state would not fit a kernel frame here.)
+// compiler/ops/tensor/random.cpp, random_key()). This is not numpy's generator, so the values
+// differ from the ONNX reference's; only the distribution is the same. (Dropout keeps its own
+// MT19937 in onnxc/elementwise.h: it must reproduce numpy's RandomState stream, which these ops
+// cannot, and its 2.5 KB state would not fit a kernel frame here.)
 //
 // Draws to numbers:
 //   unit_uniform<C>(bits)  C = float: the top 24 bits / 2^24, C = double: the top 53 bits / 2^53;

@@ -328,9 +328,10 @@ inline bool label_encode_strings_to_strings_ref(index_t n, const char* x, index_
 }
 
 // ---- RegexFullMatch ---------------------------------------------------------------------------
-// The pattern is compiled by onnxc into a Thompson NFA over bytes (compiler/ops/strings_regex.cpp)
-// printed as constant data; this runs it as a Pike VM: one pass over the string, the set of live
-// states in two lists of the node's scratch (regex_scratch_bytes: 13 bytes per state).
+// The pattern is compiled by onnxc into a Thompson NFA over bytes
+// (compiler/ops/text/strings_regex.cpp) printed as constant data; this runs it as a Pike VM: one
+// pass over the string, the set of live states in two lists of the node's scratch
+// (regex_scratch_bytes: 13 bytes per state).
 
 enum RegexOp : std::uint8_t {
   kRegexByte,    // consume one byte in class `arg` (a 256-bit set), go to next

@@ -93,7 +93,7 @@ inline void adam_ref(const R* rate, const int64_t* count, const T* x, const T* g
   }
 }
 
-// Helpers of the Gradient lowering (compiler/ops/gradient.cpp).
+// Helpers of the Gradient lowering (compiler/ops/training/gradient.cpp).
 // fill_ref: y[0..n) = v.
 template <typename T>
 inline void fill_ref(T* y, index_t n, T v) {

@@ -24,14 +24,21 @@ def allowed(src, dst):
     return src == dst or RANK[dst] < RANK[src]
 
 
+def files_under(folder, suffixes):
+    """(path relative to folder, full path) of every file under folder (its domain subfolders, as
+    ops/nn/, included) ending in one of suffixes."""
+    for parent, _, names in sorted(os.walk(folder)):
+        for name in sorted(names):
+            if name.endswith(suffixes):
+                path = os.path.join(parent, name)
+                yield os.path.relpath(path, folder), path
+
+
 def include_violations(root):
     bad = []
     for layer in RANK:
-        folder = os.path.join(root, "compiler", layer)
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith((".cpp", ".h", ".inc")):
-                continue
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
+        for name, path in files_under(os.path.join(root, "compiler", layer), (".cpp", ".h", ".inc")):
+            with open(path, encoding="utf-8") as f:
                 for number, line in enumerate(f, 1):
                     m = re.match(r'#include "(\w+)/', line)
                     if m and m.group(1) in RANK and not allowed(layer, m.group(1)):
@@ -48,10 +55,8 @@ def symbols(obj, flag):
 def link_violations(object_dirs):
     defined, undefined = {}, {}
     for layer in RANK:
-        folders = [os.path.join(objects, "compiler", layer) for objects in object_dirs]
-        for folder, name in [(f, n) for f in folders if os.path.isdir(f) for n in sorted(os.listdir(f))]:
-            if name.endswith(".o"):
-                path = os.path.join(folder, name)
+        for objects in object_dirs:
+            for name, path in files_under(os.path.join(objects, "compiler", layer), (".o",)):
                 for s in symbols(path, "--defined-only"):
                     defined.setdefault(s, set()).add(layer)
                 undefined[(layer, name)] = symbols(path, "--undefined-only")
