@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "base/version.h"
 #include "codegen/bounds_checks.h"
 #include "codegen/identifiers.h"
 #include "codegen/model_info.h"
@@ -14,7 +15,6 @@
 #include "codegen/weights.h"
 #include "ir/stack_bound.h"
 #include "ops/op.h"
-#include "support/version.h"
 
 namespace onnxc {
 namespace {
@@ -52,7 +52,7 @@ void collect_declared_names(const std::string& text, std::set<std::string>& name
   }
 }
 
-// Pastes a runtime_support header and, first, the onnxc/ headers it includes (once each).
+// Pastes a runtime header and, first, the onnxc/ headers it includes (once each).
 void inline_header(const std::string& path, std::set<std::string>& done, std::string& out) {
   if (!done.insert(path).second) return;
   std::string text = embedded_runtime_header(path);
@@ -70,7 +70,7 @@ void inline_header(const std::string& path, std::set<std::string>& done, std::st
     }
     body += line + "\n";
   }
-  out += fmt::format("// ---- runtime_support/{} ----\n{}", path, body);
+  out += fmt::format("// ---- runtime/{} ----\n{}", path, body);
 }
 
 // With --profile only: per-node timing hooks the host may define (onnxc bench's driver does);

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "base/diagnostics.h"
 #include "ir/ir.h"
 #include "passes/memory_planner.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 
@@ -20,8 +20,8 @@ enum class WeightsMode {
   kLinked,
 };
 enum class RuntimeMode {
-  kInline,   // runtime_support headers are pasted into the .cpp: it builds on its own
-  kInclude,  // the .cpp #includes "onnxc/..." headers; add runtime_support/ to the include path
+  kInline,   // runtime headers are pasted into the .cpp: it builds on its own
+  kInclude,  // the .cpp #includes "onnxc/..." headers; add runtime/ to the include path
 };
 
 struct CodegenOptions {
@@ -56,7 +56,7 @@ std::string linked_weights_symbol(const std::string& name);
 // sanitize_identifier in codegen/identifiers.h.
 std::string cpp_identifier(const std::string& name);
 
-// Text of a runtime_support header, embedded in the compiler at build time; "" if unknown.
+// Text of a runtime header, embedded in the compiler at build time; "" if unknown.
 const char* runtime_header_text(const std::string& path);
 // The paths of every embedded runtime header ("onnxc/base.h", ...), sorted.
 std::vector<std::string> runtime_header_paths();

@@ -4,7 +4,7 @@
 
 #include <iterator>
 
-#include "support/utf8.h"
+#include "base/utf8.h"
 
 namespace onnxc {
 namespace {

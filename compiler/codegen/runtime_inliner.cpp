@@ -604,7 +604,7 @@ std::string merge_headers(const std::string& text) {
       }
     }
     if (kept[i].empty() && (out.empty() || out.compare(out.size() - 2, 2, "\n\n") == 0)) continue;
-    if (!out.empty() && starts(kept[i], "// ---- runtime_support/") &&
+    if (!out.empty() && starts(kept[i], "// ---- runtime/") &&
         out.compare(out.size() - 2, 2, "\n\n") != 0)
       out += "\n";  // a blank line above each header's banner
     out += kept[i] + "\n";
@@ -646,7 +646,7 @@ std::string print_kept_chunks(const std::vector<Header>& loaded, const std::vect
       else if (c.prototype_kept)
         kept += c.prototype;
     }
-    out += fmt::format("// ---- runtime_support/{} ----\n", loaded[h].path);
+    out += fmt::format("// ---- runtime/{} ----\n", loaded[h].path);
     out += drop_empty_blocks(kept);
   }
   return merge_headers(out);

@@ -1,4 +1,4 @@
-// Pastes runtime_support headers into a generated .cpp (--runtime inline), keeping only what the
+// Pastes runtime headers into a generated .cpp (--runtime inline), keeping only what the
 // generated code calls. Each header is cut into its top-level declarations (a struct, a function,
 // a constant, a macro use, each with the comment above it); a declaration is kept when the code
 // names something it declares, directly or through another kept declaration. Preprocessor lines,

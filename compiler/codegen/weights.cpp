@@ -19,7 +19,7 @@ WeightBlob layout_weights(const Graph& graph, const std::vector<const Value*>& u
     if (!v->is_constant() || std::find(used.begin(), used.end(), v) == used.end()) continue;
     blob.bytes.resize((blob.bytes.size() + 63) / 64 * 64, 0);
     blob.offsets[v] = blob.bytes.size();
-    if (v->dtype == DataType::kString) {  // NUL-padded slots (runtime_support/onnxc/strings.h)
+    if (v->dtype == DataType::kString) {  // NUL-padded slots (runtime/onnxc/strings.h)
       const size_t slot = static_cast<size_t>(v->string_slot()), at = blob.bytes.size();
       blob.bytes.resize(at + v->bytes(), 0);
       for (size_t i = 0; i < v->constant->strings.size(); ++i)

@@ -22,6 +22,7 @@
 #include <sstream>
 #include <vector>
 
+#include "base/temp_dir.h"
 #include "codegen/cpp_emitter.h"
 #include "driver/commands.h"
 #include "driver/host_files.h"
@@ -31,7 +32,6 @@
 #include "driver/pipeline.h"
 #include "driver/profile_picture.h"
 #include "llvm_backend/llvm_targets.h"
-#include "support/temp_dir.h"
 
 namespace onnxc {
 namespace fs = std::filesystem;

@@ -88,7 +88,7 @@ struct TestArgs {
   bool sanitize = false;      // --sanitize: ASan+UBSan on the generated code and the harness
   bool check_bounds = false;  // --check-bounds: compile every case with arena guard checks
   // --runtime: inline (the default, what a user gets: each case's .cpp builds on its own) or
-  // include (the .cpp #includes runtime_support/; cases share one translation unit, faster).
+  // include (the .cpp #includes runtime/; cases share one translation unit, faster).
   std::string runtime = "inline";
   // --emit: cpp (the C++ compiler builds each case) or obj (the LLVM backend, in-process).
   std::string emit = "cpp";

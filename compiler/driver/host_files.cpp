@@ -20,7 +20,7 @@ bool write_file(const fs::path& path, const std::string& text) {
 bool write_host_files(const fs::path& dir) {
   std::error_code ec;
   // One level at a time, never the parent: under `onnxc test` the parent is the work folder,
-  // which a signal may have removed meanwhile (support/temp_dir.h).
+  // which a signal may have removed meanwhile (base/temp_dir.h).
   fs::create_directory(dir, ec);
   if (!ec) fs::create_directory(dir / "onnxc", ec);
   if (ec) return false;

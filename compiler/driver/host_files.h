@@ -1,5 +1,5 @@
 // The files `onnxc test` and `onnxc bench` compile beside the generated code: the harness
-// templates (templates/) and the runtime headers (runtime_support/onnxc/), written from the
+// templates (templates/) and the runtime headers (runtime/onnxc/), written from the
 // copies embedded in onnxc at build time (cmake/embed_runtime.cmake). An installed or moved onnxc
 // thus reads nothing from its source tree (issue 38).
 #pragma once

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/diagnostics.h"
 #include "codegen/cpp_emitter.h"
 #include "llvm_backend/llvm_backend.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

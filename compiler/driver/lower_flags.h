@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
+#include "base/diagnostics.h"
 #include "driver/commands.h"
 #include "ir/ir.h"
-#include "support/diagnostics.h"
 
 namespace CLI {
 class App;

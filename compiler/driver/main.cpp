@@ -6,10 +6,10 @@
 #include <new>
 #include <stdexcept>
 
+#include "base/temp_dir.h"
+#include "base/version.h"
 #include "driver/commands.h"
 #include "driver/lower_flags.h"
-#include "support/temp_dir.h"
-#include "support/version.h"
 
 namespace {
 
@@ -102,7 +102,7 @@ int run_main(int argc, char** argv) {
   app.add_option("--weights", compile.weights, "embedded (in the .cpp) or external (a .bin)")
       ->check(CLI::IsMember({"embedded", "external"}));
   app.add_option("--runtime", compile.runtime,
-                 "inline (paste runtime_support into the .cpp) or include (#include it)")
+                 "inline (paste runtime into the .cpp) or include (#include it)")
       ->check(CLI::IsMember({"inline", "include"}));
   app.add_option("--emit", compile.emit,
                  "cpp (the default: a .cpp), or through the LLVM backend llvm (.ll), bc, asm or "
@@ -171,7 +171,7 @@ int run_main(int argc, char** argv) {
 
 }  // namespace
 
-// The last resort: the size checks (support/checked_math.h) should make these unreachable, but no
+// The last resort: the size checks (base/checked_math.h) should make these unreachable, but no
 // std::bad_alloc or other exception may reach the user as an abort (exit 134).
 int main(int argc, char** argv) {
   try {

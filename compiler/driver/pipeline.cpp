@@ -4,12 +4,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/sha256.h"
 #include "frontend/contrib_expander.h"
 #include "frontend/function_inliner.h"
 #include "frontend/model_loader.h"
 #include "frontend/pin_flags.h"
 #include "frontend/validator.h"
-#include "support/sha256.h"
 
 namespace onnxc {
 namespace fs = std::filesystem;

@@ -5,11 +5,11 @@
 #include <memory>
 #include <string>
 
+#include "base/diagnostics.h"
 #include "codegen/cpp_emitter.h"
 #include "frontend/importer.h"
 #include "ir/ir.h"
 #include "passes/pass_manager.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

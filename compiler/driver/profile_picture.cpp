@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "base/svg.h"
 #include "driver/node_flops.h"
-#include "support/svg.h"
 
 namespace onnxc {
 namespace {

@@ -31,6 +31,9 @@
 #include <sstream>
 #include <thread>
 
+#include "base/sha256.h"
+#include "base/temp_dir.h"
+#include "base/version.h"
 #include "driver/commands.h"
 #include "driver/compare.h"
 #include "driver/host_files.h"
@@ -42,9 +45,6 @@
 #include "llvm_backend/llvm_targets.h"
 #include "ops/op.h"
 #include "ops/strings.h"
-#include "support/sha256.h"
-#include "support/temp_dir.h"
-#include "support/version.h"
 
 namespace onnxc {
 namespace fs = std::filesystem;
@@ -208,7 +208,7 @@ class TestRunner {
       cache_ = fs::path(home ? home : "/tmp") / ".cache" / "onnxc" / "test";
     }
     fs::create_directories(cache_);
-    work_ = work_dir_.path();  // removed on scope exit and on SIGINT/SIGTERM (support/temp_dir.h)
+    work_ = work_dir_.path();  // removed on scope exit and on SIGINT/SIGTERM (base/temp_dir.h)
     if (args_.keep) work_dir_.keep();
   }
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/diagnostics.h"
 #include "onnx.pb.h"
-#include "support/diagnostics.h"
 
 namespace onnxc::contrib {
 

@@ -3,8 +3,8 @@
 // it runs here rather than as a pass.
 #pragma once
 
+#include "base/diagnostics.h"
 #include "onnx.pb.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

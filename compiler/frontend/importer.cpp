@@ -6,7 +6,7 @@
 #include <set>
 #include <type_traits>
 
-#include "support/checked_math.h"
+#include "base/checked_math.h"
 
 namespace onnxc {
 namespace {

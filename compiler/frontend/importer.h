@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "base/diagnostics.h"
 #include "ir/ir.h"
 #include "onnx.pb.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 
@@ -35,7 +35,7 @@ struct ImportOptions {
   // Graph inputs bound to known values: the model is specialized to them (the test runner binds
   // integer inputs that ops need at compile time, e.g. Reshape's shape fed as an input).
   std::map<std::string, Tensor> constant_inputs;
-  // String graph inputs: the most bytes one element may hold (runtime_support/onnxc/strings.h),
+  // String graph inputs: the most bytes one element may hold (runtime/onnxc/strings.h),
   // by name (--max-string-length NAME=N), else by position (the test runner's longest input
   // string), else the default.
   std::map<std::string, int64_t> max_string_lengths;

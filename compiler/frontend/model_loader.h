@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "base/diagnostics.h"
 #include "onnx.pb.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

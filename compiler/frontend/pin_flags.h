@@ -4,9 +4,9 @@
 // (ImportOptions::override_shape). Issue 18: these used to be ignored or applied silently.
 #pragma once
 
+#include "base/diagnostics.h"
 #include "frontend/importer.h"
 #include "onnx.pb.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

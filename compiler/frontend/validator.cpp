@@ -14,10 +14,10 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "base/checked_math.h"
 #include "frontend/validator_rules.h"
 #include "ir/dtype.h"
 #include "ops/registry.h"
-#include "support/checked_math.h"
 
 namespace onnxc {
 namespace {

@@ -4,8 +4,8 @@
 // reported, each naming the node, its op and the rule.
 #pragma once
 
+#include "base/diagnostics.h"
 #include "onnx.pb.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
+#include "base/checked_math.h"
 #include "ir/dtype.h"
-#include "support/checked_math.h"
 
 namespace onnxc {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "base/diagnostics.h"
 #include "onnx.pb.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

@@ -11,8 +11,8 @@ namespace onnxc {
 // Every per-type table in the compiler (names, C++ spellings, sizes, type sets, visitors, the
 // opset a type first appears in) is generated from this one list.
 //   X(Enum, id, name, cpp_spelling, CppType, bits, is_float, is_signed, since)
-//   cpp_spelling: the storage type in generated code and runtime_support (onnxc/types.h)
-//   CppType:      the same type as a token, for visitors compiled against runtime_support
+//   cpp_spelling: the storage type in generated code and runtime (onnxc/types.h)
+//   CppType:      the same type as a token, for visitors compiled against runtime
 //   bits:         bits per element; sub-byte types are packed, low bits first
 //   since:        the first ai.onnx opset whose standard type lists include the type (ops with a
 //                 later first version for a type say so themselves)
@@ -56,7 +56,7 @@ constexpr int kMaxDataType = 26;
 
 struct DataTypeInfo {
   const char* name;      // ONNX spelling: "float", "int64", "float8e4m3fn"
-  const char* cpp_type;  // storage type in generated code and runtime_support
+  const char* cpp_type;  // storage type in generated code and runtime
   int bits;              // bits per element; sub-byte types are packed, low nibble first
   bool is_float;         // floating point (including the 8- and 4-bit formats)
   bool is_signed;        // signed integer (floats are also reported signed)

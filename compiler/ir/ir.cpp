@@ -6,7 +6,7 @@
 #include <limits>
 #include <set>
 
-#include "support/checked_math.h"
+#include "base/checked_math.h"
 
 namespace onnxc {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "base/checked_math.h"
 #include "ir/dtype.h"
 #include "ir/target.h"
-#include "support/checked_math.h"
 
 namespace onnxc {
 
@@ -110,7 +110,7 @@ struct Value {
   bool sequence_rows = false;
 
   // String tensors: the most bytes one element holds (its slot is that plus a NUL, see
-  // runtime_support/onnxc/strings.h). Set by the importer (graph inputs) and by the handler that
+  // runtime/onnxc/strings.h). Set by the importer (graph inputs) and by the handler that
   // writes the value; a constant's is its longest string.
   int64_t string_capacity = 0;
   // Main-graph inputs and outputs: the ValueInfoProto's doc_string (the generated header lists it).

@@ -1,4 +1,4 @@
-// The accumulator of float kernels (runtime_support/onnxc/accum.h), decided per target by the
+// The accumulator of float kernels (runtime/onnxc/accum.h), decided per target by the
 // handlers' infer(): on targets whose FPU has single precision only (Fpu::kSingle, the
 // Cortex-M4F) float kernels compute in float, with compensated sums; elsewhere in double, as
 // before. Not on targets without an FPU (kNone): there both are emulated, and the compensated

@@ -1,12 +1,12 @@
 // Overflow-checked window arithmetic for the ops whose attributes size a sliding window (Col2Im,
 // DeformConv): their pads, kernels and dilations are model attributes, and hostile ones are any
-// int64, so the padded extent and the dilated window are computed with support/checked_math.h.
+// int64, so the padded extent and the dilated window are computed with base/checked_math.h.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
-#include "support/checked_math.h"
+#include "base/checked_math.h"
 
 namespace onnxc {
 

@@ -1,6 +1,6 @@
 // Type sets and type visitors, generated from the dtype table (ONNXC_DTYPES in ir/dtype.h).
 // visit_dtype calls a generic lambda with a value of the C++ type of a runtime dtype, so
-// evaluate() can run a templated runtime_support kernel on host tensors:
+// evaluate() can run a templated runtime kernel on host tensors:
 //   visit_dtype<kNumeric>(t, [&](auto tag) { using T = decltype(tag); ... });
 // Returns false when `t` is outside the set (nothing is called then).
 #pragma once

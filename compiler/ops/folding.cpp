@@ -1,7 +1,7 @@
 #include "ops/folding.h"
 
+#include "base/checked_math.h"
 #include "ops/op.h"
-#include "support/checked_math.h"
 
 namespace onnxc {
 

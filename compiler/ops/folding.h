@@ -1,5 +1,5 @@
 // Constant folding, the engine: evaluates nodes whose inputs are all constant on the host with
-// the op's evaluate() (which runs the same runtime_support kernels as the generated code). Used by
+// the op's evaluate() (which runs the same runtime kernels as the generated code). Used by
 // inference on demand (ops/inference.cpp), by handlers that fold their own expansions, and by the
 // fold-constants pass (passes/fold_constants.cpp), a thin wrapper over fold_constants().
 #pragma once

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
+#include "base/diagnostics.h"
 #include "ir/ir.h"
 #include "ir/target.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

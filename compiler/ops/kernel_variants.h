@@ -1,4 +1,4 @@
-// The compiler's view of the kernel-variant table (runtime_support/onnxc/variants.h): one
+// The compiler's view of the kernel-variant table (runtime/onnxc/variants.h): one
 // KernelVariant per row, in table order, with what the row requires and prefers, and the one
 // decision made from it: which row a node runs (kernel_fits: its shape predicate, weights,
 // target class and ISA) and in how many parts (kernel_parts: the row's rate). Handlers only

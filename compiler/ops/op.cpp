@@ -7,7 +7,7 @@
 #include <limits>
 #include <optional>
 
-#include "support/checked_math.h"
+#include "base/checked_math.h"
 
 namespace onnxc {
 

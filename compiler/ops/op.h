@@ -2,7 +2,7 @@
 //   1. infer():    parses and checks attributes and inputs, sets output types and static shapes,
 //                  stores what emit() needs in the node's OpState. Every error names the node.
 //   2. evaluate(): optional; computes outputs on the host when all inputs are constant, so shape
-//                  subgraphs and weight transforms fold away. Uses the same runtime_support kernels
+//                  subgraphs and weight transforms fold away. Uses the same runtime kernels
 //                  as the generated code.
 //   3. emit():     writes the C++ statements that run the node. It never validates: infer() did.
 #pragma once
@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "base/checked_math.h"
+#include "base/diagnostics.h"
 #include "ir/ir.h"
 #include "ir/target.h"
 #include "onnxc/base.h"  // kMaxRank, index_t: limits of the runtime kernels
 #include "ops/kernel_variants.h"
-#include "support/checked_math.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 
@@ -75,7 +75,7 @@ class InferContext {
   bool normalize_axis(int64_t& axis, int64_t rank, const char* what = "axis");
 
   // Refuses (reports and returns false) a shape with a negative dim, or whose element count or
-  // byte size overflows int64 or exceeds kMaxTensorBytes (support/checked_math.h).
+  // byte size overflows int64 or exceeds kMaxTensorBytes (base/checked_math.h).
   bool set_output(size_t i, DataType dtype, Shape shape);
   // Sets an output whose value is known at compile time (it is folded: no code is emitted for it).
   void set_output_constant(size_t i, Tensor value);
@@ -144,7 +144,7 @@ class EmitContext {
   std::string out(size_t i) const { return ref_(node_.output(i)); }
   // `unsigned char*` expression for the node's scratch workspace (see request_scratch).
   const std::string& scratch() const { return scratch_; }
-  // Requests a runtime_support header, e.g. include("onnxc/conv.h").
+  // Requests a runtime header, e.g. include("onnxc/conv.h").
   void include(const std::string& header) { includes_->insert(header); }
 
   template <typename... Args>

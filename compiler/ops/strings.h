@@ -1,7 +1,7 @@
 // Shared pieces of the string op handlers (ops/text/strings.cpp, ops/text/strings_regex.cpp): slot
 // capacities, host-side slot buffers for evaluate(), C++ string literals, and the dispatcher that
 // lets an op's numeric handler (Equal, Identity, LabelEncoder) hand string nodes to a string one.
-// The representation is described in runtime_support/onnxc/strings.h.
+// The representation is described in runtime/onnxc/strings.h.
 #pragma once
 
 #include <array>

@@ -1,5 +1,5 @@
 // fold-constants: evaluates on the host every node whose present inputs are all constant, using
-// the op's evaluate() (which runs the same runtime_support kernels as the generated code), so
+// the op's evaluate() (which runs the same runtime kernels as the generated code), so
 // shape subgraphs and weight transforms become constants. It leaves nodes alone whose handler
 // cannot evaluate and never folds results larger than kMaxFoldBytes (large splats such as
 // ConstantOfShape then fill the arena at run time instead of bloating the binary). It does not

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "base/diagnostics.h"
 #include "ir/ir.h"
-#include "support/diagnostics.h"
 
 namespace onnxc::fusion {
 

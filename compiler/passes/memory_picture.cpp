@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <map>
 
+#include "base/svg.h"
 #include "passes/memory_report.h"
-#include "support/svg.h"
 
 namespace onnxc {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "base/diagnostics.h"
 #include "ir/ir.h"
 #include "ir/verify.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

@@ -5,10 +5,10 @@
 
 #include <cstdint>
 
+#include "base/diagnostics.h"
 #include "ir/ir.h"
 #include "passes/pass_list.h"
 #include "passes/pass_manager.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

@@ -11,9 +11,9 @@
 // forward, and the next buffer starts on a kArenaAlignment boundary anyway.
 #include <map>
 
+#include "base/checked_math.h"
 #include "passes/memory_planner.h"
 #include "passes/passes.h"
-#include "support/checked_math.h"
 
 namespace onnxc {
 namespace {

@@ -1,6 +1,6 @@
 // select-kernels: for every node whose handler describes it for kernel choice
 // (OpHandler::describe_kernel_query: its families, dtype, shape, constant weights), picks the
-// first row of the kernel-variant table (runtime_support/onnxc/variants.h) that fits it
+// first row of the kernel-variant table (runtime/onnxc/variants.h) that fits it
 // (kernel_fits: the row's shape predicate, weights, target class and ISA: `--target x86-64-v4`
 // may use avx512f, avx2_fma, sse2 and scalar rows, `generic` only scalar ones, the "wide" tiles
 // only AVX-512 targets, the "mcu" tiles only microcontrollers), and with --threads N the parts

@@ -11,7 +11,7 @@
 #include <limits>
 #include <type_traits>
 
-// ---- runtime_support/onnxc/base.h ----
+// ---- runtime/onnxc/base.h ----
 // Shared pieces of the kernels: index type, max rank, byte copies and broadcasting strides.
 
 namespace onnxc {
@@ -58,7 +58,7 @@ inline void steps_in_range(index_t n, index_t step, index_t offset, index_t size
   if (*lo > *hi) *lo = *hi;
 }
 
-// ---- runtime_support/onnxc/conv_tiles.h ----
+// ---- runtime/onnxc/conv_tiles.h ----
 // The register tiles of the convolution GEMM (onnxc/conv.h): y[0..mr) x [0..nr) = (accumulate ?
 // y : bias) + a[mr x kc] panel[kc x NR], as MR x NR tiles of scalar accumulators (FPUs without
 // vectors) or of vectors of the width the C++ compiler was told the CPU has, with their run-time
@@ -178,7 +178,7 @@ __attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const floa
 
 }  // namespace conv_detail
 
-// ---- runtime_support/onnxc/vmath.h ----
+// ---- runtime/onnxc/vmath.h ----
 // Float math in plain arithmetic that g++ and clang++ vectorize: no libm call, no branch, so a
 // loop over these functions runs 4-16 lanes at a time where std::exp runs one element per call.
 // (abridged: the header documents the rest)
@@ -209,7 +209,7 @@ ONNXC_ALWAYS_INLINE float exp_poly(float x) {
   return exp_poly_in_range(x);
 }
 
-// ---- runtime_support/onnxc/activation.h ----
+// ---- runtime/onnxc/activation.h ----
 // The activations: functors that map one element, shared by the unary ops of the same name
 // (onnxc/unary.h) and the fused epilogues of the Conv, Gemm and MatMul kernels (onnxc/gemm.h),
 // so that a fused graph computes exactly what the unfused one does.
@@ -231,7 +231,7 @@ ONNXC_UNARY_FUNCTOR(Relu, x > T(0) ? x : T(0))
 
 }  // namespace onnxc
 
-// ---- runtime_support/onnxc/gemm.h ----
+// ---- runtime/onnxc/gemm.h ----
 // Matrix multiplication kernels (Gemm, MatMul, and any op lowered to a GEMM such as Conv).
 // (abridged: the header documents the rest)
 
@@ -373,7 +373,7 @@ inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const floa
   f32_gemm_1x1__scalar(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
-// ---- runtime_support/onnxc/conv.h ----
+// ---- runtime/onnxc/conv.h ----
 // Convolution kernels, NCHW layout, over 1 to 3 spatial dims: 1-D and 2-D run as 3-D with
 // leading unit dims (in, out, kernel, stride and dilation 1, pad 0).
 // (abridged: the header documents the rest)
@@ -644,7 +644,7 @@ namespace conv_detail {
 
 }  // namespace conv_detail
 
-// ---- runtime_support/onnxc/pool.h ----
+// ---- runtime/onnxc/pool.h ----
 // Pooling kernels, NCHW layout, over 1 to 3 spatial dims (1-D and 2-D run as 3-D with leading
 // unit dims): max (with optional argmax indices), average, Lp, and their global forms.
 // (abridged: the header documents the rest)
@@ -755,7 +755,7 @@ inline void f32_globalavgpool_lanes__scalar(const float* x, float* y, index_t ch
   }
 }
 
-// ---- runtime_support/onnxc/softmax.h ----
+// ---- runtime/onnxc/softmax.h ----
 // Softmax, LogSoftmax and Hardmax along the middle axis of an [outer, axis, inner] view of the
 // tensor (opsets before 13 flatten to 2-D, which is inner = 1). Softmax and LogSoftmax subtract
 // the maximum first, so large inputs do not overflow exp.

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-// ---- runtime_support/onnxc/types.h ----
+// ---- runtime/onnxc/types.h ----
 // Element storage types of the generated API for formats C++ has no type for. Each is a plain
 // struct of its raw bits, so the API stays ABI-stable; conversions live in onnxc/convert.h.
 // Sub-byte formats are packed: one byte holds two 4-bit or four 2-bit elements, low bits first.

@@ -14,7 +14,7 @@
 
 #include "codegen/cpp_emitter.h"
 #include "driver/pipeline.h"
-#include "support/model_builder.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 namespace fs = std::filesystem;

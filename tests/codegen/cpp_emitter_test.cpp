@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "driver/pipeline.h"
-#include "support/model_builder.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 namespace fs = std::filesystem;

@@ -7,8 +7,8 @@
 
 #include "codegen/cpp_emitter.h"
 #include "driver/pipeline.h"
+#include "harness/model_builder.h"
 #include "ir/stack_bound.h"
-#include "support/model_builder.h"
 
 using namespace onnxc;
 using onnxc::testing::ModelBuilder;

@@ -8,8 +8,8 @@
 
 #include "codegen/identifiers.h"
 #include "driver/pipeline.h"
-#include "support/generated_program.h"
-#include "support/model_builder.h"
+#include "harness/generated_program.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 using onnxc::testing::ModelBuilder;

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "base/temp_dir.h"
 #include "codegen/identifiers.h"
-#include "support/model_builder.h"
-#include "support/temp_dir.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 

@@ -51,7 +51,7 @@ TEST_CASE("the inline runtime keeps only what the code uses", "[codegen][inliner
   CHECK(rt.find("inline float elem_load(float16 v);") != std::string::npos);
   CHECK(rt.find("float_to_minifloat") == std::string::npos);
   CHECK(rt.find("kFloat8E4M3FNFormat") == std::string::npos);
-  CHECK(rt.find("// ---- runtime_support/onnxc/unary.h ----") != std::string::npos);
+  CHECK(rt.find("// ---- runtime/onnxc/unary.h ----") != std::string::npos);
   CHECK(compiles(rt, code, "g++"));
 }
 
@@ -61,7 +61,7 @@ TEST_CASE("the inline runtime resolves names per namespace", "[codegen][inliner]
       "void f(const float* x, float* y) { onnxc::f32_softmax_any__scalar(x, y, 1, 10, 1); }\n";
   const std::string rt =
       inline_runtime({"onnxc/softmax.h", "onnxc/reduce.h"}, code, {"onnxc/types.h"});
-  CHECK(rt.find("runtime_support/onnxc/reduce.h") == std::string::npos);
+  CHECK(rt.find("runtime/onnxc/reduce.h") == std::string::npos);
   CHECK(rt.find("inline void nll_loss_ref(") == std::string::npos);
   CHECK(compiles(rt, code, "g++"));
   CHECK(compiles(rt, code, "clang++"));  // clang flags unused constants in the main file
@@ -124,15 +124,14 @@ TEST_CASE("the pasted headers read as one block: no guards, includes gathered on
   CHECK(rt.find("#ifndef ONNXC_") == std::string::npos);
   CHECK(rt.find("#endif  // ONNXC_") == std::string::npos);
   // Every standard include once, sorted, before the first header's banner.
-  const size_t banner = rt.find("// ---- runtime_support/");
+  const size_t banner = rt.find("// ---- runtime/");
   REQUIRE(banner != std::string::npos);
   CHECK(rt.find("#include <cmath>") < banner);
   CHECK(rt.find("#include <cmath>", banner) == std::string::npos);
   CHECK(rt.find("#include <cmath>") < rt.find("#include <cstdint>"));
   // Both headers pasted, yet namespace onnxc opened fewer times than there are banners.
   size_t banners = 0, opens = 0;
-  for (size_t at = 0; (at = rt.find("// ---- runtime_support/", at)) != std::string::npos; ++at)
-    ++banners;
+  for (size_t at = 0; (at = rt.find("// ---- runtime/", at)) != std::string::npos; ++at) ++banners;
   for (size_t at = 0; (at = rt.find("\nnamespace onnxc {", at)) != std::string::npos; ++at) ++opens;
   CHECK(banners >= 2);
   CHECK(opens < banners);
@@ -202,7 +201,7 @@ TEST_CASE("each runtime header inlined for code that names all of it compiles",
     // Only headers that gather others (elementwise.h) or hold a table macro paste nothing.
     const bool declares =
         std::string(runtime_header_text(path)).find("namespace onnxc {") != std::string::npos;
-    CHECK((rt.find("// ---- runtime_support/" + path + " ----") != std::string::npos) == declares);
+    CHECK((rt.find("// ---- runtime/" + path + " ----") != std::string::npos) == declares);
     CHECK(compiles(rt, "", "g++"));
   }
 }

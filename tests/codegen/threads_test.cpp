@@ -13,7 +13,7 @@
 
 #include "codegen/cpp_emitter.h"
 #include "driver/pipeline.h"
-#include "support/model_builder.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 namespace fs = std::filesystem;
@@ -140,10 +140,9 @@ std::string run_both(const GeneratedCode& one, const GeneratedCode& two, const s
   }
   std::ofstream(dir / "main.cpp") << driver(nx, ny);
   const std::string build = "g++ -std=c++17 -O2 -Wall -Wextra -Werror -pthread " + cxx_flags +
-                            " -I" + dir.string() + " -I" + ONNXC_SOURCE_DIR +
-                            "/runtime_support -o " + (dir / "m").string() + " " +
-                            (dir / "main.cpp").string() + " " + (dir / "one.cpp").string() + " " +
-                            (dir / "two.cpp").string();
+                            " -I" + dir.string() + " -I" + ONNXC_SOURCE_DIR + "/runtime -o " +
+                            (dir / "m").string() + " " + (dir / "main.cpp").string() + " " +
+                            (dir / "one.cpp").string() + " " + (dir / "two.cpp").string();
   INFO(build);
   REQUIRE(std::system(build.c_str()) == 0);
   REQUIRE(std::system(((dir / "m").string() + " > " + (dir / "out.txt").string()).c_str()) == 0);

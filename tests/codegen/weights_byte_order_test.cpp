@@ -11,7 +11,7 @@
 #include "codegen/cpp_emitter.h"
 #include "codegen/weights.h"
 #include "driver/pipeline.h"
-#include "support/model_builder.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 namespace fs = std::filesystem;

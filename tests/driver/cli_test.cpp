@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "support/model_builder.h"
-#include "support/run_onnxc.h"
+#include "harness/model_builder.h"
+#include "harness/run_onnxc.h"
 
 using onnxc::testing::ModelBuilder;
 

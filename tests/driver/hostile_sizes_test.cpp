@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
-#include "support/model_builder.h"
-#include "support/run_onnxc.h"
-#include "support/temp_dir.h"
+#include "base/temp_dir.h"
+#include "harness/model_builder.h"
+#include "harness/run_onnxc.h"
 
 using onnxc::testing::ModelBuilder;
 

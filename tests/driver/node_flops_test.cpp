@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "driver/pipeline.h"
-#include "support/model_builder.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 using onnxc::testing::ModelBuilder;

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "support/model_builder.h"
+#include "harness/model_builder.h"
 
 namespace fs = std::filesystem;
 using onnxc::testing::ModelBuilder;

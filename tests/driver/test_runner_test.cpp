@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "support/run_onnxc.h"
+#include "harness/run_onnxc.h"
 
 namespace fs = std::filesystem;
 

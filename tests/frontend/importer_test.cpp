@@ -2,8 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "harness/model_builder.h"
 #include "ir/printer.h"
-#include "support/model_builder.h"
 
 using namespace onnxc;
 using onnxc::testing::ModelBuilder;

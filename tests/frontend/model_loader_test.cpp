@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "support/model_builder.h"
-#include "support/temp_dir.h"
+#include "base/temp_dir.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 using onnxc::testing::ModelBuilder;

@@ -6,8 +6,8 @@
 
 #include "driver/pipeline.h"
 #include "frontend/importer.h"
-#include "support/generated_program.h"
-#include "support/model_builder.h"
+#include "harness/generated_program.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 using onnx::TensorProto;

@@ -3,7 +3,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 
-#include "support/model_builder.h"
+#include "harness/model_builder.h"
 
 using namespace onnxc;
 using onnxc::testing::ModelBuilder;

@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes through the model loader and the validator. Neither may
 // crash, hang or allocate without bound, whatever the input.
-//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address -I compiler -I runtime_support -I <gen>
+//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address -I compiler -I runtime -I <gen>
 //     tests/fuzz/fuzz_model_loader.cpp compiler/frontend/{model_loader,validator}.cpp
 //     compiler/ir/dtype.cpp <gen>/onnx.pb.cc -lprotobuf -lfmt
 #include <google/protobuf/stubs/logging.h>

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """CTest `layering` (issue 34): no call runs from a lower layer of the compiler into a higher one.
 
-The layers, lowest first: support, ir, ops, then frontend and passes (peers: neither reaches the
+The layers, lowest first: base, ir, ops, then frontend and passes (peers: neither reaches the
 other), codegen, llvm_backend (the LLVM backend, library onnxc_llvm: only the driver calls it),
-driver. runtime_support is a leaf the compiler embeds. Two checks:
+driver. runtime is a leaf the compiler embeds. Two checks:
   1. includes: a file of compiler/L may include headers of L and of lower layers only;
   2. links: an object file of layer L may leave undefined only symbols that objects of L or of
      lower layers define (a function declared low and defined high, as infer_subgraph was, fails
@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 
-RANK = {"support": 0, "ir": 1, "ops": 2, "frontend": 3, "passes": 3, "codegen": 4, "llvm_backend": 5,
+RANK = {"base": 0, "ir": 1, "ops": 2, "frontend": 3, "passes": 3, "codegen": 4, "llvm_backend": 5,
         "driver": 6}
 
 

@@ -16,14 +16,14 @@
 #include <set>
 #include <sstream>
 
+#include "base/temp_dir.h"
 #include "driver/llvm_emit.h"
 #include "driver/pipeline.h"
+#include "harness/filecheck.h"
+#include "harness/model_builder.h"
+#include "harness/run_onnxc.h"
 #include "ir/target.h"
 #include "llvm_backend/llvm_targets.h"
-#include "support/filecheck.h"
-#include "support/model_builder.h"
-#include "support/run_onnxc.h"
-#include "support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace onnxc;

@@ -449,7 +449,7 @@ def ml_cases(out_dir):
             node("TreeEnsembleRegressor", ["X"], ["Y"], "t", "ai.onnx.ml", aggregate_function=agg,
                  post_transform=post, **reg), [5, 2], [("X", x)])
     # TreeEnsembleClassifier over the same trees. The spec leaves two-class labels and scores open:
-    # onnxc follows onnxruntime (rules in runtime_support/onnxc/ml_tree.h), each rule a case here.
+    # onnxc follows onnxruntime (rules in runtime/onnxc/ml_tree.h), each rule a case here.
     nodes = {k: v for k, v in reg.items() if k.startswith("nodes_")}
     leaves = dict(class_treeids=[0, 0, 0, 0, 1, 1], class_nodeids=[2, 3, 4, 4, 1, 2])
 

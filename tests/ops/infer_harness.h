@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "base/diagnostics.h"
 #include "ir/ir.h"
 #include "ops/folding.h"
 #include "ops/op.h"
 #include "ops/registry.h"
 #include "passes/passes.h"
-#include "support/diagnostics.h"
 
 namespace onnxc::testing {
 

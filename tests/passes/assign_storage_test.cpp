@@ -2,9 +2,9 @@
 // the offsets the planner gives them, and check_storage() rejecting plans that share wrongly.
 #include <catch2/catch.hpp>
 
+#include "harness/filecheck.h"
 #include "passes/memory_planner.h"
 #include "passes/pass_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::disable;

@@ -3,10 +3,10 @@
 // check_storage() over plans with subgraph buffers.
 #include <catch2/catch.hpp>
 
+#include "harness/filecheck.h"
 #include "passes/memory_planner.h"
 #include "passes/memory_report.h"
 #include "passes/pass_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::disable;

@@ -2,8 +2,8 @@
 // the unfused one does, through the same kernels.
 #include <catch2/catch.hpp>
 
+#include "harness/filecheck.h"
 #include "passes/fusion_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::filecheck;

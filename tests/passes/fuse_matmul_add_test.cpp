@@ -2,8 +2,8 @@
 // MatMuls it leaves into Gemms) and numerically against the unfused graph.
 #include <catch2/catch.hpp>
 
+#include "harness/filecheck.h"
 #include "passes/fusion_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::filecheck;

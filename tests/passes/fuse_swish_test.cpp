@@ -1,9 +1,9 @@
 // fuse-swish on IR text (FileCheck-style) and numerically against the unfused graph.
 #include <catch2/catch.hpp>
 
+#include "harness/filecheck.h"
 #include "passes/fusion_harness.h"
 #include "passes/pass_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::filecheck;

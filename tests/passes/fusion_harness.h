@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "frontend/importer.h"
+#include "harness/model_builder.h"
 #include "ir/printer.h"
 #include "onnxc/normalization.h"
 #include "ops/op.h"
 #include "passes/pass_manager.h"
-#include "support/model_builder.h"
 
 namespace onnxc::testing {
 

@@ -2,8 +2,8 @@
 // pass at a time, and with passes disabled.
 #include <catch2/catch.hpp>
 
+#include "harness/filecheck.h"
 #include "passes/pass_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::disable;

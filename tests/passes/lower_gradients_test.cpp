@@ -2,9 +2,9 @@
 // give the analytic gradient, computed here by hand from the forward formula.
 #include <catch2/catch.hpp>
 
+#include "harness/filecheck.h"
 #include "passes/fusion_harness.h"
 #include "passes/pass_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::filecheck;

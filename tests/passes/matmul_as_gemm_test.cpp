@@ -1,9 +1,9 @@
 // matmul-as-gemm on IR text (FileCheck-style) and numerically against the graph without it.
 #include <catch2/catch.hpp>
 
+#include "harness/filecheck.h"
 #include "passes/fusion_harness.h"
 #include "passes/pass_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::filecheck;

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "codegen/cpp_emitter.h"
+#include "harness/filecheck.h"
 #include "passes/pass_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::disable;

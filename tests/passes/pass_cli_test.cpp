@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
-#include "support/filecheck.h"
-#include "support/model_builder.h"
-#include "support/run_onnxc.h"
+#include "harness/filecheck.h"
+#include "harness/model_builder.h"
+#include "harness/run_onnxc.h"
 
 using onnxc::testing::filecheck;
 using onnxc::testing::ModelBuilder;

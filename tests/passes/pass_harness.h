@@ -7,9 +7,9 @@
 #include <string>
 
 #include "frontend/importer.h"
+#include "harness/model_builder.h"
 #include "ir/printer.h"
 #include "passes/pass_manager.h"
-#include "support/model_builder.h"
 
 namespace onnxc::testing {
 

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "harness/filecheck.h"
 #include "passes/fusion_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::filecheck;

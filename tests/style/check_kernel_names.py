@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One naming grammar for every kernel (issue 34): a function of runtime_support/onnxc/ whose name
+"""One naming grammar for every kernel (issue 34): a function of runtime/onnxc/ whose name
 starts with an element-type prefix (f32_, s8_, ...) and that the generated code may call (it
 returns void and is not inside a *_detail namespace) is named <dtype>_<op>_<tile>__<isa>, where
 isa is one of ONNXC_ISAS (compiler/ir/target.h): what the kernel requires, never how it is tuned.
@@ -25,7 +25,7 @@ def main():
     root = sys.argv[1]
     grammar = re.compile(r"^(?:%s)_[a-z0-9]+(?:_[a-z0-9]+)*_[a-z0-9]+__(?:%s)$" %
                          (DTYPES, "|".join(isas(root))))
-    folder = os.path.join(root, "runtime_support", "onnxc")
+    folder = os.path.join(root, "runtime", "onnxc")
     bad = checked = 0
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".h"):
@@ -42,7 +42,7 @@ def main():
                 continue
             checked += 1
             if not grammar.match(m.group(1)):
-                print(f"runtime_support/onnxc/{name}:{number}: kernel {m.group(1)} is not "
+                print(f"runtime/onnxc/{name}:{number}: kernel {m.group(1)} is not "
                       "<dtype>_<op>_<tile>__<isa> (isa one of ONNXC_ISAS)")
                 bad += 1
     print(f"{checked} kernel definitions checked, {bad} off the grammar")

@@ -4,7 +4,7 @@
 // graph output's declared type); an image of another size is a run-time error
 // (onnxc::kErrorImageSize), as is one that does not decode (onnxc::kErrorImageFormat). A constant
 // input is decoded here, and a failure is a compile-time error. The decoders are in
-// runtime_support/onnxc/image_decoder.h and the headers it includes.
+// runtime/onnxc/image_decoder.h and the headers it includes.
 #include "onnxc/image_decoder.h"
 
 #include <vector>

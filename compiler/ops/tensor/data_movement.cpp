@@ -15,11 +15,11 @@
 #include <cstring>
 #include <numeric>
 
+#include "base/checked_math.h"
 #include "onnxc/transform.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/registry.h"
-#include "support/checked_math.h"
 
 namespace onnxc {
 namespace {

@@ -1,6 +1,6 @@
 // Elementwise ops: unary maps, broadcasting binary ops, variadic Max/Min/Sum/Mean, Clip, Where,
 // Identity and Dropout. Each op is a row of a table binding its name and opset range to a handler
-// templated on the runtime_support functor that computes it. float16 and bfloat16 are computed in
+// templated on the runtime functor that computes it. float16 and bfloat16 are computed in
 // float by the kernels (onnxc/elementwise.h), so float ops accept them too.
 #include "onnxc/elementwise.h"
 

@@ -1,7 +1,7 @@
 // Random ops: RandomUniform, RandomNormal (1, 22), RandomUniformLike, RandomNormalLike (1, 22),
 // Bernoulli (15, 22) and Multinomial (7, 22); bfloat16 from 22.
 //
-// Determinism. Every node draws from a counter-based stream (runtime_support/onnxc/random.h):
+// Determinism. Every node draws from a counter-based stream (runtime/onnxc/random.h):
 // draw i is mix64(key + (i + 1) * golden), with no state kept anywhere, so the generated code is
 // reentrant and every run of a model returns the same values. The node's 64-bit key is fixed at
 // compile time (random_key()):

@@ -1,4 +1,4 @@
-// String ops over the fixed-capacity slots of runtime_support/onnxc/strings.h:
+// String ops over the fixed-capacity slots of runtime/onnxc/strings.h:
 //   Equal (strings, opset 19+) and StringConcat (opset 20): broadcast, run time;
 //   Identity on strings: a view or a slot copy;
 //   StringNormalizer (opset 10): case_change_action, is_case_sensitive, stopwords, locale (only the

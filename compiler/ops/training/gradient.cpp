@@ -14,7 +14,7 @@
 //   one value added together; an x that y does not depend on gets zeros (FillLike(x, 0)).
 // Any other op on such a path is refused ("not supported") with the op and node named. The added
 // ai.onnx nodes are given opset 14; FillLike and SumToShape are onnxc's own helpers (domain
-// onnxc.gradient, float and double only; runtime_support/onnxc/training.h). The Gradient node
+// onnxc.gradient, float and double only; runtime/onnxc/training.h). The Gradient node
 // itself has no handler.
 #include "ops/training/gradient.h"
 

@@ -2,8 +2,8 @@
 // before inference (ops/training/gradient.cpp; the lower-gradients pass calls it).
 #pragma once
 
+#include "base/diagnostics.h"
 #include "ir/ir.h"
-#include "support/diagnostics.h"
 
 namespace onnxc {
 

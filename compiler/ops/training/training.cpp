@@ -4,7 +4,7 @@
 // H or V; Adam: G, V, H). Outputs are the new X_1..X_n followed by the new companions (Adagrad: H,
 // Momentum: V, Adam: V then H); trailing outputs may be omitted. X and its companions must have
 // equal shapes and one float or double type (the spec's broadcasting is not needed there); the
-// kernel runs once per optimized tensor (runtime_support/onnxc/training.h).
+// kernel runs once per optimized tensor (runtime/onnxc/training.h).
 // Gradient, the domain's fourth op, is lowered before inference: see ops/training/gradient.cpp.
 #include "onnxc/training.h"
 

@@ -7,9 +7,9 @@
 
 #include "codegen/cpp_emitter.h"
 #include "driver/pipeline.h"
+#include "harness/generated_program.h"
+#include "harness/model_builder.h"
 #include "ir/printer.h"
-#include "support/generated_program.h"
-#include "support/model_builder.h"
 
 using namespace onnxc;
 using onnx::TensorProto;

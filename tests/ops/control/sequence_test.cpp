@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include "driver/commands.h"
+#include "harness/filecheck.h"
 #include "passes/pass_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::filecheck;

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "frontend/importer.h"
+#include "harness/model_builder.h"
 #include "ops/infer_harness.h"
-#include "support/model_builder.h"
 
 using namespace onnxc;
 using onnxc::testing::InferHarness;

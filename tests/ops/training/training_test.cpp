@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "driver/pipeline.h"
+#include "harness/model_builder.h"
 #include "ops/infer_harness.h"
-#include "support/model_builder.h"
 
 using namespace onnxc;
 

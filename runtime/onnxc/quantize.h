@@ -7,6 +7,7 @@
 //   dequantize_linear_ref<X, S, Y>    y = (x - zero_point) * scale, in float, rounded once to Y
 //   dynamic_quantize_linear_ref       uint8 scale/zero point from the range of x (including 0)
 //   qlinear_global_avgpool_ref        com.microsoft QLinearGlobalAveragePool, in integers
+//   qlinear_add_ref                   com.microsoft QLinearAdd of equal shapes, in int32 only
 //   matmul_integer_ref / qlinear_matmul_ref, conv_integer_ref / qlinear_conv_ref
 //                                     int32 accumulation of (a - a_zp) * (b - b_zp); the QLinear
 //                                     forms requantize as the ONNX reference does: the multiplier
@@ -518,6 +519,38 @@ inline void qlinear_global_avgpool_ref(const X* x, const float* x_scale, const X
     uint32_t sum = 0;  // wraps as the other integer kernels' sums (past 2^24 elements)
     for (index_t i = 0; i < spatial; ++i) sum += static_cast<uint32_t>(int32_t{x[i]} - zx);
     y[c] = quant_detail::requantize<Y>(static_cast<int32_t>(sum), m, zy);
+  }
+}
+
+// QLinearAdd (com.microsoft; what lower-qdq makes of DequantizeLinear(a) + DequantizeLinear(b)
+// [-> Relu] -> QuantizeLinear, a quantized residual connection) over n elements of one shape, in
+// int32 arithmetic only (no float: the M0+ has no FPU). The compiler turns the scales into
+//   a_multiplier = round(a_scale / y_scale * 2^shift), b_multiplier likewise,
+// both at most 2^22 (so (a - a_zp) * a_multiplier + (b - b_zp) * b_multiplier, |a - a_zp| <= 255,
+// fits int32) with shift in [10, 30]; then
+//   y = clamp(y_zero_point + round_half_even(sum / 2^shift), y_min, y_max)
+// with y_min the type's minimum, or y_zero_point under a fused Relu. One rounding: the
+// multipliers' rounding moves the sum by at most 255 / 2^shift steps (under 1/4), so y is the
+// correctly rounded value except that close to a tie, and always within one step of it.
+struct QAddParams {
+  int32_t a_multiplier, b_multiplier;
+  int32_t shift;
+  int32_t a_zero_point, b_zero_point, y_zero_point;
+  int32_t y_min, y_max;
+};
+
+template <typename T>
+inline void qlinear_add_ref(const QAddParams& p, const T* a, const T* b, T* y, index_t n) {
+  const QAddParams q = p;  // locals: the stores through y may alias everything
+  const int32_t half = int32_t{1} << (q.shift - 1);
+  const int32_t mask = (int32_t{1} << q.shift) - 1;
+  for (index_t i = 0; i < n; ++i) {
+    const int32_t sum = (int32_t{a[i]} - q.a_zero_point) * q.a_multiplier +
+                        (int32_t{b[i]} - q.b_zero_point) * q.b_multiplier;
+    const int32_t rem = sum & mask;  // sum - floor(sum / 2^shift) * 2^shift, in [0, 2^shift)
+    int32_t v = (sum >> q.shift) + (rem > half || (rem == half && ((sum >> q.shift) & 1)));
+    v += q.y_zero_point;
+    y[i] = static_cast<T>(v < q.y_min ? q.y_min : (v > q.y_max ? q.y_max : v));
   }
 }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "onnxc/image_decoder.h"
-#include "runtime_support/image_fixtures.h"
+#include "runtime/image_fixtures.h"
 
 using namespace onnxc;
 using namespace onnxc::image_fixtures;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/temp_dir.h"
 #include "onnx.pb.h"
-#include "support/temp_dir.h"
 
 namespace onnxc::testing {
 

@@ -1,5 +1,5 @@
 // FIPS 180-4 SHA-256.
-#include "support/sha256.h"
+#include "base/sha256.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // The conv kernel variants of onnxc/variants.h against a double-precision brute force, through
-// tests/runtime_support/conv_variants_check.cpp: that program is built with each target's flags
+// tests/runtime/conv_variants_check.cpp: that program is built with each target's flags
 // (so each ISA's variants are compiled as generated code compiles them, and nothing built with
 // -mavx512f is linked into this binary) and run for every target the host can execute; for
 // aarch64 also when a cross compiler (aarch64-linux-gnu-g++) and qemu-aarch64 are installed.
@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <string>
 
+#include "harness/host_tools.h"
 #include "ir/target.h"
-#include "support/host_tools.h"
 
 namespace fs = std::filesystem;
 using namespace onnxc;
@@ -32,10 +32,9 @@ int build_and_run(const std::string& compiler, const std::string& flags, const s
       fs::temp_directory_path() / ("onnxc-conv-variants-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string exe = (dir / ("check_" + tag)).string();
-  const std::string src =
-      std::string(ONNXC_SOURCE_DIR) + "/tests/runtime_support/conv_variants_check.cpp";
+  const std::string src = std::string(ONNXC_SOURCE_DIR) + "/tests/runtime/conv_variants_check.cpp";
   const std::string build = compiler + " -std=c++17 -O2 -Wall -Wextra -Werror -pthread " + flags +
-                            " -I" + ONNXC_SOURCE_DIR + "/runtime_support " + src + " -o " + exe;
+                            " -I" + ONNXC_SOURCE_DIR + "/runtime " + src + " -o " + exe;
   INFO(build);
   REQUIRE(std::system(build.c_str()) == 0);
   return std::system((runner + exe).c_str());

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "onnxc/image_decoder.h"
-#include "runtime_support/image_fixtures.h"
+#include "runtime/image_fixtures.h"
 
 #if !defined(ONNXC_IMAGE_LIBS)
 #error "image_system_check.cpp is built with -DONNXC_IMAGE_LIBS"

@@ -2,7 +2,7 @@
 // temp_dir.h). Everything the handler touches is a fixed-size global written before it is
 // published through an atomic, and the removal uses system calls only: a signal may arrive in the
 // middle of malloc, so the handler must not allocate, lock, or use <filesystem>.
-#include "support/temp_dir.h"
+#include "base/temp_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>

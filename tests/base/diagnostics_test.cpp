@@ -1,6 +1,6 @@
 // Diagnostics stay bounded (issue 18): a limited number of kept messages, each one escaped line
 // with long quoted values cut.
-#include "support/diagnostics.h"
+#include "base/diagnostics.h"
 
 #include <catch2/catch.hpp>
 

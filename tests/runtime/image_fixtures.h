@@ -12,8 +12,7 @@
 namespace onnxc::image_fixtures {
 
 inline std::vector<unsigned char> read_fixture(const std::string& name) {
-  const std::string path =
-      std::string(ONNXC_SOURCE_DIR) + "/tests/runtime_support/image_data/" + name;
+  const std::string path = std::string(ONNXC_SOURCE_DIR) + "/tests/runtime/image_data/" + name;
   std::vector<unsigned char> bytes;
   if (FILE* f = std::fopen(path.c_str(), "rb")) {
     for (int c; (c = std::fgetc(f)) != EOF;) bytes.push_back(static_cast<unsigned char>(c));

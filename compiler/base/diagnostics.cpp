@@ -1,7 +1,7 @@
 // One bounded line per error: see diagnostics.h.
-#include "support/diagnostics.h"
+#include "base/diagnostics.h"
 
-#include "support/utf8.h"
+#include "base/utf8.h"
 
 namespace onnxc {
 namespace {

@@ -1,5 +1,5 @@
 // The int8 convolution variants of onnxc/variants.h (qconv, qdwconv) against qlinear_conv_ref,
-// through tests/runtime_support/qconv_variants_check.cpp: that program is built natively (the
+// through tests/runtime/qconv_variants_check.cpp: that program is built natively (the
 // scalar rows) and, when arm-none-eabi-g++ and qemu-system-arm are installed, as bare-metal
 // programs for QEMU's Cortex-M4F board (the __dsp rows: SMLAD, SXTB16) and Cortex-M0+ board
 // (ARMv6-M, no unaligned access), with examples/cortex-m's start-up code and linker script.
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "support/host_tools.h"
+#include "harness/host_tools.h"
 
 namespace fs = std::filesystem;
 
@@ -38,8 +38,8 @@ std::string build_and_run(const std::string& build, const std::string& runner,
   const std::string exe = (dir / ("qconv_check_" + tag)).string();
   const std::string log = exe + ".txt";
   const std::string src = std::string(ONNXC_SOURCE_DIR) +
-                          "/tests/runtime_support/qconv_variants_check.cpp -I" + ONNXC_SOURCE_DIR +
-                          "/runtime_support";
+                          "/tests/runtime/qconv_variants_check.cpp -I" + ONNXC_SOURCE_DIR +
+                          "/runtime";
   const std::string command = build + " " + src + " -o " + exe;
   INFO(command);
   REQUIRE(std::system(command.c_str()) == 0);

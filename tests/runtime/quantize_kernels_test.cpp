@@ -1,5 +1,6 @@
 // Quantization kernels: the spec's examples (Operators.md), hand-computed rounding (half to even),
 // saturation and packing, and brute-force products written independently of the kernels.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -441,4 +442,76 @@ TEST_CASE("requantize in integers is round-half-even of the exact acc * multipli
       CHECK(quant_detail::requantize<int8_t>(acc, quant_detail::fixed_multiplier(m), 3) ==
             exact(acc, m, 3, -128, 127));
   CHECK(quant_detail::requantize<uint8_t>(5, quant_detail::fixed_multiplier(INFINITY), 0) == 255);
+}
+
+// The QAddParams the compiler derives (ops/quant/qelementwise.cpp), restated: the larger
+// multiplier in [2^21, 2^22].
+QAddParams qadd_params(double sa, double sb, double sy, int za, int zb, int zy, bool is_signed,
+                       bool relu) {
+  const double larger = std::max(sa, sb) / sy;
+  const int shift = 21 - static_cast<int>(std::floor(std::log2(larger)));
+  return {static_cast<int32_t>(std::nearbyint(std::ldexp(sa / sy, shift))),
+          static_cast<int32_t>(std::nearbyint(std::ldexp(sb / sy, shift))),
+          shift,
+          za,
+          zb,
+          zy,
+          relu ? zy : (is_signed ? -128 : 0),
+          is_signed ? 127 : 255};
+}
+
+template <typename T>
+void check_qlinear_add(std::mt19937& rng, bool relu, int& ties) {
+  constexpr bool kSigned = std::is_signed_v<T>;
+  std::uniform_real_distribution<double> log_ratio(-8.5, 10.5), log_scale(-12, 0);
+  std::uniform_int_distribution<int> value(kSigned ? -128 : 0, kSigned ? 127 : 255);
+  for (int trial = 0; trial < 200; ++trial) {
+    const double sy = std::exp2(log_scale(rng));
+    const double sa = sy * std::exp2(log_ratio(rng)), sb = sy * std::exp2(log_ratio(rng));
+    const int za = value(rng), zb = value(rng), zy = value(rng);
+    const QAddParams p = qadd_params(sa, sb, sy, za, zb, zy, kSigned, relu);
+    REQUIRE(p.shift >= 10);
+    REQUIRE(p.shift <= 30);
+    std::vector<T> a(256), b(256), y(256);
+    for (int i = 0; i < 256; ++i)
+      a[i] = static_cast<T>(value(rng)), b[i] = static_cast<T>(value(rng));
+    a[0] = kSigned ? -128 : 0, b[0] = kSigned ? 127 : 255;  // the extremes of the int32 sum
+    a[1] = kSigned ? 127 : 255, b[1] = kSigned ? 127 : 255;
+    qlinear_add_ref(p, a.data(), b.data(), y.data(), 256);
+    for (int i = 0; i < 256; ++i) {
+      const double exact = ((a[i] - za) * sa + (b[i] - zb) * sb) / sy;
+      const double rounded = std::nearbyint(exact);  // half to even (default rounding mode)
+      const double want = std::min<double>(p.y_max, std::max<double>(p.y_min, rounded + zy));
+      INFO("a " << int(a[i]) << " b " << int(b[i]) << " exact " << exact);
+      REQUIRE(std::fabs(y[i] - want) <= 1);
+      // The multipliers' rounding (half a unit of 2^-shift each) moves the sum by at most this
+      // many steps; only that close to a tie may the result differ from the exact rounding.
+      const double band =
+          0.5 * (std::abs(a[i] - za) + std::abs(b[i] - zb)) / std::ldexp(1.0, p.shift);
+      if (std::fabs(std::fabs(exact - std::floor(exact)) - 0.5) <= band)
+        ties += y[i] != want;
+      else
+        REQUIRE(y[i] == want);
+    }
+  }
+}
+
+TEST_CASE("qlinear_add_ref is the correctly rounded sum, in integers, away from ties",
+          "[quantize-kernels]") {
+  std::mt19937 rng(11);
+  int ties = 0;
+  for (const bool relu : {false, true}) {
+    check_qlinear_add<int8_t>(rng, relu, ties);
+    check_qlinear_add<uint8_t>(rng, relu, ties);
+  }
+  CHECK(ties < 400);  // of 204,800 sums: near-ties are rare
+}
+
+TEST_CASE("qlinear_add_ref rounds exact halves to even", "[quantize-kernels]") {
+  // a_scale / y_scale = 1/2, b_scale / y_scale = 0: y = round_half_even(a / 2).
+  const QAddParams p = {1 << 21, 0, 22, 0, 0, 0, -128, 127};
+  const int8_t a[] = {1, 3, 5, -1, -3, 127, -128}, b[7] = {};
+  int8_t y[7];
+  qlinear_add_ref(p, a, b, y, 7);
+  CHECK(std::vector<int>(y, y + 7) == std::vector<int>{0, 2, 2, 0, -2, 64, -64});
 }

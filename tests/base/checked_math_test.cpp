@@ -1,4 +1,4 @@
-#include "support/checked_math.h"
+#include "base/checked_math.h"
 
 #include <catch2/catch.hpp>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "support/temp_dir.h"
+#include "base/temp_dir.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
