@@ -34,6 +34,7 @@
   X(quantize)                \
   X(qlinear)                 \
   X(qpool)                   \
+  X(qelementwise)            \
   X(recurrent)               \
   X(signal)                  \
   X(einsum)                  \

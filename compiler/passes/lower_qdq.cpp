@@ -5,7 +5,9 @@
 //   [bias] ----------------+
 // becomes one QLinearConv / QLinearMatMul(xq, x_scale, x_zp, wq, w_scale, w_zp, y_scale, y_zp,
 // bias) {fused_activation="Relu"} writing yq (and DequantizeLinear -> GlobalAveragePool ->
-// QuantizeLinear one com.microsoft QLinearGlobalAveragePool, ops/quant/qpool.cpp): int8/uint8
+// QuantizeLinear one com.microsoft QLinearGlobalAveragePool, ops/quant/qpool.cpp; the sum of two
+// DequantizeLinear outputs [-> Relu] -> QuantizeLinear one com.microsoft QLinearAdd,
+// ops/quant/qelementwise.cpp): int8/uint8
 // products accumulated in int32 and requantized in integers (onnxc/quantize.h), where the float
 // graph dequantizes every weight and activation. The float bias b becomes round(b / (x_scale *
 // w_scale)) in int32, the unit of the accumulator; a fused Relu clamps the output at y_zero_point,
@@ -28,6 +30,7 @@
 #include <limits>
 
 #include "ops/epilogue.h"
+#include "ops/quant/qelementwise.h"
 #include "passes/fusion_util.h"
 #include "passes/passes.h"
 
@@ -150,6 +153,15 @@ bool tail_of(const Graph& g, const Value* p, bool allow_add, Tail& t) {
   return true;
 }
 
+// Marks n's output as clamped at its zero point (the tail's Relu, folded in).
+void fuse_relu(Node& n, PassContext& stats) {
+  Attribute relu;
+  relu.kind = Attribute::Kind::kString;
+  relu.s = "Relu";
+  n.attributes[kFusedActivation] = relu;
+  stats.count("Relus fused");
+}
+
 // Rewrites product node n into `op` (QLinearConv or QLinearMatMul) with `inputs`, writing the
 // tail's QuantizeLinear output, and drops the tail's nodes.
 bool rewrite(Graph& g, Node& n, const char* op, std::vector<Value*> inputs, const Tail& t,
@@ -157,13 +169,7 @@ bool rewrite(Graph& g, Node& n, const char* op, std::vector<Value*> inputs, cons
   if (!fusion::retarget(n, op, n.opset)) return false;
   n.inputs = std::move(inputs);
   if (std::string(op) == "QLinearMatMul") n.attributes.clear();  // Gemm's are folded in
-  if (t.relu) {
-    Attribute relu;
-    relu.kind = Attribute::Kind::kString;
-    relu.s = "Relu";
-    n.attributes[kFusedActivation] = relu;
-    stats.count("Relus fused");
-  }
+  if (t.relu) fuse_relu(n, stats);
   fusion::take_output(n, n.output(0), t.quantize->output(0));
   std::vector<const Node*> dead = {t.quantize};
   if (t.add) dead.push_back(t.add);
@@ -311,6 +317,41 @@ bool lower_pool(Graph& g, Node& n, const Target& target, PassContext& stats, boo
   return true;
 }
 
+// DequantizeLinear(aq) + DequantizeLinear(bq) [-> Relu] -> QuantizeLinear, all of one shape and one
+// 8-bit type, becomes com.microsoft QLinearAdd(aq, a_scale, a_zp, bq, b_scale, b_zp, y_scale,
+// y_zp) {fused_activation="Relu"}: a quantized network's residual connection stays in integers
+// (onnxc::qlinear_add_ref: one rounding, within one step of the float graph). Scales whose
+// ratios do not fit the integer form (qlinear_add_params) stay in float.
+bool lower_add(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const Value *a = n.input(0), *b = n.input(1), *y = n.output(0);
+  Dequant da, db;
+  Tail t;
+  if (!a || !b || !y || a->shape != y->shape || b->shape != y->shape || !activation_of(a, da) ||
+      !activation_of(b, db) || db.q->dtype != da.q->dtype || !tail_of(g, y, false, t) ||
+      t.quantize->output(0)->dtype != da.q->dtype)
+    return false;
+  auto zero_point = [](const Value* z) {
+    return z ? static_cast<int32_t>(z->constant->double_at(0)) : 0;
+  };
+  QAddParams p;
+  if (!qlinear_add_params(da.scale->constant->double_at(0), db.scale->constant->double_at(0),
+                          t.quantize->input(1)->constant->double_at(0), zero_point(da.zero_point),
+                          zero_point(db.zero_point), zero_point(t.quantize->input(2)), da.q->dtype,
+                          t.relu != nullptr, p))
+    return false;
+  std::vector<Value*> inputs = qlinear_inputs(g, n, "ab", da.q, da, db.q, db, t, nullptr);
+  if (!fusion::retarget(n, "QLinearAdd", 1, "com.microsoft")) return false;
+  n.inputs = std::move(inputs);
+  if (t.relu) fuse_relu(n, stats);
+  fusion::take_output(n, n.output(0), t.quantize->output(0));
+  std::vector<const Node*> dead = {t.quantize};
+  if (t.relu) dead.push_back(t.relu);
+  fusion::erase_nodes(g, dead);
+  stats.count("Adds lowered to integers");
+  ok = fusion::reinfer(n, target, stats.diag(), kPass);
+  return true;
+}
+
 }  // namespace
 
 bool run_lower_qdq(Module& module, PassContext& stats) {
@@ -325,6 +366,8 @@ bool run_lower_qdq(Module& module, PassContext& stats) {
       changed |= lower_matmul(g, n, *module.target, stats, ok);
     else if (n.op_type == "GlobalAveragePool")
       changed |= lower_pool(g, n, *module.target, stats, ok);
+    else if (n.op_type == "Add")
+      changed |= lower_add(g, n, *module.target, stats, ok);
   }
   return changed;
 }

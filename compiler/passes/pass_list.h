@@ -26,8 +26,9 @@
   X("inline-if", inline_if, kOptional, kShapesInferred,                                        \
     "splices the taken branch of an If with a compile-time constant condition")                \
   X("lower-qdq", lower_qdq, kOptional, kShapesInferred,                                        \
-    "DequantizeLinear -> Conv/MatMul/Gemm [-> bias] [-> Relu] / GlobalAveragePool -> "         \
-    "QuantizeLinear as QLinearConv/QLinearMatMul/QLinearGlobalAveragePool in integers")        \
+    "DequantizeLinear -> Conv/MatMul/Gemm [-> bias] [-> Relu] / GlobalAveragePool / Add -> "   \
+    "QuantizeLinear as QLinearConv/QLinearMatMul/QLinearGlobalAveragePool/QLinearAdd in "      \
+    "integers")                                                                                \
   X("fold-constants", fold_constants, kOptional, kShapesInferred,                              \
     "evaluates nodes whose inputs are all constant at compile time")                           \
   X("fuse-matmul-add", fuse_matmul_add, kOptional, kShapesInferred,                            \

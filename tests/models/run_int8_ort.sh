@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# CTest `int8_ort` (issue 39): the int8 QDQ models of the Cortex-M comparison (kws_int8, cnn_int8;
-# make_int8_cases.py) run under onnxruntime-node (bench/ort_reference.js) for the expected
+# CTest `int8_ort` (issue 39): the int8 QDQ models of the Cortex-M comparison (kws_int8, cnn_int8)
+# and a residual block (res_int8; make_int8_cases.py) run under onnxruntime-node (bench/ort_reference.js) for the expected
 # outputs, then through `onnxc test` (default target: lower-qdq, the integer kernels) with an
 # absolute tolerance of one quantization step of each model's logits. Exits 77 (CTest
 # SKIP_RETURN_CODE) only when python3 lacks numpy/onnx, or node or onnxruntime-node is missing.
@@ -19,3 +19,6 @@ cases=$work/cases
 for case in "$cases"/*/; do
   "$onnxc" test --rtol 0 --atol "$(cat "$case/atol")" "$case"
 done
+# res_int8's residual Add runs in integers (lower-qdq's QLinearAdd), not in float between DQ and Q.
+"$onnxc" "$cases/res_int8/model.onnx" -o "$work/res_int8.cpp"
+grep -q "onnxc::qlinear_add_ref(" "$work/res_int8.cpp"

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "harness/filecheck.h"
 #include "passes/fusion_harness.h"
-#include "support/filecheck.h"
 
 using namespace onnxc;
 using onnxc::testing::filecheck;
@@ -260,5 +260,61 @@ TEST_CASE("lower-qdq keeps a pool whose QuantizeLinear changes the type or follo
     INFO(l.ir);
     CHECK(filecheck(l.ir, {"CHECK: = GlobalAveragePool@"}) == "");
     CHECK(l.stats.count("pools lowered to integers") == 0);
+  }
+}
+
+TEST_CASE("lower-qdq: DQ(a) + DQ(b) [-> Relu] -> Q becomes QLinearAdd", "[passes][qdq]") {
+  for (const bool relu : {false, true})
+    for (const auto type : {onnx::TensorProto::INT8, onnx::TensorProto::UINT8}) {
+      INFO("relu " << relu << " type " << type);
+      const int zero = type == onnx::TensorProto::INT8 ? 0 : 128;
+      ModelBuilder mb(13);
+      mb.input("a", onnx::TensorProto::FLOAT, {2, 3, 4, 5});
+      mb.input("b", onnx::TensorProto::FLOAT, {2, 3, 4, 5});
+      mb.initializer("as", {}, {0.013f}).int_initializer("az", type, {}, {zero - 7});
+      mb.initializer("bs", {}, {0.021f}).int_initializer("bz", type, {}, {zero + 4});
+      mb.initializer("ys", {}, {0.017f}).int_initializer("yz", type, {}, {zero + 2});
+      quantize_io(mb, "a", "aq", "as", "az", "ad");
+      quantize_io(mb, "b", "bq", "bs", "bz", "bd");
+      mb.node("Add", {"ad", "bd"}, {"s"}, "add");
+      if (relu) mb.node("Relu", {"s"}, {"r"}, "relu");
+      quantize_io(mb, relu ? "r" : "s", "yq", "ys", "yz", "y");
+      mb.output("y", onnx::TensorProto::FLOAT, {2, 3, 4, 5});
+      Lowered l = lower_qdq(mb, true);
+      INFO(l.ir);
+      const std::string t = type == onnx::TensorProto::INT8 ? "int8" : "uint8";
+      std::vector<std::string> checks = {"CHECK-NOT: = Add@", "CHECK-NOT: = Relu@",
+                                         "CHECK: %yq: " + t +
+                                             "[2x3x4x5] = com.microsoft.QLinearAdd@1(%aq, %as, "
+                                             "%az, %bq, %bs, %bz, %ys, %yz)"};
+      if (relu) checks.push_back("CHECK-SAME: fused_activation");
+      checks.push_back("CHECK: = DequantizeLinear@13(%yq, %ys, %yz)");
+      CHECK(filecheck(l.ir, checks) == "");
+      CHECK((l.ir.find("fused_activation") != std::string::npos) == relu);
+      CHECK(l.stats.at("Adds lowered to integers") == 1);
+      check_within_one_step(mb, 0.017f);
+    }
+}
+
+TEST_CASE("lower-qdq keeps an Add that broadcasts or whose scales do not fit the integer form",
+          "[passes][qdq]") {
+  for (const bool broadcast : {false, true}) {
+    ModelBuilder mb(13);
+    mb.input("a", onnx::TensorProto::FLOAT, {1, 4, 3, 3});
+    mb.input("b", onnx::TensorProto::FLOAT, broadcast ? Shape{1, 4, 1, 1} : Shape{1, 4, 3, 3});
+    mb.initializer("as", {}, {0.02f}).int_initializer("az", onnx::TensorProto::INT8, {}, {0});
+    mb.initializer("bs", {}, {0.02f}).int_initializer("bz", onnx::TensorProto::INT8, {}, {0});
+    // a_scale / y_scale = 4000 (>= 2^11) unless the add broadcasts
+    mb.initializer("ys", {}, {broadcast ? 0.02f : 0.000005f});
+    mb.int_initializer("yz", onnx::TensorProto::INT8, {}, {0});
+    quantize_io(mb, "a", "aq", "as", "az", "ad");
+    quantize_io(mb, "b", "bq", "bs", "bz", "bd");
+    mb.node("Add", {"ad", "bd"}, {"s"}, "add");
+    quantize_io(mb, "s", "yq", "ys", "yz", "y");
+    mb.output("y", onnx::TensorProto::FLOAT, {1, 4, 3, 3});
+    Lowered l = lower_qdq(mb, true);
+    INFO(l.ir);
+    CHECK(filecheck(l.ir, {"CHECK: = Add@"}) == "");
+    CHECK(l.stats.count("Adds lowered to integers") == 0);
   }
 }

@@ -1,0 +1,21 @@
+// The compile-time side of the integer elementwise ops (ops/quant/qelementwise.cpp): the
+// parameters of onnxc::qlinear_add_ref, which lower-qdq also asks before it forms a QLinearAdd.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/dtype.h"
+#include "onnxc/quantize.h"
+
+namespace onnxc {
+
+// QLinearAdd's multipliers and shift for these scales (see onnxc/quantize.h) and the clamp of
+// `type` (int8 or uint8; y_min = y_zero_point when `relu`). False when a scale is not a positive
+// finite number or the ratios a_scale / y_scale, b_scale / y_scale do not fit the integer form
+// (the larger must lie in [2^-9, 2^11): a shift in [10, 30] then keeps the sum in int32 and the
+// multipliers' rounding under a quarter step).
+bool qlinear_add_params(double a_scale, double b_scale, double y_scale, int32_t a_zero_point,
+                        int32_t b_zero_point, int32_t y_zero_point, DataType type, bool relu,
+                        QAddParams& out);
+
+}  // namespace onnxc
