@@ -162,21 +162,29 @@ void fuse_relu(Node& n, PassContext& stats) {
   stats.count("Relus fused");
 }
 
-// Rewrites product node n into `op` (QLinearConv or QLinearMatMul) with `inputs`, writing the
-// tail's QuantizeLinear output, and drops the tail's nodes.
-bool rewrite(Graph& g, Node& n, const char* op, std::vector<Value*> inputs, const Tail& t,
+// The integer op a float node becomes, and the counter that says so.
+struct IntegerOp {
+  const char* op;
+  const char* domain;  // "" (ai.onnx) or "com.microsoft"
+  int opset;
+  const char* counter;   // "Convs lowered to integers"
+  bool drop_attributes;  // the float node's attributes are folded into the inputs (Gemm's)
+};
+
+// Rewrites node n into `to` with `inputs`, the tail's Relu folded in, writing the tail's
+// QuantizeLinear output, and drops the tail's nodes. False when n could not be re-inferred.
+bool rewrite(Graph& g, Node& n, const IntegerOp& to, std::vector<Value*> inputs, const Tail& t,
              const Target& target, PassContext& stats) {
-  if (!fusion::retarget(n, op, n.opset)) return false;
+  if (!fusion::retarget(n, to.op, to.opset, to.domain)) return false;
   n.inputs = std::move(inputs);
-  if (std::string(op) == "QLinearMatMul") n.attributes.clear();  // Gemm's are folded in
+  if (to.drop_attributes) n.attributes.clear();
   if (t.relu) fuse_relu(n, stats);
   fusion::take_output(n, n.output(0), t.quantize->output(0));
   std::vector<const Node*> dead = {t.quantize};
   if (t.add) dead.push_back(t.add);
   if (t.relu) dead.push_back(t.relu);
   fusion::erase_nodes(g, dead);
-  stats.count(std::string(op == std::string("QLinearConv") ? "Convs" : "matrix products") +
-              " lowered to integers");
+  stats.count(to.counter);
   return fusion::reinfer(n, target, stats.diag(), kPass);
 }
 
@@ -225,8 +233,9 @@ bool lower_conv(Graph& g, Node& n, const Target& target, PassContext& stats, boo
         !(bias = quantized_bias(g, b, dx.scale, dw.scale, n.name + "_bias_q")))
       return false;
   }
-  ok = rewrite(g, n, "QLinearConv", qlinear_inputs(g, n, "xw", dx.q, dx, dw.q, dw, t, bias), t,
-               target, stats);
+  const IntegerOp conv = {"QLinearConv", "", n.opset, "Convs lowered to integers", false};
+  ok = rewrite(g, n, conv, qlinear_inputs(g, n, "xw", dx.q, dx, dw.q, dw, t, bias), t, target,
+               stats);
   return true;
 }
 
@@ -287,8 +296,10 @@ bool lower_matmul(Graph& g, Node& n, const Target& target, PassContext& stats, b
     if (!fusion::reinfer(*reshape, target, stats.diag(), kPass)) return ok = false, true;
     stats.count("reshapes moved before a DequantizeLinear");
   }
-  ok = rewrite(g, n, "QLinearMatMul", qlinear_inputs(g, n, "ab", aq, da, bq, db, t, bias), t,
-               target, stats);
+  const IntegerOp product = {"QLinearMatMul", "", n.opset, "matrix products lowered to integers",
+                             true};
+  ok =
+      rewrite(g, n, product, qlinear_inputs(g, n, "ab", aq, da, bq, db, t, bias), t, target, stats);
   return true;
 }
 
@@ -308,12 +319,9 @@ bool lower_pool(Graph& g, Node& n, const Target& target, PassContext& stats, boo
       dx.q, dx.scale,
       zero_point_or_zero(g, dx.zero_point, dx.q->dtype, dx.scale, n.name + "_x_zero_point"), ys,
       zero_point_or_zero(g, t.quantize->input(2), dx.q->dtype, ys, n.name + "_y_zero_point")};
-  if (!fusion::retarget(n, "QLinearGlobalAveragePool", 1, "com.microsoft")) return false;
-  n.inputs = std::move(inputs);
-  fusion::take_output(n, n.output(0), t.quantize->output(0));
-  fusion::erase_nodes(g, {t.quantize});
-  stats.count("pools lowered to integers");
-  ok = fusion::reinfer(n, target, stats.diag(), kPass);
+  const IntegerOp pool = {"QLinearGlobalAveragePool", "com.microsoft", 1,
+                          "pools lowered to integers", false};
+  ok = rewrite(g, n, pool, std::move(inputs), t, target, stats);
   return true;
 }
 
@@ -339,16 +347,9 @@ bool lower_add(Graph& g, Node& n, const Target& target, PassContext& stats, bool
                           zero_point(db.zero_point), zero_point(t.quantize->input(2)), da.q->dtype,
                           t.relu != nullptr, p))
     return false;
-  std::vector<Value*> inputs = qlinear_inputs(g, n, "ab", da.q, da, db.q, db, t, nullptr);
-  if (!fusion::retarget(n, "QLinearAdd", 1, "com.microsoft")) return false;
-  n.inputs = std::move(inputs);
-  if (t.relu) fuse_relu(n, stats);
-  fusion::take_output(n, n.output(0), t.quantize->output(0));
-  std::vector<const Node*> dead = {t.quantize};
-  if (t.relu) dead.push_back(t.relu);
-  fusion::erase_nodes(g, dead);
-  stats.count("Adds lowered to integers");
-  ok = fusion::reinfer(n, target, stats.diag(), kPass);
+  const IntegerOp add = {"QLinearAdd", "com.microsoft", 1, "Adds lowered to integers", false};
+  ok = rewrite(g, n, add, qlinear_inputs(g, n, "ab", da.q, da, db.q, db, t, nullptr), t, target,
+               stats);
   return true;
 }
 
