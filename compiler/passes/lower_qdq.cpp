@@ -7,7 +7,8 @@
 // bias) {fused_activation="Relu"} writing yq (and DequantizeLinear -> GlobalAveragePool ->
 // QuantizeLinear one com.microsoft QLinearGlobalAveragePool, ops/quant/qpool.cpp; the sum of two
 // DequantizeLinear outputs [-> Relu] -> QuantizeLinear one com.microsoft QLinearAdd,
-// ops/quant/qelementwise.cpp): int8/uint8
+// ops/quant/qelementwise.cpp; and Concat, MaxPool and the reshaping ops between a
+// DequantizeLinear and a QuantizeLinear of one scale run on the 8-bit tensors): int8/uint8
 // products accumulated in int32 and requantized in integers (onnxc/quantize.h), where the float
 // graph dequantizes every weight and activation. The float bias b becomes round(b / (x_scale *
 // w_scale)) in int32, the unit of the accumulator; a fused Relu clamps the output at y_zero_point,
@@ -353,6 +354,48 @@ bool lower_add(Graph& g, Node& n, const Target& target, PassContext& stats, bool
   return true;
 }
 
+// The single constant value of v as a double; 0 for an absent zero point.
+double single_value(const Value* v) {
+  return v ? v->constant->double_at(0) : 0.0;
+}
+
+// Concat, MaxPool, Transpose, Reshape, Flatten, Squeeze and Unsqueeze only move or select values.
+// Between DequantizeLinears and a QuantizeLinear of one type, scale and zero point they commute
+// with the quantization exactly (it is monotonic, so it commutes with max; Q(DQ(q)) is q), so
+// they run on the 8-bit tensors and the float tensor between goes. Other scales (a requantizing
+// QLinearConcat) stay in float.
+bool lower_value_moving(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const Value* y = n.output(0);
+  if (!y || n.outputs.size() != 1 || (n.op_type == "MaxPool" && n.opset < 12)) return false;
+  Tail t;
+  if (!tail_of(g, y, false, t) || t.relu) return false;
+  const DataType type = t.quantize->output(0)->dtype;
+  const double scale = single_value(t.quantize->input(1));
+  const double zero_point = single_value(t.quantize->input(2));
+  const size_t data_inputs = n.op_type == "Concat" ? n.inputs.size() : 1;
+  std::vector<Value*> quantized;
+  for (size_t i = 0; i < data_inputs; ++i) {
+    Dequant d;
+    if (!activation_of(n.input(i), d) || d.q->dtype != type || single_value(d.scale) != scale ||
+        single_value(d.zero_point) != zero_point)
+      return false;
+    quantized.push_back(d.q);
+  }
+  for (size_t i = 0; i < data_inputs; ++i) n.inputs[i] = quantized[i];
+  fusion::take_output(n, n.output(0), t.quantize->output(0));
+  fusion::erase_nodes(g, {t.quantize});
+  stats.count("value-moving ops run on 8-bit tensors");
+  ok = fusion::reinfer(n, target, stats.diag(), kPass);
+  return true;
+}
+
+bool moves_values(const std::string& op) {
+  for (const char* name :
+       {"Concat", "MaxPool", "Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze"})
+    if (op == name) return true;
+  return false;
+}
+
 }  // namespace
 
 bool run_lower_qdq(Module& module, PassContext& stats) {
@@ -369,6 +412,8 @@ bool run_lower_qdq(Module& module, PassContext& stats) {
       changed |= lower_pool(g, n, *module.target, stats, ok);
     else if (n.op_type == "Add")
       changed |= lower_add(g, n, *module.target, stats, ok);
+    else if (moves_values(n.op_type))
+      changed |= lower_value_moving(g, n, *module.target, stats, ok);
   }
   return changed;
 }

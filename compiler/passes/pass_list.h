@@ -28,7 +28,7 @@
   X("lower-qdq", lower_qdq, kOptional, kShapesInferred,                                        \
     "DequantizeLinear -> Conv/MatMul/Gemm [-> bias] [-> Relu] / GlobalAveragePool / Add -> "   \
     "QuantizeLinear as QLinearConv/QLinearMatMul/QLinearGlobalAveragePool/QLinearAdd in "      \
-    "integers")                                                                                \
+    "integers; Concat/MaxPool/reshapes between equal scales on the 8-bit tensors")             \
   X("fold-constants", fold_constants, kOptional, kShapesInferred,                              \
     "evaluates nodes whose inputs are all constant at compile time")                           \
   X("fuse-matmul-add", fuse_matmul_add, kOptional, kShapesInferred,                            \

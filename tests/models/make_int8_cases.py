@@ -40,9 +40,10 @@ def save(root, name, model, seed):
 
 
 def res_int8():
-    """A residual block in QDQ form, as quantization tools write ResNets: conv+Relu (a), conv (b),
-    Relu(a + b), GlobalAveragePool, Gemm. The Add becomes an integer QLinearAdd (lower-qdq); its
-    inputs and output have three different scales and zero points. Float weights of its own
+    """A residual block in QDQ form, as quantization tools write ResNets: conv+Relu, MaxPool (a,
+    quantized with its input's scale, as tools do), conv (b), Relu(a + b), GlobalAveragePool,
+    Gemm. The MaxPool runs on the int8 tensor and the Add becomes an integer QLinearAdd
+    (lower-qdq); the Add's inputs and output have three different scales and zero points. Float weights of its own
     (numpy seed 3), activations calibrated on 16 inputs as kws_int8's."""
     m = cortex_m_models
     r = np.random.default_rng(3)
@@ -51,13 +52,15 @@ def res_int8():
     w1, b1 = f32(r.standard_normal((8, 8, 3, 3)) * 0.3), f32(0.1 * r.standard_normal(8))
     fc_w, fc_b = f32(r.standard_normal((5, 8)) * 0.5), f32(0.1 * r.standard_normal(5))
     pads = dict(pads=(1, 1, 1, 1))
-    peaks = {k: 0.0 for k in ("x", "a", "b", "res", "g", "logits")}
+    peaks = {k: 0.0 for k in ("x", "p", "b", "res", "g", "logits")}
+    maxpool = lambda v: v.reshape(v.shape[0], v.shape[1] // 2, 2, v.shape[2] // 2, 2).max(axis=(2, 4))
     for x in np.random.default_rng(1).uniform(-1, 1, (16, 4, 8, 8)):
-        a = np.maximum(m.conv2d(x, w0, b0, **pads), 0)
+        p = np.maximum(m.conv2d(x, w0, b0, **pads), 0)
+        a = maxpool(p)
         b = m.conv2d(a, w1, b1, **pads)
         res = np.maximum(a + b, 0)
         g = res.mean(axis=(1, 2))
-        for k, v in (("x", x), ("a", a), ("b", b), ("res", res), ("g", g), ("logits", fc_w @ g + fc_b)):
+        for k, v in (("x", x), ("p", p), ("b", b), ("res", res), ("g", g), ("logits", fc_w @ g + fc_b)):
             peaks[k] = max(peaks[k], np.abs(v).max())
     q = m.QdqGraph()
     x = q.qdq("x", "x", peaks["x"] / 127, 0)
@@ -66,7 +69,9 @@ def res_int8():
         pads=[1, 1, 1, 1]))
     conv(x, "c0", w0, b0)
     q.nodes.append(helper.make_node("Relu", ["c0_y"], ["c0_r"]))
-    a = q.qdq("c0_r", "a", peaks["a"] / 255, -128)
+    p = q.qdq("c0_r", "p", peaks["p"] / 255, -128)
+    q.nodes.append(helper.make_node("MaxPool", [p], ["pool"], kernel_shape=[2, 2], strides=[2, 2]))
+    a = q.qdq("pool", "a", peaks["p"] / 255, -128)
     conv(a, "c1", w1, b1)
     b = q.qdq("c1_y", "b", peaks["b"] / 127, 0)
     q.nodes.append(helper.make_node("Add", [a, b], ["sum"]))

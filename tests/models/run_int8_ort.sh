@@ -19,6 +19,8 @@ cases=$work/cases
 for case in "$cases"/*/; do
   "$onnxc" test --rtol 0 --atol "$(cat "$case/atol")" "$case"
 done
-# res_int8's residual Add runs in integers (lower-qdq's QLinearAdd), not in float between DQ and Q.
+# res_int8's residual Add runs in integers (lower-qdq's QLinearAdd) and its MaxPool on the int8
+# tensor, not in float between DQ and Q.
 "$onnxc" "$cases/res_int8/model.onnx" -o "$work/res_int8.cpp"
 grep -q "onnxc::qlinear_add_ref(" "$work/res_int8.cpp"
+grep -q "onnxc::maxpool_ref<int8_t>(" "$work/res_int8.cpp"

@@ -318,3 +318,59 @@ TEST_CASE("lower-qdq keeps an Add that broadcasts or whose scales do not fit the
     CHECK(l.stats.count("Adds lowered to integers") == 0);
   }
 }
+
+TEST_CASE("lower-qdq: Concat and MaxPool between equal scales run on the 8-bit tensors",
+          "[passes][qdq]") {
+  ModelBuilder mb(13);
+  mb.input("a", onnx::TensorProto::FLOAT, {1, 3, 6, 6});
+  mb.input("b", onnx::TensorProto::FLOAT, {1, 2, 6, 6});
+  mb.initializer("s", {}, {0.019f}).int_initializer("z", onnx::TensorProto::INT8, {}, {-9});
+  quantize_io(mb, "a", "aq", "s", "z", "ad");
+  quantize_io(mb, "b", "bq", "s", "z", "bd");
+  ModelBuilder::int_attr(mb.node("Concat", {"ad", "bd"}, {"c"}, "concat"), "axis", 1);
+  quantize_io(mb, "c", "cq", "s", "z", "cd");
+  onnx::NodeProto& pool = mb.node("MaxPool", {"cd"}, {"m"}, "pool");
+  ModelBuilder::ints_attr(pool, "kernel_shape", {3, 3});
+  ModelBuilder::ints_attr(pool, "strides", {2, 2});
+  ModelBuilder::ints_attr(pool, "pads", {1, 1, 1, 1});
+  quantize_io(mb, "m", "yq", "s", "z", "y");
+  mb.output("y", onnx::TensorProto::FLOAT, {1, 5, 3, 3});
+  Lowered l = lower_qdq(mb, true);
+  INFO(l.ir);
+  CHECK(filecheck(l.ir, {"CHECK: %cq: int8[1x5x6x6] = Concat@13(%aq, %bq)",
+                         "CHECK: %yq: int8[1x5x3x3] = MaxPool@13(%cq)",
+                         "CHECK: = DequantizeLinear@13(%yq, %s, %z)"}) == "");
+  CHECK(l.stats.at("value-moving ops run on 8-bit tensors") == 2);
+  // Exact: max and the copies commute with the quantization.
+  Lowered plain = lower_qdq(mb, false);
+  std::vector<Tensor> inputs;
+  for (const Value* v : plain.module->graph->inputs) {
+    Tensor t = Tensor::zeros(DataType::kFloat, v->shape);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    for (int64_t i = 0; i < t.numel(); ++i) t.as<float>()[i] = dist(rng);
+    inputs.push_back(std::move(t));
+  }
+  const std::vector<Tensor> want = onnxc::testing::run_graph(*plain.module, inputs);
+  const std::vector<Tensor> got = onnxc::testing::run_graph(*l.module, inputs);
+  REQUIRE(got.size() == 1);
+  for (int64_t i = 0; i < want[0].numel(); ++i)
+    REQUIRE(got[0].as<float>()[i] == want[0].as<float>()[i]);
+}
+
+TEST_CASE("lower-qdq keeps a Concat whose inputs have other scales than its output",
+          "[passes][qdq]") {
+  ModelBuilder mb(13);
+  mb.input("a", onnx::TensorProto::FLOAT, {1, 3});
+  mb.input("b", onnx::TensorProto::FLOAT, {1, 3});
+  mb.initializer("s", {}, {0.02f}).initializer("t", {}, {0.03f});
+  mb.int_initializer("z", onnx::TensorProto::INT8, {}, {0});
+  quantize_io(mb, "a", "aq", "s", "z", "ad");
+  quantize_io(mb, "b", "bq", "t", "z", "bd");
+  ModelBuilder::int_attr(mb.node("Concat", {"ad", "bd"}, {"c"}, "concat"), "axis", 1);
+  quantize_io(mb, "c", "cq", "s", "z", "y");
+  mb.output("y", onnx::TensorProto::FLOAT, {1, 6});
+  Lowered l = lower_qdq(mb, true);
+  INFO(l.ir);
+  CHECK(filecheck(l.ir, {"CHECK: = Concat@13(%ad, %bd)"}) == "");
+  CHECK(l.stats.count("value-moving ops run on 8-bit tensors") == 0);
+}
