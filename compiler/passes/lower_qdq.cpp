@@ -326,6 +326,11 @@ bool lower_pool(Graph& g, Node& n, const Target& target, PassContext& stats, boo
   return true;
 }
 
+// The single constant value of v as a double; 0 for an absent zero point.
+double single_value(const Value* v) {
+  return v ? v->constant->double_at(0) : 0.0;
+}
+
 // DequantizeLinear(aq) + DequantizeLinear(bq) [-> Relu] -> QuantizeLinear, all of one shape and one
 // 8-bit type, becomes com.microsoft QLinearAdd(aq, a_scale, a_zp, bq, b_scale, b_zp, y_scale,
 // y_zp) {fused_activation="Relu"}: a quantized network's residual connection stays in integers
@@ -339,12 +344,10 @@ bool lower_add(Graph& g, Node& n, const Target& target, PassContext& stats, bool
       !activation_of(b, db) || db.q->dtype != da.q->dtype || !tail_of(g, y, false, t) ||
       t.quantize->output(0)->dtype != da.q->dtype)
     return false;
-  auto zero_point = [](const Value* z) {
-    return z ? static_cast<int32_t>(z->constant->double_at(0)) : 0;
-  };
+  auto zero_point = [](const Value* z) { return static_cast<int32_t>(single_value(z)); };
   QAddParams p;
-  if (!qlinear_add_params(da.scale->constant->double_at(0), db.scale->constant->double_at(0),
-                          t.quantize->input(1)->constant->double_at(0), zero_point(da.zero_point),
+  if (!qlinear_add_params(single_value(da.scale), single_value(db.scale),
+                          single_value(t.quantize->input(1)), zero_point(da.zero_point),
                           zero_point(db.zero_point), zero_point(t.quantize->input(2)), da.q->dtype,
                           t.relu != nullptr, p))
     return false;
@@ -352,11 +355,6 @@ bool lower_add(Graph& g, Node& n, const Target& target, PassContext& stats, bool
   ok = rewrite(g, n, add, qlinear_inputs(g, n, "ab", da.q, da, db.q, db, t, nullptr), t, target,
                stats);
   return true;
-}
-
-// The single constant value of v as a double; 0 for an absent zero point.
-double single_value(const Value* v) {
-  return v ? v->constant->double_at(0) : 0.0;
 }
 
 // Concat, MaxPool, Transpose, Reshape, Flatten, Squeeze and Unsqueeze only move or select values.
