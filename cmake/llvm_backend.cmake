@@ -37,7 +37,8 @@ find_path(ONNXC_NONE_EABI_INCLUDE newlib.h PATHS /usr/lib/arm-none-eabi/include 
 if(ONNXC_WITH_LLVM)
   message(STATUS "LLVM backend: on (LLVM ${LLVM_PACKAGE_VERSION}, ${ONNXC_CLANG_RESOURCE_DIR})")
   add_library(onnxc_llvm STATIC ${ONNXC_LLVM_PLAIN_SOURCES} ${ONNXC_LLVM_DIR}/llvm_backend.cpp
-                                ${ONNXC_LLVM_DIR}/clang_frontend.cpp ${ONNXC_LLVM_DIR}/module_passes.cpp)
+                                ${ONNXC_LLVM_DIR}/clang_frontend.cpp ${ONNXC_LLVM_DIR}/module_passes.cpp
+                                ${ONNXC_LLVM_DIR}/optimizer.cpp)
   target_include_directories(onnxc_llvm SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS} ${CLANG_INCLUDE_DIRS})
   separate_arguments(ONNXC_LLVM_DEFINITIONS NATIVE_COMMAND "${LLVM_DEFINITIONS}")
   target_compile_options(onnxc_llvm PRIVATE ${ONNXC_LLVM_DEFINITIONS} -fno-exceptions)

@@ -1,9 +1,10 @@
 // The clang front end of the LLVM backend: builds a compiler invocation with clang's driver (which
 // finds the target's C++ headers, as `clang++` would) and compiles the generated C++ from memory
-// into an llvm::Module, optimised at the command line's -O level. It writes no file and reads
-// none of its own: the .cpp and .h are served from an in-memory file system laid over the real
-// one (the real one only for the standard headers). It does not generate code for a machine
-// (llvm_backend.cpp does) and does not touch the module afterwards (module_passes.cpp does).
+// into an llvm::Module: the IR of the command line's -O level before LLVM's passes (optimizer.cpp
+// runs them). It writes no file and reads none of its own: the .cpp and .h are served from an
+// in-memory file system laid over the real one (the real one only for the standard headers). It
+// does not optimise, does not generate code for a machine (llvm_backend.cpp does) and does not
+// touch the module afterwards (module_passes.cpp, optimizer.cpp).
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/CodeGen/CodeGenAction.h>
@@ -51,6 +52,10 @@ MachineSettings settings_of(const clang::CompilerInvocation& invocation) {
   s.float_abi = invocation.getCodeGenOpts().FloatABI;
   s.relocation = invocation.getCodeGenOpts().RelocationModel;
   s.opt_level = invocation.getCodeGenOpts().OptimizationLevel;
+  s.size_level = invocation.getCodeGenOpts().OptimizeSize;
+  s.unroll_loops = invocation.getCodeGenOpts().UnrollLoops;
+  s.vectorize_loops = invocation.getCodeGenOpts().VectorizeLoop;
+  s.vectorize_slp = invocation.getCodeGenOpts().VectorizeSLP;
   return s;
 }
 
@@ -80,6 +85,9 @@ std::unique_ptr<llvm::Module> compile_source(const LlvmSource& source,
   }
   invocation->getFrontendOpts().DisableFree = false;   // the driver's default leaks, per compile
   invocation->getDiagnosticOpts().ShowCarets = false;  // else "N errors generated." on stderr
+  // The IR of -O2 (type-based alias metadata, lifetimes, no optnone), not yet optimised:
+  // optimize_module runs the pipeline once the runtime's functions are internal.
+  invocation->getCodeGenOpts().DisableLLVMPasses = true;
   *settings = settings_of(*invocation);
 
   clang::CompilerInstance compiler;

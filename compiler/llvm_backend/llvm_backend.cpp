@@ -1,6 +1,8 @@
 // compile_with_llvm: the LLVM backend's pipeline. clang compiles the generated C++ into a module
-// (clang_frontend.cpp), onnxc's module passes place the weights, name the module and check its
-// undefined symbols (module_passes.cpp), the verifier checks it, and then the module is printed
+// (clang_frontend.cpp); onnxc's module passes make all but the model's entry points internal,
+// LLVM's optimisation pipeline runs (optimizer.cpp), and onnxc's passes place the weights, check
+// the undefined symbols and name the module (module_passes.cpp); the verifier checks it, and then
+// the module is printed
 // (.ll), written as bitcode (.bc) or handed to the target's TargetMachine (.s, .o). It decides
 // nothing about the code: the -O level and the target's flags come from the command line that
 // clang_command_line() builds (llvm_command_line.cpp).
@@ -59,33 +61,39 @@ llvm::TargetOptions machine_options(const MachineSettings& s) {
   return options;
 }
 
-// Writes `module` as assembly or an object file for the settings clang's driver chose.
-std::string emit_machine_code(llvm::Module& module, const MachineSettings& s, LlvmEmit emit,
-                              std::vector<char>* out) {
-  std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(s.triple, error);
-  if (!target) return "LLVM has no target for '" + s.triple + "': " + error;
+// The TargetMachine of the settings clang's driver chose, or null with `error` set.
+std::unique_ptr<llvm::TargetMachine> target_machine(const MachineSettings& s, std::string* error) {
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(s.triple, *error);
+  if (!target) {
+    *error = "LLVM has no target for '" + s.triple + "': " + *error;
+    return nullptr;
+  }
   std::unique_ptr<llvm::TargetMachine> machine(
       target->createTargetMachine(s.triple, s.cpu, llvm::join(s.features, ","), machine_options(s),
                                   s.relocation, llvm::None, codegen_level(s.opt_level)));
-  if (!machine) return "LLVM cannot generate code for '" + s.triple + "'";
-  module.setDataLayout(machine->createDataLayout());
+  if (!machine) *error = "LLVM cannot generate code for '" + s.triple + "'";
+  return machine;
+}
+
+// Writes `module` as assembly or an object file.
+std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& machine, LlvmEmit emit,
+                              std::vector<char>* out) {
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager passes;
   const auto file_type =
       emit == LlvmEmit::kAssembly ? llvm::CGFT_AssemblyFile : llvm::CGFT_ObjectFile;
-  if (machine->addPassesToEmitFile(passes, stream, nullptr, file_type))
-    return "LLVM cannot write this file type for '" + s.triple + "'";
+  if (machine.addPassesToEmitFile(passes, stream, nullptr, file_type))
+    return "LLVM cannot write this file type for '" + module.getTargetTriple() + "'";
   passes.run(module);
   out->assign(buffer.begin(), buffer.end());
   return "";
 }
 
-std::string emit_module(llvm::Module& module, const MachineSettings& s, LlvmEmit emit,
+std::string emit_module(llvm::Module& module, llvm::TargetMachine& machine, LlvmEmit emit,
                         std::vector<char>* out) {
   if (emit == LlvmEmit::kAssembly || emit == LlvmEmit::kObject)
-    return emit_machine_code(module, s, emit, out);
+    return emit_machine_code(module, machine, emit, out);
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   if (emit == LlvmEmit::kBitcode)
@@ -119,9 +127,14 @@ std::string compile_with_llvm(const LlvmSource& source, const LlvmOptions& optio
   std::unique_ptr<llvm::Module> module =
       compile_source(source, command_line, context, &settings, &error);
   if (!module) return error;
+  std::unique_ptr<llvm::TargetMachine> machine = target_machine(settings, &error);
+  if (!machine) return error;
+  module->setDataLayout(machine->createDataLayout());
+  internalize_all_but_entry_points(*module, source);
+  optimize_module(*module, settings, *machine);
+  // After the optimiser: it need not scan (or fold loads from) megabytes of weights.
   error = define_weights(*module, source);
   if (!error.empty()) return error;
-  internalize_all_but_entry_points(*module, source);
   error = check_undefined_symbols(*module);
   if (!error.empty()) return error;
   set_stable_names(*module, source);
@@ -131,7 +144,7 @@ std::string compile_with_llvm(const LlvmSource& source, const LlvmOptions& optio
     broken_stream.flush();
     return "internal: the LLVM module does not verify: " + broken.substr(0, broken.find('\n'));
   }
-  return emit_module(*module, settings, options.emit, out);
+  return emit_module(*module, *machine, options.emit, out);
 }
 
 }  // namespace onnxc

@@ -5,6 +5,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/CodeGen.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include <memory>
 #include <string>
@@ -21,12 +22,15 @@ struct MachineSettings {
   std::vector<std::string> features;  // "+avx2", "-neon", ...
   std::string float_abi;              // "hard", "soft", "softfp" or ""
   llvm::Reloc::Model relocation = llvm::Reloc::Static;
-  unsigned opt_level = 2;
+  unsigned opt_level = 2;   // -O0..-O3
+  unsigned size_level = 0;  // 1 for -Os, 2 for -Oz
+  bool unroll_loops = true, vectorize_loops = true, vectorize_slp = true;
 };
 
 // clang_frontend.cpp: compiles `source` with clang, in-process, from memory, with the driver
-// arguments `command_line` (clang_command_line()), into an optimised module of `context`. On
-// failure returns null and sets `error` to the first error line clang printed.
+// arguments `command_line` (clang_command_line()), into a module of `context` that LLVM has not
+// yet optimised (optimize_module does, after internalize_all_but_entry_points). On failure
+// returns null and sets `error` to the first error line clang printed.
 std::unique_ptr<llvm::Module> compile_source(const LlvmSource& source,
                                              const std::vector<std::string>& command_line,
                                              llvm::LLVMContext& context, MachineSettings* settings,
@@ -43,6 +47,9 @@ void set_stable_names(llvm::Module& module, const LlvmSource& source);
 // and drops what nothing then uses: the inlined runtime's inline functions and templates are
 // the model's own copies, so two models' objects link together without sharing them.
 void internalize_all_but_entry_points(llvm::Module& module, const LlvmSource& source);
+// optimizer.cpp: runs LLVM's default pipeline for `s`'s -O level and loop options over `module`,
+// with `machine`'s cost model.
+void optimize_module(llvm::Module& module, const MachineSettings& s, llvm::TargetMachine& machine);
 // Drops unused declarations, then checks that every symbol left undefined is a C memory or
 // string function (memcpy, memset, memmove, memcmp, bcmp, memchr, strlen) or libm: "" or one line
 // naming the first other one.

@@ -21,21 +21,30 @@ namespace onnxc {
 //              headers for the triple. Not hosted: arm-none-eabi's newlib headers (below)
 //   multilib:  for arm-none-eabi, the libstdc++ multilib folder of these flags, as
 //              `arm-none-eabi-g++ FLAGS -print-multi-directory` prints it
-//   clang_flags: what clang needs besides g++'s flags to build the same machine code's speed,
-//              never its results: on x86-64-v4 clang 14 splits 512-bit vector code into 256-bit
-//              halves by default (2.6x slower GEMM on the bench MLP); g++ does not
+//   clang_flags: what clang needs besides g++'s flags to build code of the same speed and size,
+//              never other results: on x86-64-v4 clang 14 splits 512-bit vector code into 256-bit
+//              halves by default (2.6x slower GEMM on the bench MLP); g++ does not. On the M
+//              profile clang -O2 unrolls loops by 4-8 with remainders and g++ -O2 does not: twice
+//              the flash of the g++ build on the small examples (the kernels unroll where it pays
+//              with #pragma GCC unroll, which both compilers honour). On bare-metal ARMv7-M clang
+//              assumes no unaligned access and g++ assumes it (the M3/M4/M7 have it): without
+//              -munaligned-access every memcpy'd word of the SMLAD kernels is four byte loads
 // `generic` compiles for the host's triple with no ISA flag, as g++ does. cortex-a7 has no row:
 // no arm-linux-gnueabihf C++ headers are installed on the CI machine.
-#define ONNXC_LLVM_TARGETS(X)                                                                    \
-  X("generic", "x86_64-pc-linux-gnu", "x86-64", "", true, "", "")                                \
-  X("x86-64-v2", "x86_64-pc-linux-gnu", "x86-64-v2", "", true, "", "")                           \
-  X("x86-64-v3", "x86_64-pc-linux-gnu", "x86-64-v3", "", true, "", "")                           \
-  X("x86-64-v4", "x86_64-pc-linux-gnu", "x86-64-v4", "", true, "", "-mprefer-vector-width=512")  \
-  X("aarch64", "aarch64-linux-gnu", "generic", "", true, "", "")                                 \
-  X("cortex-m7", "thumbv7em-none-eabihf", "cortex-m7", "hard", false, "thumb/v7e-m+dp/hard", "") \
-  X("cortex-m4", "thumbv7em-none-eabihf", "cortex-m4", "hard", false, "thumb/v7e-m+fp/hard", "") \
-  X("cortex-m3", "thumbv7m-none-eabi", "cortex-m3", "soft", false, "thumb/v7-m/nofp", "")        \
-  X("cortex-m0plus", "thumbv6m-none-eabi", "cortex-m0plus", "soft", false, "thumb/v6-m/nofp", "")
+#define ONNXC_LLVM_TARGETS(X)                                                                   \
+  X("generic", "x86_64-pc-linux-gnu", "x86-64", "", true, "", "")                               \
+  X("x86-64-v2", "x86_64-pc-linux-gnu", "x86-64-v2", "", true, "", "")                          \
+  X("x86-64-v3", "x86_64-pc-linux-gnu", "x86-64-v3", "", true, "", "")                          \
+  X("x86-64-v4", "x86_64-pc-linux-gnu", "x86-64-v4", "", true, "", "-mprefer-vector-width=512") \
+  X("aarch64", "aarch64-linux-gnu", "generic", "", true, "", "")                                \
+  X("cortex-m7", "thumbv7em-none-eabihf", "cortex-m7", "hard", false, "thumb/v7e-m+dp/hard",    \
+    "-fno-unroll-loops -munaligned-access")                                                     \
+  X("cortex-m4", "thumbv7em-none-eabihf", "cortex-m4", "hard", false, "thumb/v7e-m+fp/hard",    \
+    "-fno-unroll-loops -munaligned-access")                                                     \
+  X("cortex-m3", "thumbv7m-none-eabi", "cortex-m3", "soft", false, "thumb/v7-m/nofp",           \
+    "-fno-unroll-loops -munaligned-access")                                                     \
+  X("cortex-m0plus", "thumbv6m-none-eabi", "cortex-m0plus", "soft", false, "thumb/v6-m/nofp",   \
+    "-fno-unroll-loops")
 
 // What both backends pass their C++ compiler besides the target's flags: no contraction of
 // a * b + c into a fused multiply-add where the code does not write one. clang contracts within an

@@ -1,7 +1,7 @@
-// onnxc's passes over the module clang compiled, before code generation: the weights become one
+// onnxc's passes over the module clang compiled, before code generation: all but the model's
+// entry points become internal (before the optimiser runs, optimizer.cpp), the weights become one
 // constant array written from onnxc's bytes (never parsed from C++ text), the module gets a
-// stable name, and the symbols the object leaves undefined are checked. They change no code:
-// clang has already optimised the functions, and the target machine has not yet seen them.
+// stable name, and the symbols the object leaves undefined are checked. They optimise no code.
 #include <llvm/ADT/StringRef.h>
 #include <llvm/ADT/StringSet.h>
 #include <llvm/IR/Constants.h>

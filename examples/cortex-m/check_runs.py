@@ -7,6 +7,9 @@
 #   - each model's static stack depth and painted peak stay within its kMaxStackBytes;
 #   - no figure is more than 1% above the committed budget (a fall prints a note: update the file).
 # Writes the measured budgets (tab-separated, the committed file's format) to MEASURED_BUDGETS.
+#   check_runs.py --budgets-only ROWS COMMITTED_BUDGETS
+# (run_qemu_llvm.sh) checks ROWS, measured rows in the budgets' format, against the committed rows
+# of the same configs. Each mode checks only the configs it measured.
 import struct
 import sys
 
@@ -99,8 +102,11 @@ def check_budgets(committed_path, measured_path, rows):
         return False
     header = lines[0].split("\t")
     ok, fell = True, []
+    configs = {config for config, _ in rows}
     for line in lines[1:]:
         f = dict(zip(header, line.split("\t")))
+        if f["config"] not in configs:
+            continue
         r = rows.get((f["config"], f["model"]))
         if r is None:
             print(f"budget {f['config']} {f['model']}: not measured")
@@ -115,13 +121,31 @@ def check_budgets(committed_path, measured_path, rows):
                 ok = False
             elif now < budget:
                 fell.append(f"{f['config']} {f['model']} {c} {budget} -> {now}")
+    committed_keys = {tuple(line.split("\t")[:2]) for line in lines[1:]}
+    for config, model in rows:
+        if (config, model) not in committed_keys:
+            print(f"budget {config} {model}: no row in {committed_path} (copy it from {measured_path})")
+            ok = False
     if fell:
         print("figures below budget (update examples/cortex-m/budgets.tsv from "
               f"{measured_path}): " + "; ".join(fell))
     return ok
 
 
+def read_rows(path):
+    lines = open(path).read().splitlines()
+    header = lines[0].split("\t")
+    rows = {}
+    for line in lines[1:]:
+        f = dict(zip(header, line.split("\t")))
+        rows[(f["config"], f["model"])] = {c: None if f[c] == "-" else int(f[c]) for c in COLUMNS}
+    return rows
+
+
 def main():
+    if sys.argv[1] == "--budgets-only":
+        rows_path, committed = sys.argv[2:4]
+        sys.exit(0 if check_budgets(committed, rows_path, read_rows(rows_path)) else 1)
     figures, committed, measured = sys.argv[1:4]
     runs = {name: read_run(name + ".txt") for name in ("host",) + RUNS}
     ok = compare_outputs(runs)

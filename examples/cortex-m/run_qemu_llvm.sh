@@ -6,7 +6,10 @@
 # build gets -ffp-contract=off, as onnxc test and bench give it (kNoFpContraction of
 # compiler/llvm_backend/llvm_targets.h; g++ fuses a * b + c by default in C++, and its outputs then
 # differ from clang's in the last bit). Prints each model's flash (text + data, `size`) from both
-# builds and the ratio.
+# builds and the ratio, and on the M profile its instructions per inference (SysTick ticks under
+# -icount shift=0); the LLVM builds' figures are budgets.tsv's rows CONFIG-llvm, and the test
+# fails when one is more than 1% above its row (check_runs.py --budgets-only), or when a Cortex-M
+# model's LLVM flash is more than 5% above its g++ flash.
 # Usage: run_qemu_llvm.sh ONNXC WORK_DIR; exit 77 (skipped) without the toolchains.
 set -euo pipefail
 onnxc=$(realpath "$1")
@@ -64,11 +67,16 @@ done
 echo "built in $((SECONDS - start)) s"
 
 failed=0
+# budgets.tsv's rows CONFIG-llvm: flash (`size` text, as run_qemu.sh's) and, on the M profile,
+# instructions per inference (main.cpp's calibration, as check_runs.py computes them).
+printf 'config\tmodel\tflash\tram\tstack_bound\tstack_static\tstack_peak\tinsns\n' >budgets.tsv
 for config in m4f m0plus aarch64; do
   for emit in cpp obj; do
     case $config in
-    m4f) cmd=(qemu-system-arm -M mps2-an386 -nographic -semihosting -kernel "$config-$emit/app") ;;
-    m0plus) cmd=(qemu-system-arm -M mps2-an385 -nographic -semihosting -kernel "$config-$emit/app") ;;
+    m4f) cmd=(qemu-system-arm -M mps2-an386 -nographic -semihosting -icount shift=0
+              -kernel "$config-$emit/app") ;;
+    m0plus) cmd=(qemu-system-arm -M mps2-an385 -nographic -semihosting -icount shift=0
+                 -kernel "$config-$emit/app") ;;
     aarch64) cmd=(qemu-aarch64 "$config-$emit/app") ;;
     esac
     timeout 300 "${cmd[@]}" >"$config-$emit.txt" || echo "$config-$emit: exited with status $?"
@@ -80,12 +88,30 @@ for config in m4f m0plus aarch64; do
   else
     echo "$config: $outputs output words bit-identical"
   fi
+  size_tool=arm-none-eabi-size
+  [[ $config == aarch64 ]] && size_tool=aarch64-linux-gnu-size
   for m in "${models[@]}"; do
-    size_tool=arm-none-eabi-size
-    [[ $config == aarch64 ]] && size_tool=aarch64-linux-gnu-size
-    gxx=$($size_tool "$config-cpp/$m.o" | awk 'END {print $1 + $2}')
-    llvm=$($size_tool "$config-obj/$m.o" | awk 'END {print $1 + $2}')
+    gxx=$($size_tool "$config-cpp/$m.o" | awk 'END {print $1}')
+    llvm=$($size_tool "$config-obj/$m.o" | awk 'END {print $1}')
     echo "flash $config $m: g++ $gxx B, LLVM $llvm B ($(awk "BEGIN {printf \"%.3f\", $llvm / $gxx}")x)"
+    if [[ $config != aarch64 ]] && ((llvm * 100 > gxx * 105)); then
+      echo "flash $config $m: the LLVM build is more than 5% larger than the g++ build (issue 36)"
+      failed=1
+    fi
+    insns=-
+    if [[ $config != aarch64 ]]; then
+      # instructions = ticks * 2,000,000 / calibrate (check_runs.py's CALIBRATION_INSNS)
+      insns_of() {
+        awk -v m="$m" '$1 == "calibrate" {c = $2} $1 == "ticks" && $2 == m {t = $3}
+          END {printf "%d", t * 2000000 / c + 0.5}' "$1"
+      }
+      gxx=$(insns_of "$config-cpp.txt") llvm=$(insns_of "$config-obj.txt")
+      echo "instructions $config $m: g++ $gxx, LLVM $llvm ($(awk "BEGIN {printf \"%.3f\", $llvm / $gxx}")x)"
+      insns=$llvm
+    fi
+    printf '%s-llvm\t%s\t%s\t-\t-\t-\t-\t%s\n' "$config" "$m" \
+      "$($size_tool "$config-obj/$m.o" | awk 'END {print $1}')" "$insns" >>budgets.tsv
   done
 done
+/usr/bin/python3 "$here/check_runs.py" --budgets-only budgets.tsv "$here/budgets.tsv" || failed=1
 exit $failed

@@ -461,11 +461,14 @@ struct DwWindowScalar {
       for (int t = 0; t < KH * KW; ++t) taps[t] = wc[t];
   }
   ONNXC_ALWAYS_INLINE uint32_t sum(const int8_t* const* rows, index_t col, uint32_t acc) const {
-#pragma GCC unroll 8  // a fixed window unrolls fully: its taps stay in registers
-    for (index_t kh = 0; kh < kh_n; ++kh) {
+    // A fixed window's trip counts are constants: it unrolls fully and its taps stay in
+    // registers (clang, not seeing the members' values, unrolled it by 8 with remainders).
+    const index_t kh_end = KH > 0 ? KH : kh_n, kw_end = KW > 0 ? KW : kw_n;
+#pragma GCC unroll 8
+    for (index_t kh = 0; kh < kh_end; ++kh) {
       const int8_t* src = rows[kh] + col;
 #pragma GCC unroll 8
-      for (index_t kw = 0; kw < kw_n; ++kw) {
+      for (index_t kw = 0; kw < kw_end; ++kw) {
         const int32_t w = KH > 0 ? taps[kh * KW + kw] : int32_t{weights[kh * kw_n + kw]};
         acc += static_cast<uint32_t>(int32_t{src[kw * col_step]} * w);
       }
