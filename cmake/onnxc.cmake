@@ -16,6 +16,8 @@
 # EMIT obj: onnxc compiles the model with its LLVM backend (onnxc built with ONNXC_WITH_LLVM) into
 # <namespace>.o for TARGET's triple, and the library wraps that object: no C++ compile step, for
 # host and cross toolchains alike (name the TARGET: the default, generic, is the host's triple).
+# EMIT cpp (the default) compiles the .cpp with -ffp-contract=off (g++, clang++), as onnxc test
+# does: both give the same outputs, bit for bit.
 #
 # WEIGHTS external also declares <namespace>.bin as an output and stores its path in the target
 # property ONNXC_WEIGHTS_FILE; the program loads it (e.g. with mmap) and passes it to run().
@@ -125,6 +127,11 @@ function(onnxc_add_model target)
   target_include_directories(${target} PUBLIC ${out_dir})
   if(ARG_EMIT STREQUAL "obj")
     set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)  # an object, no source
+  elseif(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    # No a * b + c fused where the code does not write an FMA (g++ fuses across statements by
+    # default wherever the CPU has one): the outputs of onnxc test and bench, and of EMIT obj,
+    # bit for bit (kNoFpContraction, compiler/llvm_backend/llvm_targets.h).
+    target_compile_options(${target} PRIVATE -ffp-contract=off)
   endif()
   # The runtime headers: code generated with --runtime include #includes them, and a program
   # running a THREADS model includes onnxc/thread_pool.h. The default (--runtime inline) code

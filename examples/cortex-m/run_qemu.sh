@@ -68,9 +68,10 @@ build() {
     done
     echo "#define ONNXC_MODELS(X) $(printf 'X(%s) ' "${models[@]}")"
   } >"$config/models.h"
+  # -ffp-contract=off: as onnxc_add_model, onnxc test and the LLVM backend build the models.
   for m in "${models[@]}"; do
-    "$cxx" "$@" "${strict[@]}" -std=c++17 -O2 -ffunction-sections -fdata-sections \
-      -fcallgraph-info=su -c "$config/$m.cpp" -o "$config/$m.o"
+    "$cxx" "$@" "${strict[@]}" -std=c++17 -O2 -ffp-contract=off -ffunction-sections \
+      -fdata-sections -fcallgraph-info=su -c "$config/$m.cpp" -o "$config/$m.o"
     local flash data bss arena bound depth memory
     read -r flash data bss _ < <(size_of "$config" "$config/$m.o" | tail -1)
     arena=$(header_constant "$config/$m.h" kWorkspaceSize)

@@ -6,6 +6,8 @@
 #   m4f   the same project cross-compiled with examples/cortex-m/arm-none-eabi.cmake, the
 #         installed host onnxc generating code for --target cortex-m4, run under
 #         qemu-system-arm -M mps2-an386; its outputs must also match the host run within 1e-5.
+# With the LLVM backend in the installed onnxc, both are built again with EMIT obj (onnxc writes
+# the models' objects) and must print the same outputs bit for bit.
 # Each build is run a second time and must do nothing: no "onnxc:" step, "no work to do". As a
 # control, touching one model must rerun onnxc for that model only. Then the installed onnxc,
 # moved elsewhere, compiles, benches and tests with the source and build trees out of view.
@@ -44,6 +46,22 @@ configure_and_build() {
 configure_and_build host
 host/consumer >host.txt || { cat host.txt; fail "host: the consumer failed"; }
 grep "^check" host.txt
+
+# same_outputs A.txt B.txt: the "out" lines of two runs, bit for bit (the hex words).
+same_outputs() {
+  [[ -n $(grep '^out ' "$1") ]] && diff <(grep '^out ' "$1") <(grep '^out ' "$2") >/dev/null
+}
+# Issue 36: with the LLVM backend in the installed onnxc, the same project with EMIT obj (onnxc
+# writes the models' objects, no C++ compile of them) must print the EMIT cpp build's outputs,
+# bit for bit (onnxc_add_model builds the .cpp with -ffp-contract=off).
+llvm=no
+if prefix/bin/onnxc host/tiny_cnn.onnx --dim batch=1 --emit obj -o probe.o >/dev/null 2>&1; then
+  llvm=yes
+  configure_and_build host-obj -DMODEL_EMIT=obj
+  host-obj/consumer >host-obj.txt || { cat host-obj.txt; fail "host-obj: the consumer failed"; }
+  same_outputs host.txt host-obj.txt || fail "host-obj: EMIT obj outputs differ from EMIT cpp's"
+  echo "host-obj: EMIT obj outputs bit-identical to EMIT cpp's"
+fi
 
 # Controls (dry runs): a changed model reruns onnxc for that model only; a changed onnxc or
 # changed options rerun it for both.
@@ -106,6 +124,16 @@ timeout 120 qemu-system-arm -M mps2-an386 -nographic -semihosting -kernel m4f/co
   { cat m4f.txt; fail "m4f: the consumer failed under QEMU"; }
 grep "^check" m4f.txt
 arm-none-eabi-size m4f/consumer
+
+if [[ $llvm == yes ]]; then
+  configure_and_build m4f-obj -DCMAKE_TOOLCHAIN_FILE="$src/examples/cortex-m/arm-none-eabi.cmake" \
+    -DCMAKE_BUILD_TYPE=Release -DMODEL_EMIT=obj
+  timeout 120 qemu-system-arm -M mps2-an386 -nographic -semihosting -kernel m4f-obj/consumer \
+    >m4f-obj.txt || { cat m4f-obj.txt; fail "m4f-obj: the consumer failed under QEMU"; }
+  same_outputs m4f.txt m4f-obj.txt || fail "m4f-obj: EMIT obj outputs differ from EMIT cpp's"
+  echo "m4f-obj: cross-built with EMIT obj, outputs bit-identical to EMIT cpp's"
+  arm-none-eabi-size m4f-obj/consumer
+fi
 
 # The Cortex-M4F outputs within 1e-5 (relative to max(1, |host|)) of the host's.
 $python - <<'PY'
