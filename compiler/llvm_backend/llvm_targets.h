@@ -29,14 +29,18 @@ namespace onnxc {
 //              with #pragma GCC unroll, which both compilers honour). On bare-metal ARMv7-M clang
 //              assumes no unaligned access and g++ assumes it (the M3/M4/M7 have it): without
 //              -munaligned-access every memcpy'd word of the SMLAD kernels is four byte loads
-// `generic` compiles for the host's triple with no ISA flag, as g++ does. cortex-a7 has no row:
-// no arm-linux-gnueabihf C++ headers are installed on the CI machine.
+//              (the same on the bare-metal ARMv7-A)
+// `generic` compiles for the host's triple with no ISA flag, as g++ does. cortex-a7 is bare metal
+// in ARM state, as arm-none-eabi-g++ builds it (run_qemu.sh): no arm-linux-gnueabihf C++ headers
+// are installed on the CI machine.
 #define ONNXC_LLVM_TARGETS(X)                                                                   \
   X("generic", "x86_64-pc-linux-gnu", "x86-64", "", true, "", "")                               \
   X("x86-64-v2", "x86_64-pc-linux-gnu", "x86-64-v2", "", true, "", "")                          \
   X("x86-64-v3", "x86_64-pc-linux-gnu", "x86-64-v3", "", true, "", "")                          \
   X("x86-64-v4", "x86_64-pc-linux-gnu", "x86-64-v4", "", true, "", "-mprefer-vector-width=512") \
   X("aarch64", "aarch64-linux-gnu", "generic", "", true, "", "")                                \
+  X("cortex-a7", "armv7-none-eabihf", "cortex-a7", "hard", false, "thumb/v7ve+simd/hard",       \
+    "-munaligned-access")                                                                       \
   X("cortex-m7", "thumbv7em-none-eabihf", "cortex-m7", "hard", false, "thumb/v7e-m+dp/hard",    \
     "-fno-unroll-loops -munaligned-access")                                                     \
   X("cortex-m4", "thumbv7em-none-eabihf", "cortex-m4", "hard", false, "thumb/v7e-m+fp/hard",    \
