@@ -1,11 +1,11 @@
 // compile_with_llvm: the LLVM backend's pipeline. clang compiles the generated C++ into a module
-// (clang_frontend.cpp); onnxc's module passes make all but the model's entry points internal,
-// LLVM's optimisation pipeline runs (optimizer.cpp), and onnxc's passes place the weights, check
-// the undefined symbols and name the module (module_passes.cpp); the verifier checks it, and then
-// the module is printed
-// (.ll), written as bitcode (.bc) or handed to the target's TargetMachine (.s, .o). It decides
-// nothing about the code: the -O level and the target's flags come from the command line that
-// clang_command_line() builds (llvm_command_line.cpp).
+// (clang_frontend.cpp); onnxc's module passes make all but the model's entry points internal and
+// specialize small kernels for the constant parameters of their few call sites; LLVM's
+// optimisation pipeline runs (optimizer.cpp); onnxc's passes place the weights, check the
+// undefined symbols and name the module (module_passes.cpp); the verifier checks it; and the
+// module is printed (.ll), written as bitcode (.bc) or handed to the target's TargetMachine (.s,
+// .o). It decides nothing about the code: the -O level and the target's flags come from the
+// command line that clang_command_line() builds (llvm_command_line.cpp).
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -131,6 +131,7 @@ std::string compile_with_llvm(const LlvmSource& source, const LlvmOptions& optio
   if (!machine) return error;
   module->setDataLayout(machine->createDataLayout());
   internalize_all_but_entry_points(*module, source);
+  if (settings.size_level == 0 && settings.opt_level >= 2) specialize_constant_arguments(*module);
   optimize_module(*module, settings, *machine);
   // After the optimiser: it need not scan (or fold loads from) megabytes of weights.
   error = define_weights(*module, source);

@@ -1,16 +1,21 @@
-// onnxc's passes over the module clang compiled, before code generation: all but the model's
-// entry points become internal (before the optimiser runs, optimizer.cpp), the weights become one
-// constant array written from onnxc's bytes (never parsed from C++ text), the module gets a
-// stable name, and the symbols the object leaves undefined are checked. They optimise no code.
+// onnxc's passes over the module clang compiled, before code generation. Before the optimiser
+// (optimizer.cpp): all but the model's entry points become internal, and small kernels called
+// from a few nodes are cloned per node for their constant parameters (what g++'s IPA-CP does;
+// LLVM's optimiser then folds and inlines). After it: the weights become one constant array
+// written from onnxc's bytes (never parsed from C++ text), the module gets a stable name, and the
+// symbols the object leaves undefined are checked.
 #include <llvm/ADT/StringRef.h>
 #include <llvm/ADT/StringSet.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/InstrTypes.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Pass.h>
 #include <llvm/Support/Alignment.h>
 #include <llvm/Transforms/IPO.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include "llvm_backend/llvm_internal.h"
 
@@ -79,6 +84,61 @@ void internalize_all_but_entry_points(llvm::Module& module, const LlvmSource& so
   llvm::legacy::PassManager passes;
   passes.add(llvm::createGlobalDCEPass());
   passes.run(module);
+}
+
+namespace {
+
+// The arguments of `call` that are constant globals with a known value (the generated code's
+// `static constexpr` parameter structs), as (index, global); empty when it has none.
+std::vector<std::pair<unsigned, llvm::GlobalVariable*>> constant_arguments(llvm::CallBase& call) {
+  std::vector<std::pair<unsigned, llvm::GlobalVariable*>> found;
+  const llvm::Function* callee = call.getCalledFunction();
+  for (unsigned i = 0; i < call.arg_size() && i < callee->arg_size(); ++i) {
+    auto* global = llvm::dyn_cast<llvm::GlobalVariable>(call.getArgOperand(i)->stripPointerCasts());
+    if (global && global->isConstant() && global->hasDefinitiveInitializer())
+      found.push_back({i, global});
+  }
+  return found;
+}
+
+// The direct calls of `f`, or nothing when something else uses it (its address, itself).
+std::vector<llvm::CallBase*> direct_calls(llvm::Function& f) {
+  std::vector<llvm::CallBase*> calls;
+  for (llvm::User* user : f.users()) {
+    auto* call = llvm::dyn_cast<llvm::CallBase>(user);
+    if (!call || call->getCalledFunction() != &f || call->getFunction() == &f) return {};
+    calls.push_back(call);
+  }
+  return calls;
+}
+
+}  // namespace
+
+void specialize_constant_arguments(llvm::Module& module) {
+  // A kernel called from a few nodes is cloned per node (a single call site the inliner already
+  // treats so); one called from many (a ResNet's convolutions) is left alone: code size.
+  constexpr size_t kMaxCallSites = 4;
+  constexpr unsigned kMaxInstructions = 2000;
+  std::vector<llvm::Function*> candidates;
+  for (llvm::Function& f : module)
+    if (!f.isDeclaration() && f.hasLocalLinkage() && f.getInstructionCount() <= kMaxInstructions)
+      candidates.push_back(&f);
+  for (llvm::Function* f : candidates) {
+    const std::vector<llvm::CallBase*> calls = direct_calls(*f);
+    if (calls.size() < 2 || calls.size() > kMaxCallSites) continue;
+    for (llvm::CallBase* call : calls) {
+      const auto constants = constant_arguments(*call);
+      if (constants.empty()) continue;
+      llvm::ValueToValueMapTy map;
+      llvm::Function* clone = llvm::CloneFunction(f, map);
+      for (const auto& [index, global] : constants) {
+        llvm::Argument* argument = clone->getArg(index);
+        argument->replaceAllUsesWith(
+            llvm::ConstantExpr::getPointerBitCastOrAddrSpaceCast(global, argument->getType()));
+      }
+      call->setCalledFunction(clone);
+    }
+  }
 }
 
 void set_stable_names(llvm::Module& module, const LlvmSource& source) {
