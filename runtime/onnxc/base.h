@@ -43,6 +43,16 @@ constexpr int kMaxRank = 8;
 #define ONNXC_CPU_HAS_AVX2_FMA() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 #endif
 
+// Before a loop that reads or writes with a stride (a strided copy of a row): clang 14 vectorizes
+// it with AVX-512 gathers or scatters, which run slower than the scalar loop (Winograd's
+// unstaging and im2col's stride-2 rows took twice g++'s time in the LLVM backend's code). g++
+// builds such loops without them.
+#if defined(__clang__)
+#define ONNXC_NO_GATHER_LOOP _Pragma("clang loop vectorize(disable)")
+#else
+#define ONNXC_NO_GATHER_LOOP
+#endif
+
 // std::fmax(0, std::fmin(1, v)) (HardSigmoid, HardSwish) in comparisons, which vectorize where
 // fmin/fmax compile to a call per element (30x slower); the same values, NaN giving 1.
 template <typename T>

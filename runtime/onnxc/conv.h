@@ -149,9 +149,7 @@ inline void im2col_row(const ConvParams& p, const float* xg, const Tap& t, index
       if (p.stride[2] == 1) {
         copy_floats(d + a, xrow + a + off, e - a);
       } else if (p.stride[2] == 2) {  // a constant stride, so the gather vectorizes
-#if defined(__clang__)
-#pragma clang loop vectorize(disable)  // clang 14 builds it from gathers: 2x slower than scalar
-#endif
+        ONNXC_NO_GATHER_LOOP
         for (index_t o = a; o < e; ++o) d[o] = xrow[o * 2 + off];
       } else {
         for (index_t o = a; o < e; ++o) d[o] = xrow[o * p.stride[2] + off];

@@ -143,6 +143,7 @@ inline void stage_input(const ConvParams& p, const float* x, index_t band, float
       for (index_t c = 0; c < cp; ++c) row[col * cp + c] = 0.0f;
     for (index_t c = 0; c < p.c_in; ++c) {
       const float* src = x + c * plane + ih * in_w - p.pad[2];
+      ONNXC_NO_GATHER_LOOP
       for (index_t col = lo; col < hi; ++col) row[col * cp + c] = src[col];
     }
     for (index_t col = lo; col < hi; ++col)
@@ -197,8 +198,12 @@ inline void unstage_output(const ConvParams& p, const float* stage, index_t band
     for (index_t k = 0; k < p.c_out; ++k) {
       float* dst = y + k * plane + at;
       const float* src = stage + r * cols * kp + k;
-      for (index_t ow = 0; ow < out_w; ++ow) dst[ow] = src[ow * kp];
-      if (has_epilogue(e)) apply_epilogue(e, dst, res ? res + k * plane + at : res, out_w);
+      // The epilogue on the way out: a vector pass over the row just stored element by element
+      // waits on each store (no store forwarding into a wider load).
+      const float* rk = res ? res + k * plane + at : res;
+      ONNXC_NO_GATHER_LOOP
+      for (index_t ow = 0; ow < out_w; ++ow)
+        dst[ow] = epilogue_value(e, src[ow * kp], rk ? rk + ow : rk);
     }
   }
 }

@@ -103,6 +103,15 @@ inline void apply_epilogue(const Epilogue<Act>& e, T* y, const T* residual, inde
     for (index_t i = 0; i < n; ++i) y[i] = e.activation(y[i]);
 }
 
+// apply_epilogue for one value on its way to memory: y + *residual (null: none, or the epilogue
+// adds none), then the activation; the same operations in the same order.
+template <class Act, typename T>
+ONNXC_ALWAYS_INLINE T epilogue_value(const Epilogue<Act>& e, T y, const T* residual) {
+  if (e.residual && residual) y += *residual;
+  if constexpr (!std::is_same_v<Act, NoActivation>) y = e.activation(y);
+  return y;
+}
+
 namespace gemm_detail {
 
 // Integers accumulate in uint64_t so that overflow wraps (as numpy does) instead of being UB.
