@@ -375,7 +375,9 @@ class TestRunner {
 
   // --emit obj: compiles case `k`'s generated code with the LLVM backend into `object`, at the
   // -O level compile_flags() gives the C++ compiler. False (the error in `log`) on failure.
-  bool compile_with_llvm_backend(size_t k, const fs::path& object, std::string* log) const {
+  // image_libs: the case's ImageDecoder decodes WebP and JPEG 2000 (image_library_flags()).
+  bool compile_with_llvm_backend(size_t k, bool image_libs, const fs::path& object,
+                                 std::string* log) const {
     const Prepared& p = prepared_[k];
     GeneratedCode code;
     code.source = read_text(p.cpp);
@@ -389,6 +391,12 @@ class TestRunner {
     options.emit = LlvmEmit::kObject;
     options.target = std::string(target_->name);
     options.opt_level = 1;
+    if (image_libs) {
+      options.image_libs = true;
+      std::istringstream flags(image_library_flags().cflags);
+      for (std::string flag; flags >> flag;)
+        if (flag.rfind("-I", 0) == 0) options.image_include_dirs.push_back(flag.substr(2));
+    }
     std::vector<char> bytes;
     const std::string error =
         compile_with_llvm(llvm_source(code, cg, p.symbol + ".cpp"), options, &bytes);
@@ -456,7 +464,7 @@ class TestRunner {
     if (emit_obj()) {
       for (size_t k : members) {
         const fs::path object = batch_dir / (prepared_[k].symbol + ".o");
-        if (!compile_with_llvm_backend(k, object, log)) return {};
+        if (!compile_with_llvm_backend(k, !libs.empty(), object, log)) return {};
         objects += " " + object.string();
       }
     } else if (inline_runtime()) {

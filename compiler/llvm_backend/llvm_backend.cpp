@@ -136,7 +136,7 @@ std::string compile_with_llvm(const LlvmSource& source, const LlvmOptions& optio
   // After the optimiser: it need not scan (or fold loads from) megabytes of weights.
   error = define_weights(*module, source);
   if (!error.empty()) return error;
-  error = check_undefined_symbols(*module);
+  error = check_undefined_symbols(*module, options.image_libs);
   if (!error.empty()) return error;
   set_stable_names(*module, source);
   std::string broken;

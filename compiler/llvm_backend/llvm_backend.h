@@ -37,6 +37,11 @@ struct LlvmOptions {
   LlvmEmit emit = LlvmEmit::kObject;
   std::string target = "generic";  // an onnxc --target name, "native" already resolved
   int opt_level = 2;               // -O0..-O3, as the g++ path that builds the same code
+  // ImageDecoder's WebP and JPEG 2000 decoders (onnxc/image_system.h): compiled with
+  // -DONNXC_IMAGE_LIBS and these header folders (pkg-config's -I flags for libwebp and
+  // libopenjp2), and the object may then call those two libraries (WebP*, opj_*).
+  bool image_libs = false;
+  std::vector<std::string> image_include_dirs;
 };
 
 // True when onnxc was built with the LLVM backend.

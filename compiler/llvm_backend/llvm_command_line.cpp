@@ -52,6 +52,10 @@ std::vector<std::string> clang_command_line(const LlvmOptions& options,
   for (std::string& a :
        llvm_target_arguments(*row, ONNXC_NONE_EABI_INCLUDE, ONNXC_NONE_EABI_GCC_VERSION))
     args.push_back(std::move(a));
+  if (options.image_libs) {
+    args.push_back("-DONNXC_IMAGE_LIBS");
+    for (const std::string& dir : options.image_include_dirs) args.push_back("-I" + dir);
+  }
   args.push_back("-c");
   args.push_back(file_name);
   return args;

@@ -59,6 +59,7 @@ void optimize_module(llvm::Module& module, const MachineSettings& s, llvm::Targe
 // Drops unused declarations, then checks that every symbol left undefined is a C memory or
 // string function (memcpy, memset, memmove, memcmp, bcmp, memchr, strlen) or libm: "" or one line
 // naming the first other one.
-std::string check_undefined_symbols(llvm::Module& module);
+// With `image_libs`, libwebp's and OpenJPEG's functions (WebP*, opj_*) are allowed too.
+std::string check_undefined_symbols(llvm::Module& module, bool image_libs);
 
 }  // namespace onnxc

@@ -48,6 +48,11 @@ bool is_allowed_undefined(llvm::StringRef name) {
   return false;
 }
 
+// libwebp's and OpenJPEG's API, which ImageDecoder's library decoders call (onnxc/image_system.h).
+bool is_image_library_function(llvm::StringRef name) {
+  return name.startswith("WebP") || name.startswith("opj_");
+}
+
 }  // namespace
 
 std::string define_weights(llvm::Module& module, const LlvmSource& source) {
@@ -146,13 +151,14 @@ void set_stable_names(llvm::Module& module, const LlvmSource& source) {
   module.setSourceFileName(source.file_name);
 }
 
-std::string check_undefined_symbols(llvm::Module& module) {
+std::string check_undefined_symbols(llvm::Module& module, bool image_libs) {
   for (llvm::Function& f : llvm::make_early_inc_range(module.functions()))
     if (f.isDeclaration() && f.use_empty()) f.eraseFromParent();
   for (llvm::GlobalVariable& g : llvm::make_early_inc_range(module.globals()))
     if (g.isDeclaration() && g.use_empty()) g.eraseFromParent();
   for (const llvm::Function& f : module.functions())
-    if (f.isDeclaration() && !f.isIntrinsic() && !is_allowed_undefined(f.getName()))
+    if (f.isDeclaration() && !f.isIntrinsic() && !is_allowed_undefined(f.getName()) &&
+        !(image_libs && is_image_library_function(f.getName())))
       return "the generated code calls '" + f.getName().str() +
              "', which is neither a C memory or string function (memcpy, memset, memmove, "
              "memcmp, memchr, strlen) nor libm";

@@ -147,6 +147,18 @@ TEST_CASE("llvm target table: one row per onnxc target, the g++ flags in each", 
     if (!row.hosted) CHECK(has("-isystem/inc/c++/12/arm-none-eabi/" + std::string(row.multilib)));
   }
   CHECK_FALSE(find_llvm_target("cortex-a9"));
+  // ImageDecoder's library decoders: the macro and the libraries' header folders.
+  LlvmOptions images;
+  images.image_libs = true;
+  images.image_include_dirs = {"/usr/include/openjpeg-2.5"};
+  const std::vector<std::string> image_args = clang_command_line(images, "m.cpp");
+  const auto has_arg = [&](const char* a) {
+    return std::find(image_args.begin(), image_args.end(), a) != image_args.end();
+  };
+  CHECK(has_arg("-DONNXC_IMAGE_LIBS"));
+  CHECK(has_arg("-I/usr/include/openjpeg-2.5"));
+  const std::vector<std::string> plain = clang_command_line(LlvmOptions{}, "m.cpp");
+  CHECK(std::find(plain.begin(), plain.end(), "-DONNXC_IMAGE_LIBS") == plain.end());
   LlvmEmit e;
   CHECK((parse_llvm_emit("obj", &e) && e == LlvmEmit::kObject));
   CHECK((parse_llvm_emit("llvm", &e) && e == LlvmEmit::kLlvmIr));
