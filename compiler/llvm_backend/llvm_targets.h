@@ -29,7 +29,9 @@ namespace onnxc {
 //              with #pragma GCC unroll, which both compilers honour). On bare-metal ARMv7-M clang
 //              assumes no unaligned access and g++ assumes it (the M3/M4/M7 have it): without
 //              -munaligned-access every memcpy'd word of the SMLAD kernels is four byte loads
-//              (the same on the bare-metal ARMv7-A)
+//              (the same on the bare-metal ARMv7-A). On the M4F and M7 g++ emits VFMA for
+//              fmaf (onnxc/base.h scalar_mul_add), knowing it never sets errno; clang 14 calls
+//              libm's fmaf unless told errno is not wanted (-fno-math-errno)
 // `generic` compiles for the host's triple with no ISA flag, as g++ does. cortex-a7 is bare metal
 // in ARM state, as arm-none-eabi-g++ builds it (run_qemu.sh): no arm-linux-gnueabihf C++ headers
 // are installed on the CI machine.
@@ -42,9 +44,9 @@ namespace onnxc {
   X("cortex-a7", "armv7-none-eabihf", "cortex-a7", "hard", false, "thumb/v7ve+simd/hard",       \
     "-munaligned-access")                                                                       \
   X("cortex-m7", "thumbv7em-none-eabihf", "cortex-m7", "hard", false, "thumb/v7e-m+dp/hard",    \
-    "-fno-unroll-loops -munaligned-access")                                                     \
+    "-fno-unroll-loops -munaligned-access -fno-math-errno")                                     \
   X("cortex-m4", "thumbv7em-none-eabihf", "cortex-m4", "hard", false, "thumb/v7e-m+fp/hard",    \
-    "-fno-unroll-loops -munaligned-access")                                                     \
+    "-fno-unroll-loops -munaligned-access -fno-math-errno")                                     \
   X("cortex-m3", "thumbv7m-none-eabi", "cortex-m3", "soft", false, "thumb/v7-m/nofp",           \
     "-fno-unroll-loops -munaligned-access")                                                     \
   X("cortex-m0plus", "thumbv6m-none-eabi", "cortex-m0plus", "soft", false, "thumb/v6-m/nofp",   \

@@ -42,7 +42,7 @@ __attribute__((noinline)) void scalar_gemm_tile(const float* a, index_t lda, con
     const float* bk = panel + kk * NR;
     for (index_t r = 0; r < MR; ++r) {
       const float av = a[(r < mr ? r : mr - 1) * lda + kk];
-      for (index_t j = 0; j < NR; ++j) acc[r][j] += av * bk[j];
+      for (index_t j = 0; j < NR; ++j) acc[r][j] = scalar_mul_add(av, bk[j], acc[r][j]);
     }
   }
   for (index_t r = 0; r < MR; ++r)

@@ -217,7 +217,7 @@ ONNXC_ALWAYS_INLINE void tile_body(const float* a, index_t lda, const float* pan
     float av[MR];
     for (index_t r = 0; r < MR; ++r) av[r] = kTransA ? rows[r][kk * lda] : rows[r][kk];
     for (index_t j = 0; j < NR; ++j)
-      for (index_t r = 0; r < MR; ++r) acc[r][j] += av[r] * bk[j];
+      for (index_t r = 0; r < MR; ++r) acc[r][j] = scalar_mul_add(av[r], bk[j], acc[r][j]);
   }
   if (mr == MR && nr == NR) {
     for (index_t r = 0; r < MR; ++r)
