@@ -67,8 +67,16 @@ done
 echo "built in $((SECONDS - start)) s"
 
 failed=0
+# ratio A B: A / B to three decimals.
+ratio() { awk "BEGIN {printf \"%.3f\", $1 / $2}"; }
+# insns_of RUN_OUTPUT MODEL: instructions per inference, ticks * 2,000,000 / calibrate (main.cpp's
+# calibration, check_runs.py's CALIBRATION_INSNS).
+insns_of() {
+  awk -v m="$2" '$1 == "calibrate" {c = $2} $1 == "ticks" && $2 == m {t = $3}
+    END {printf "%d", t * 2000000 / c + 0.5}' "$1"
+}
 # budgets.tsv's rows CONFIG-llvm: flash (`size` text, as run_qemu.sh's) and, on the M profile,
-# instructions per inference (main.cpp's calibration, as check_runs.py computes them).
+# instructions per inference.
 printf 'config\tmodel\tflash\tram\tstack_bound\tstack_static\tstack_peak\tinsns\n' >budgets.tsv
 for config in m4f m0plus aarch64; do
   for emit in cpp obj; do
@@ -91,26 +99,20 @@ for config in m4f m0plus aarch64; do
   size_tool=arm-none-eabi-size
   [[ $config == aarch64 ]] && size_tool=aarch64-linux-gnu-size
   for m in "${models[@]}"; do
-    gxx=$($size_tool "$config-cpp/$m.o" | awk 'END {print $1}')
-    llvm=$($size_tool "$config-obj/$m.o" | awk 'END {print $1}')
-    echo "flash $config $m: g++ $gxx B, LLVM $llvm B ($(awk "BEGIN {printf \"%.3f\", $llvm / $gxx}")x)"
-    if [[ $config != aarch64 ]] && ((llvm * 100 > gxx * 105)); then
-      echo "flash $config $m: the LLVM build is more than 5% larger than the g++ build (issue 36)"
-      failed=1
-    fi
+    flash_gxx=$($size_tool "$config-cpp/$m.o" | awk 'END {print $1}')
+    flash_llvm=$($size_tool "$config-obj/$m.o" | awk 'END {print $1}')
+    echo "flash $config $m: g++ $flash_gxx B, LLVM $flash_llvm B ($(ratio "$flash_llvm" "$flash_gxx")x)"
     insns=-
     if [[ $config != aarch64 ]]; then
-      # instructions = ticks * 2,000,000 / calibrate (check_runs.py's CALIBRATION_INSNS)
-      insns_of() {
-        awk -v m="$m" '$1 == "calibrate" {c = $2} $1 == "ticks" && $2 == m {t = $3}
-          END {printf "%d", t * 2000000 / c + 0.5}' "$1"
-      }
-      gxx=$(insns_of "$config-cpp.txt") llvm=$(insns_of "$config-obj.txt")
-      echo "instructions $config $m: g++ $gxx, LLVM $llvm ($(awk "BEGIN {printf \"%.3f\", $llvm / $gxx}")x)"
-      insns=$llvm
+      if ((flash_llvm * 100 > flash_gxx * 105)); then
+        echo "flash $config $m: the LLVM build is more than 5% larger than the g++ build (issue 36)"
+        failed=1
+      fi
+      insns_gxx=$(insns_of "$config-cpp.txt" "$m")
+      insns=$(insns_of "$config-obj.txt" "$m")
+      echo "instructions $config $m: g++ $insns_gxx, LLVM $insns ($(ratio "$insns" "$insns_gxx")x)"
     fi
-    printf '%s-llvm\t%s\t%s\t-\t-\t-\t-\t%s\n' "$config" "$m" \
-      "$($size_tool "$config-obj/$m.o" | awk 'END {print $1}')" "$insns" >>budgets.tsv
+    printf '%s-llvm\t%s\t%s\t-\t-\t-\t-\t%s\n' "$config" "$m" "$flash_llvm" "$insns" >>budgets.tsv
   done
 done
 /usr/bin/python3 "$here/check_runs.py" --budgets-only budgets.tsv "$here/budgets.tsv" || failed=1
