@@ -232,10 +232,11 @@ inline void conv_gemv(const float* x, const float* w, const float* b, float* y, 
 
 // One image and group: Y (cout_g x out positions) of the group. panels holds
 // depth_block(p) x round_up(p.tile, NR) floats, buf p.tile floats.
-// kParted: only blocks [part->block0, part->block1) and channels [part->row0, part->row1) (one
-// task's part, onnxc/kernels_parallel.h).
+// kParted: only positions [part->pos0, part->pos1), in equal blocks of at most p.tile, and
+// channels [part->row0, part->row1) (one task's part, onnxc/kernels_parallel.h). Each output
+// element still sums its products in the same order, so parts change no bit of Y.
 struct GroupPart {
-  index_t block0, block1, row0, row1;
+  index_t pos0, pos1, row0, row1;
 };
 
 template <index_t MR, index_t NR, auto kTile, bool kParted = false, class Act>
@@ -247,13 +248,15 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
   const index_t plane = p.out[1] * p.out[2];
   const bool pointwise =
       depth == cin_g && volume(p.stride) == 1 && p.pad[0] + p.pad[1] + p.pad[2] == 0;
-  const index_t p_begin = kParted ? part->block0 * p.tile : 0;
-  const index_t p_end =
-      kParted && part->block1 * p.tile < positions ? part->block1 * p.tile : positions;
+  const index_t p_begin = kParted ? part->pos0 : 0, p_end = kParted ? part->pos1 : positions;
   const index_t row0 = kParted ? part->row0 : 0, row1 = kParted ? part->row1 : m;
+  if (row0 >= row1 || p_begin >= p_end) return;
   if (pointwise && positions == 1) return conv_gemv(xg, w, b, y, depth, row0, row1, e, res);
-  for (index_t p0 = p_begin; p0 < p_end; p0 += p.tile) {
-    const index_t nc = positions - p0 < p.tile ? positions - p0 : p.tile;
+  // A part's range in equal blocks (the whole range's are equal already: p.tile).
+  const index_t span = p_end - p_begin, n_blocks = (span + p.tile - 1) / p.tile;
+  const index_t block = kParted ? (span + n_blocks - 1) / n_blocks : p.tile;
+  for (index_t p0 = p_begin; p0 < p_end; p0 += block) {
+    const index_t nc = p_end - p0 < block ? p_end - p0 : block;
     const index_t n_panels = (nc + NR - 1) / NR;
     const index_t od = p0 / plane, oh = p0 / p.out[2] % p.out[1], ow = p0 % p.out[2];
     const index_t kc_max = depth_block(p);

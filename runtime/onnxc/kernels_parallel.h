@@ -3,8 +3,8 @@
 // and runs in `tasks` parts on `par`. Part i always does the same work, on scratch slice i of
 // task_scratch_bytes(<the variant's scratch bytes>(p)) bytes, so the outputs are the serial
 // kernel's, bit for bit, for any pool:
-//   convolution GEMM  position blocks when there are at least `tasks` of them (no part packs
-//                     another's panels), else output channels in whole register tiles
+//   convolution GEMM  a grid of position groups x output-channel groups (conv_gemm_grid: the
+//                     largest part's multiply-adds and packing, least)
 //   depthwise         input channels (and their outputs), one image
 //   Winograd          blocks of bands (the compiler makes at least `tasks` of them)
 //   GEMM, packed B    column panels when there are at least `tasks` of them (each part streams
@@ -26,23 +26,58 @@ namespace onnxc {
 
 // ---- convolution -------------------------------------------------------------------------------
 
+// The parts of a convolution GEMM: a grid of position groups x row groups (output channels in
+// whole MR-row register tiles). Every part packs the patch-matrix panels of its positions, so a
+// row split repeats packing; a position split leaves register tiles and cores idle when the
+// plane is small. conv_gemm_grid weighs the two by each part's cost: its positions x depth x
+// (its rows + kConvPackRows, the packing's cost in rows of multiply-adds), and picks the grid of
+// at most `tasks` parts whose largest part costs least (fewer position groups on ties: less
+// packing). A constant expression of ConvParams: the compiler predicts the same grid.
+inline constexpr index_t kConvPackRows = 8;
+
+struct ConvGrid {
+  index_t position_groups, row_groups;
+};
+
+constexpr index_t conv_part_cost(index_t positions, index_t rows, index_t depth, index_t mr,
+                                 index_t nr, ConvGrid g) {
+  const index_t panels = (positions + nr - 1) / nr, tiles = (rows + mr - 1) / mr;
+  const index_t cols = (panels + g.position_groups - 1) / g.position_groups * nr;
+  const index_t part_rows = (tiles + g.row_groups - 1) / g.row_groups * mr;
+  return cols * depth * (part_rows + kConvPackRows);
+}
+
+constexpr ConvGrid conv_gemm_grid(const ConvParams& p, index_t mr, index_t nr, index_t tasks) {
+  const index_t positions = p.out[0] * p.out[1] * p.out[2], rows = p.c_out / p.group;
+  const index_t depth = p.c_in / p.group * p.kernel[0] * p.kernel[1] * p.kernel[2];
+  const index_t panels = (positions + nr - 1) / nr, tiles = (rows + mr - 1) / mr;
+  ConvGrid best = {1, 1};
+  index_t best_cost = conv_part_cost(positions, rows, depth, mr, nr, best);
+  for (index_t gp = 1; gp <= tasks && gp <= panels; ++gp) {
+    const index_t gr = tasks / gp < tiles ? tasks / gp : tiles;
+    const ConvGrid g = {gp, gr};
+    const index_t cost = conv_part_cost(positions, rows, depth, mr, nr, g);
+    if (cost < best_cost) best = g, best_cost = cost;
+  }
+  return best;
+}
+
 namespace conv_detail {
 
-// Part `task` of `tasks` of every image and group: the position blocks split into `tasks` runs when
-// there are enough of them (no part then packs another's panels), else the output channels, in
-// whole register tiles.
-template <index_t MR>
-inline GroupPart group_part(const ConvParams& p, index_t task, index_t tasks) {
-  const index_t m = p.c_out / p.group;
-  const index_t blocks = (volume(p.out) + p.tile - 1) / p.tile;
-  GroupPart part = {0, blocks, 0, m};
-  if (blocks >= tasks) {
-    split_range(blocks, task, tasks, &part.block0, &part.block1);
-  } else {
-    split_range((m + MR - 1) / MR, task, tasks, &part.row0, &part.row1);
-    part.row0 *= MR;
-    part.row1 = part.row1 * MR < m ? part.row1 * MR : m;
-  }
+// Part `task` of the grid (position group = task % position_groups): positions in whole NR
+// panels, rows in whole MR tiles. Tasks past the grid get an empty part.
+template <index_t MR, index_t NR>
+inline GroupPart group_part(const ConvParams& p, ConvGrid g, index_t task) {
+  const index_t positions = volume(p.out), m = p.c_out / p.group;
+  if (task >= g.position_groups * g.row_groups) return {0, 0, 0, 0};
+  GroupPart part = {};
+  split_range((positions + NR - 1) / NR, task % g.position_groups, g.position_groups, &part.pos0,
+              &part.pos1);
+  split_range((m + MR - 1) / MR, task / g.position_groups, g.row_groups, &part.row0, &part.row1);
+  part.pos0 *= NR;
+  part.pos1 = part.pos1 * NR < positions ? part.pos1 * NR : positions;
+  part.row0 *= MR;
+  part.row1 = part.row1 * MR < m ? part.row1 * MR : m;
   return part;
 }
 
@@ -53,8 +88,9 @@ inline void conv_gemm_parallel(const ConvParams& p, const float* x, const float*
                                float* y, void* scratch, const Epilogue<Act>& e, const float* res,
                                const Parallel& par, index_t tasks) {
   const index_t slice = task_scratch_bytes(conv_gemm_scratch_bytes(p));
+  const ConvGrid grid = conv_gemm_grid(p, MR, NR, tasks);
   auto run_part = [&](index_t i) {
-    const GroupPart part = group_part<MR>(p, i, tasks);
+    const GroupPart part = group_part<MR, NR>(p, grid, i);
     conv_gemm_all<MR, NR, kTile, true>(
         p, x, w, b, y, static_cast<unsigned char*>(scratch) + i * slice, e, res, &part);
   };

@@ -208,8 +208,9 @@ float act(const EpilogueSpec& e, float v) {
   return apply_activation(e, v);
 }
 
-// The parallel form of c in 2 to 4 parts, on the serial loop and on a pool of 2 threads, gives y
-// bit for bit (depthwise ones split only single images, as the compiler uses them).
+// The parallel form of c in 2, 3, 4, 7 and 16 parts (grids of one and two dimensions, parts
+// past the work), on the serial loop and on a pool of 2 threads, gives y bit for bit (depthwise
+// ones split only single images, as the compiler uses them).
 bool check_parallel(const Compiled& c, const std::string& op, const RowKind& tile,
                     const ConvParams& p, const EpilogueSpec& e, const std::vector<float>& x,
                     const std::vector<float>& w, const std::vector<float>& b,
@@ -217,7 +218,7 @@ bool check_parallel(const Compiled& c, const std::string& op, const RowKind& til
   if (!c.parallel || (op == "dwconv" && p.batch != 1)) return true;
   static ThreadPool pool(2);
   const index_t slice = task_scratch_bytes(scratch_bytes(op, tile, p));
-  for (index_t tasks = 2; tasks <= 4; ++tasks)
+  for (const index_t tasks : {2, 3, 4, 7, 16})
     for (const Parallel& par : {kSerial, pool.parallel()}) {
       std::vector<float> yp(y.size(), kGuard);
       const size_t ns = static_cast<size_t>(slice * tasks) / sizeof(float);
