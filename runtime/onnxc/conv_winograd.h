@@ -166,13 +166,13 @@ inline void transform_input(const ConvParams& p, const float* stage, index_t t0,
     }
 }
 
-// The output band of the block's tiles [t0, t0 + tiles_w): A^T M A + bias into `stage`,
-// stage[(r * 4 * tiles_w + col) * cout_padded + k].
+// The output band of the block's tiles [t0, t0 + tiles_w), channels [k0, k1) (multiples of
+// kNr): A^T M A + bias into `stage`, stage[(r * 4 * tiles_w + col) * cout_padded + k].
 inline void transform_output(const ConvParams& p, const float* m, index_t t0, const float* bias,
-                             float* stage) {
+                             index_t k0, index_t k1, float* stage) {
   const index_t kp = cout_padded(p), tb = block_tiles(p), cols = kOut * tiles_w(p);
   for (index_t j = 0; j < tiles_w(p); ++j)
-    for (index_t k = 0; k < kp; k += kLanes) {
+    for (index_t k = k0; k < k1; k += kLanes) {
       vfloat s[kPoints], t[kOut * kAlpha], o[kOut * kOut];
       for (index_t xi = 0; xi < kPoints; ++xi) load(s[xi], m + (xi * tb + t0 + j) * kp + k);
       for (index_t col = 0; col < kAlpha; ++col) at6(s + col, kAlpha, t + col, kAlpha);
@@ -186,16 +186,16 @@ inline void transform_output(const ConvParams& p, const float* m, index_t t0, co
     }
 }
 
-// Copies a staged output band to rows [4 * band, ...) of Y (channels first) and runs the
-// epilogue on each row.
+// Copies channels [k0, k1) of a staged output band to rows [4 * band, ...) of Y (channels
+// first) and runs the epilogue on each row.
 template <class Act>
-inline void unstage_output(const ConvParams& p, const float* stage, index_t band, float* y,
-                           const Epilogue<Act>& e, const float* res) {
+inline void unstage_output(const ConvParams& p, const float* stage, index_t band, index_t k0,
+                           index_t k1, float* y, const Epilogue<Act>& e, const float* res) {
   const index_t kp = cout_padded(p), cols = kOut * tiles_w(p), out_w = p.out[2];
   const index_t plane = p.out[1] * out_w;
   for (index_t r = 0; r < kOut && band * kOut + r < p.out[1]; ++r) {
     const index_t at = (band * kOut + r) * out_w;
-    for (index_t k = 0; k < p.c_out; ++k) {
+    for (index_t k = k0; k < k1 && k < p.c_out; ++k) {
       float* dst = y + k * plane + at;
       const float* src = stage + r * cols * kp + k;
       // The epilogue on the way out: a vector pass over the row just stored element by element
@@ -208,11 +208,11 @@ inline void unstage_output(const ConvParams& p, const float* stage, index_t band
   }
 }
 
-// Bands [b0, b1) of one image, as one block.
+// Bands [b0, b1) of one image, as one block, output channel panels [pn0, pn1) (of kNr).
 template <class Act>
 inline void block(const ConvParams& p, const float* x, const float* u, const float* bias, float* y,
-                  float* scratch, index_t b0, index_t b1, const Epilogue<Act>& e,
-                  const float* res) {
+                  float* scratch, index_t b0, index_t b1, index_t pn0, index_t pn1,
+                  const Epilogue<Act>& e, const float* res) {
   const index_t cp = cin_padded(p), kp = cout_padded(p), tb = block_tiles(p), tw = tiles_w(p);
   float* v = scratch;
   float* m = v + v_floats(p);
@@ -224,7 +224,7 @@ inline void block(const ConvParams& p, const float* x, const float* u, const flo
   }
   const index_t tiles = (b1 - b0) * tw;
   for (index_t xi = 0; xi < kPoints; ++xi)
-    for (index_t panel = 0; panel < kp / kNr; ++panel) {
+    for (index_t panel = pn0; panel < pn1; ++panel) {
       const float* u_panel = u + (xi * (kp / kNr) + panel) * cp * kNr;
       for (index_t t = 0; t < tiles; t += kMr)
         conv_detail::gemm_tile<kMr, kNr>(v + (xi * tb + t) * cp, cp, u_panel, cp,
@@ -232,23 +232,24 @@ inline void block(const ConvParams& p, const float* x, const float* u, const flo
                                          tiles - t < kMr ? tiles - t : kMr, kNr, nullptr, false);
     }
   for (index_t band = b0; band < b1; ++band) {
-    transform_output(p, m, (band - b0) * tw, bias, out_stage);
-    unstage_output(p, out_stage, band, y, e, res);
+    transform_output(p, m, (band - b0) * tw, bias, pn0 * kNr, pn1 * kNr, out_stage);
+    unstage_output(p, out_stage, band, pn0 * kNr, pn1 * kNr, y, e, res);
   }
 }
 
-// Blocks [blk0, blk1) of the images' blocks (image-major), each in `scratch`.
+// Blocks [blk0, blk1) of the images' blocks (image-major), output channel panels [pn0, pn1),
+// each block in `scratch`.
 template <class Act>
 inline void blocks(const ConvParams& p, const float* x, const float* u, const float* b, float* y,
                    void* scratch, const Epilogue<Act>& e, const float* res, index_t blk0,
-                   index_t blk1) {
+                   index_t blk1, index_t pn0, index_t pn1) {
   const index_t per_image = (bands(p) + bands_per_block(p) - 1) / bands_per_block(p);
   const index_t in_size = p.c_in * p.in[1] * p.in[2], out_size = p.c_out * p.out[1] * p.out[2];
   for (index_t blk = blk0; blk < blk1; ++blk) {
     const index_t n = blk / per_image, b0 = blk % per_image * bands_per_block(p);
     const index_t b1 = b0 + bands_per_block(p) < bands(p) ? b0 + bands_per_block(p) : bands(p);
-    block(p, x + n * in_size, u, b, y + n * out_size, static_cast<float*>(scratch), b0, b1, e,
-          res ? res + n * out_size : res);
+    block(p, x + n * in_size, u, b, y + n * out_size, static_cast<float*>(scratch), b0, b1, pn0,
+          pn1, e, res ? res + n * out_size : res);
   }
 }
 
@@ -263,6 +264,38 @@ constexpr index_t winograd_weight_floats(const ConvParams& p) {
 constexpr index_t winograd_blocks(const ConvParams& p) {
   return p.batch * ((wino_detail::bands(p) + wino_detail::bands_per_block(p) - 1) /
                     wino_detail::bands_per_block(p));
+}
+
+// The parts of the parallel form: a grid of block groups x output-channel groups (panels of
+// kNr). Each part transforms the input of its blocks, so a channel split repeats that; a block
+// split leaves parts idle on small planes (a 14x14 plane has 4 bands). winograd_grid picks the
+// grid of at most `tasks` parts whose largest part costs least: its tiles (whole register
+// tiles) x its channels + kWinogradTransformCols (the input transform, in channels of GEMM);
+// on ties the fewest block groups. winograd_part_cost is that cost, for the compiler's choice of
+// bands per block.
+inline constexpr index_t kWinogradTransformCols = 8;
+
+struct WinogradGrid {
+  index_t block_groups, panel_groups;
+};
+
+constexpr index_t winograd_part_cost(const ConvParams& p, WinogradGrid g) {
+  using namespace wino_detail;
+  const index_t blocks = winograd_blocks(p), panels = cout_padded(p) / kNr;
+  const index_t part_blocks = (blocks + g.block_groups - 1) / g.block_groups;
+  const index_t part_cols = (panels + g.panel_groups - 1) / g.panel_groups * kNr;
+  return part_blocks * round_up(block_tiles(p), kMr) * (part_cols + kWinogradTransformCols);
+}
+
+constexpr WinogradGrid winograd_grid(const ConvParams& p, index_t tasks) {
+  const index_t blocks = winograd_blocks(p),
+                panels = wino_detail::cout_padded(p) / wino_detail::kNr;
+  WinogradGrid best = {1, 1};
+  for (index_t gb = 1; gb <= tasks && gb <= blocks; ++gb) {
+    const WinogradGrid g = {gb, tasks / gb < panels ? tasks / gb : panels};
+    if (winograd_part_cost(p, g) < winograd_part_cost(p, best)) best = g;
+  }
+  return best;
 }
 
 constexpr index_t f32_conv_winograd_scratch_bytes(const ConvParams& p) {
@@ -305,7 +338,7 @@ inline void f32_conv_wino4x4__scalar(const ConvParams& p, const float* x, const 
                                      const float* b, float* y, void* scratch,
                                      const Epilogue<Act>& e, const float* residual) {
   wino_detail::blocks(p, x, u, b, y, scratch, e, e.residual ? residual : nullptr, 0,
-                      winograd_blocks(p));
+                      winograd_blocks(p), 0, wino_detail::cout_padded(p) / wino_detail::kNr);
 }
 inline void f32_conv_wino4x4__scalar(const ConvParams& p, const float* x, const float* u,
                                      const float* b, float* y, void* scratch) {

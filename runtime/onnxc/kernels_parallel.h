@@ -6,7 +6,7 @@
 //   convolution GEMM  a grid of position groups x output-channel groups (conv_gemm_grid: the
 //                     largest part's multiply-adds and packing, least)
 //   depthwise         input channels (and their outputs), one image
-//   Winograd          blocks of bands (the compiler makes at least `tasks` of them)
+//   Winograd          a grid of blocks of bands x output-channel panels (winograd_grid)
 //   GEMM, packed B    column panels when there are at least `tasks` of them (each part streams
 //                     only its weights), else rows; no scratch
 //   recurrent cells   each step's product by R^T by columns, when it is a vector product
@@ -31,8 +31,8 @@ namespace onnxc {
 // row split repeats packing; a position split leaves register tiles and cores idle when the
 // plane is small. conv_gemm_grid weighs the two by each part's cost: its positions x depth x
 // (its rows + kConvPackRows, the packing's cost in rows of multiply-adds), and picks the grid of
-// at most `tasks` parts whose largest part costs least (fewer position groups on ties: less
-// packing). A constant expression of ConvParams: the compiler predicts the same grid.
+// at most `tasks` parts whose largest part costs least (on ties the fewest position groups). A
+// constant expression of ConvParams: the compiler predicts the same grid.
 inline constexpr index_t kConvPackRows = 8;
 
 struct ConvGrid {
@@ -157,11 +157,15 @@ inline void f32_conv_wino4x4__scalar(const ConvParams& p, const float* x, const 
                                      const Epilogue<Act>& e, const float* residual,
                                      const Parallel& par, index_t tasks) {
   const index_t slice = task_scratch_bytes(f32_conv_winograd_scratch_bytes(p));
+  const WinogradGrid grid = winograd_grid(p, tasks);
   auto run_part = [&](index_t i) {
-    index_t lo, hi;
-    split_range(winograd_blocks(p), i, tasks, &lo, &hi);
+    if (i >= grid.block_groups * grid.panel_groups) return;
+    index_t lo, hi, pn0, pn1;
+    split_range(winograd_blocks(p), i % grid.block_groups, grid.block_groups, &lo, &hi);
+    split_range(wino_detail::cout_padded(p) / wino_detail::kNr, i / grid.block_groups,
+                grid.panel_groups, &pn0, &pn1);
     wino_detail::blocks(p, x, u, b, y, static_cast<unsigned char*>(scratch) + i * slice, e,
-                        e.residual ? residual : nullptr, lo, hi);
+                        e.residual ? residual : nullptr, lo, hi, pn0, pn1);
   };
   parallel_run(par, tasks, run_part);
 }

@@ -367,12 +367,20 @@ class ConvOp final : public ConvLikeOp {
   }
 
  private:
-  // Winograd's parts are blocks of bands: with threads, blocks get narrower until each part
-  // has one (or a band each).
+  // Winograd's parts are a grid of blocks of bands x channel panels (winograd_grid): with
+  // threads, blocks get narrower while that lowers the largest part's cost (fewer bands per
+  // block give more blocks to split, but fill the register tiles less).
   static size_t use_winograd(ConvState& s) {
     s.p.tile = s.winograd_bands;
-    while (s.tasks > 1 && winograd_blocks(s.p) < s.tasks && s.p.tile > 1) --s.p.tile;
-    s.tasks = static_cast<int>(std::min<index_t>(s.tasks, winograd_blocks(s.p)));
+    if (s.tasks > 1) {
+      ConvParams q = s.p;
+      for (q.tile = s.winograd_bands - 1; q.tile >= 1; --q.tile)
+        if (winograd_part_cost(q, winograd_grid(q, s.tasks)) <
+            winograd_part_cost(s.p, winograd_grid(s.p, s.tasks)))
+          s.p.tile = q.tile;
+      const WinogradGrid g = winograd_grid(s.p, s.tasks);
+      s.tasks = static_cast<int>(g.block_groups * g.panel_groups);
+    }
     const index_t bytes = f32_conv_winograd_scratch_bytes(s.p);
     return static_cast<size_t>(s.tasks == 1 ? bytes : s.tasks * task_scratch_bytes(bytes));
   }
