@@ -232,9 +232,8 @@ inline void conv_gemv(const float* x, const float* w, const float* b, float* y, 
 
 // One image and group: Y (cout_g x out positions) of the group. panels holds
 // depth_block(p) x round_up(p.tile, NR) floats, buf p.tile floats.
-// kParted: only positions [part->pos0, part->pos1), in equal blocks of at most p.tile, and
-// channels [part->row0, part->row1) (one task's part, onnxc/kernels_parallel.h). Each output
-// element still sums its products in the same order, so parts change no bit of Y.
+// kParted: only positions [part->pos0, part->pos1) and channels [part->row0, part->row1) (one
+// task's part, onnxc/kernels_parallel.h). Positions go in equal blocks of at most p.tile.
 struct GroupPart {
   index_t pos0, pos1, row0, row1;
 };
@@ -250,12 +249,11 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
       depth == cin_g && volume(p.stride) == 1 && p.pad[0] + p.pad[1] + p.pad[2] == 0;
   const index_t p_begin = kParted ? part->pos0 : 0, p_end = kParted ? part->pos1 : positions;
   const index_t row0 = kParted ? part->row0 : 0, row1 = kParted ? part->row1 : m;
-  if (row0 >= row1 || p_begin >= p_end) return;
   if (pointwise && positions == 1) return conv_gemv(xg, w, b, y, depth, row0, row1, e, res);
-  // A part's range in equal blocks (the whole range's are equal already: p.tile).
-  const index_t span = p_end - p_begin, n_blocks = (span + p.tile - 1) / p.tile;
-  const index_t block = kParted ? (span + n_blocks - 1) / n_blocks : p.tile;
-  for (index_t p0 = p_begin; p0 < p_end; p0 += block) {
+  const index_t blocks = kParted ? (p_end - p_begin + p.tile - 1) / p.tile : 1;
+  const index_t part_block = kParted && blocks ? (p_end - p_begin + blocks - 1) / blocks : 0;
+  for (index_t p0 = p_begin; p0 < p_end; p0 += kParted ? part_block : p.tile) {
+    const index_t block = kParted ? part_block : p.tile;
     const index_t nc = p_end - p0 < block ? p_end - p0 : block;
     const index_t n_panels = (nc + NR - 1) / NR;
     const index_t od = p0 / plane, oh = p0 / p.out[2] % p.out[1], ow = p0 % p.out[2];

@@ -418,6 +418,13 @@ constexpr bool packs_panels(const GemmParams& p) {
   return !(p.n == 1 && !p.trans_a && (b_ks == 1 || p.k == 1) && p.ldy == 1);
 }
 
+// Whether the blocked variants run p as one row product per row of A (f32_gemv: fewer than 4
+// rows, read in place), B streamed as stored: a product whose columns split without scratch.
+constexpr bool runs_row_products(const GemmParams& p) {
+  const index_t a_ks = p.trans_a ? p.lda : 1;
+  return p.k > 0 && p.m < 4 && (a_ks == 1 || p.k == 1);
+}
+
 // Cache-blocked GEMM around an MR x NR register tile (BLIS loop order, A read in place).
 // Without room for one panel row in ws, the reference.
 template <index_t MR, index_t NR, index_t KC = kPanelFloats / NR, class Act>
@@ -444,9 +451,9 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
       for (index_t i = 0; i < p.m; ++i)
         apply_epilogue(e, y + i * p.ldy, residual ? residual + i * p.ldy : residual, p.n);
   };
-  const index_t a_is = p.trans_a ? 1 : p.lda, a_ks = p.trans_a ? p.lda : 1;
+  const index_t a_is = p.trans_a ? 1 : p.lda;
   if (p.k == 0) return finish_rows();
-  if (p.m < 4 && (a_ks == 1 || p.k == 1)) {  // too few rows to fill a tile; A rows contiguous
+  if (runs_row_products(p)) {  // too few rows to fill a tile; A rows contiguous
     for (index_t i = 0; i < p.m; ++i) f32_gemv(p, a + i * a_is, b, y + i * p.ldy, alpha);
     return finish_rows();
   }

@@ -9,6 +9,8 @@
 //   Winograd          a grid of blocks of bands x output-channel panels (winograd_grid)
 //   GEMM, packed B    column panels when there are at least `tasks` of them (each part streams
 //                     only its weights), else rows; no scratch
+//   GEMM, < 4 rows    columns (each part streams only its columns of B); no scratch
+//   max pooling       channels (f32_maxpool_rows__scalar)
 //   recurrent cells   each step's product by R^T by columns, when it is a vector product
 // The microcontroller variants (4x8, 4x4) have none: no thread code is generated for them.
 #ifndef ONNXC_KERNELS_PARALLEL_H
@@ -20,6 +22,7 @@
 #include "onnxc/conv_winograd.h"
 #include "onnxc/gemm.h"
 #include "onnxc/parallel.h"
+#include "onnxc/pool.h"
 #include "onnxc/recurrent.h"
 
 namespace onnxc {
@@ -230,7 +233,49 @@ inline void gemm_packed_parallel(PackedEpilogueKernel<Act> kernel, const GemmPar
   parallel_run(par, tasks, part);
 }
 
+// A product of fewer than 4 rows (gemm_detail::runs_row_products: B streamed as stored, no
+// scratch) in `tasks` parts by columns, in whole vectors of 16: each part streams only its
+// columns of B (a classifier's weights), and every output is the serial one. Other products run
+// whole (the compiler splits no other).
+template <index_t MR, index_t NR, class Act>
+inline void gemm_columns_parallel(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y, const Epilogue<Act>& e,
+                                  const float* residual, const Workspace& ws, const Parallel& par,
+                                  index_t tasks) {
+  if (tasks < 2 || !runs_row_products(p))
+    return f32_gemm_blocked<MR, NR>(p, a, b, c, y, e, residual, ws);
+  constexpr index_t kColumns = 16;
+  auto part = [&](index_t i) {
+    index_t j0, j1;
+    split_range((p.n + kColumns - 1) / kColumns, i, tasks, &j0, &j1);
+    j0 *= kColumns;
+    j1 = j1 * kColumns < p.n ? j1 * kColumns : p.n;
+    if (j0 >= j1) return;
+    GemmParams q = p;
+    q.n = j1 - j0;
+    f32_gemm_blocked<MR, NR>(q, a, b + j0 * (p.trans_b ? p.ldb : 1),
+                             c ? c + j0 * p.c_col_stride : c, y + j0, e,
+                             residual ? residual + j0 : residual, Workspace{nullptr, 0});
+  };
+  parallel_run(par, tasks, part);
+}
+
 }  // namespace gemm_detail
+
+template <class Act>
+inline void f32_gemm_8x32__scalar(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y, const Epilogue<Act>& e,
+                                  const float* residual, const Workspace& ws, const Parallel& par,
+                                  index_t tasks) {
+  gemm_detail::gemm_columns_parallel<8, 32>(p, a, b, c, y, e, residual, ws, par, tasks);
+}
+template <class Act>
+inline void f32_gemm_4x16__scalar(const GemmParams& p, const float* a, const float* b,
+                                  const float* c, float* y, const Epilogue<Act>& e,
+                                  const float* residual, const Workspace& ws, const Parallel& par,
+                                  index_t tasks) {
+  gemm_detail::gemm_columns_parallel<4, 16>(p, a, b, c, y, e, residual, ws, par, tasks);
+}
 
 template <class Act>
 inline void f32_gemm_packed_8x32__scalar(const GemmParams& p, const float* a, const float* packed_b,
@@ -247,6 +292,23 @@ inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, co
                                          index_t tasks) {
   gemm_detail::gemm_packed_parallel<16>(f32_gemm_packed_4x16__scalar, p, a, packed_b, c, y, e,
                                         residual, par, tasks);
+}
+
+// ---- pooling -----------------------------------------------------------------------------------
+
+// f32_maxpool_rows__scalar in `tasks` parts by channel (planes never interact); no scratch.
+inline void f32_maxpool_rows__scalar(const PoolParams& p, const float* x, float* y,
+                                     int64_t* indices, const Parallel& par, index_t tasks) {
+  const index_t in_size = p.in[0] * p.in[1] * p.in[2], out_size = p.out[0] * p.out[1] * p.out[2];
+  auto part = [&](index_t i) {
+    index_t c0, c1;
+    split_range(p.channels, i, tasks, &c0, &c1);
+    if (c0 == c1) return;
+    PoolParams q = p;
+    q.channels = c1 - c0;
+    f32_maxpool_rows__scalar(q, x + c0 * in_size, y + c0 * out_size, indices);
+  };
+  parallel_run(par, tasks, part);
 }
 
 // ---- recurrent cells

@@ -64,12 +64,14 @@
   X(f32, gemm_packed, 4x16, scalar, "gemm.h", gemm_packed, constant, hosted, 16, 150)              \
   X(f32, gemm_packed, 4x4, scalar, "gemm.h", gemm_packed, constant, mcu, 4, 150)                   \
   /* float GEMM (the Gemm op); 1x1 is the reference */                                             \
-  X(f32, gemm, 8x32, scalar, "gemm.h", gemm_blocked, any, wide, 0, 0)                              \
-  X(f32, gemm, 4x16, scalar, "gemm.h", gemm_blocked, any, hosted, 0, 0)                            \
+  X(f32, gemm, 8x32, scalar, "gemm.h", gemm_blocked, any, wide, 0, 8)                              \
+  X(f32, gemm, 4x16, scalar, "gemm.h", gemm_blocked, any, hosted, 0, 8)                            \
   X(f32, gemm, 4x4, scalar, "gemm.h", gemm_blocked, any, mcu, 0, 0)                                \
   X(f32, gemm, 1x1, scalar, "gemm.h", gemm_small, any, any, 0, 0)                                  \
   /* RNN, GRU, LSTM: each step's product by R^T, split while it is a vector product */            \
   X(f32, recurrent, ref, scalar, "recurrent.h", gemv_rows, any, any, 0, 35)                        \
+  /* float MaxPool without indices: vectorized along output rows, split by channel */              \
+  X(f32, maxpool, rows, scalar, "pool.h", any, any, any, 0, 8)                                     \
   /* int8 QLinearConv (group 1, then depthwise) with compile-time requantization */                \
   X(s8, qconv, 2x2, dsp, "qconv_variants.h", any, constant, any, 0, 0)                             \
   X(s8, qconv, 2x2, scalar, "qconv_variants.h", any, constant, any, 0, 0)                          \

@@ -99,6 +99,7 @@ struct Compiled {
 #define ONNXC_IF_OP_gemm_packed(x)
 #define ONNXC_IF_OP_gemm(x)
 #define ONNXC_IF_OP_recurrent(x)
+#define ONNXC_IF_OP_maxpool(x)
 #define ONNXC_PARALLEL_any(fn) ONNXC_CONV_PARALLEL(fn)
 #define ONNXC_PARALLEL_hosted(fn) ONNXC_CONV_PARALLEL(fn)
 #define ONNXC_PARALLEL_wide(fn) ONNXC_CONV_PARALLEL(fn)

@@ -92,6 +92,7 @@ void gemm_tile(const GemmParams& p, const float* a, const float* b, const float*
 #define ONNXC_TESTED_conv(name, panel)
 #define ONNXC_TESTED_dwconv(name, panel)
 #define ONNXC_TESTED_recurrent(name, panel)
+#define ONNXC_TESTED_maxpool(name, panel)
 #define ONNXC_TESTED_qconv(name, panel)
 #define ONNXC_TESTED_qdwconv(name, panel)
 #define ONNXC_TESTED_ROW(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
@@ -506,4 +507,56 @@ TEST_CASE("packed GEMM variants split over threads give the serial result bit fo
       "f32_gemm_packed_8x32__scalar");
   check_packed_parallel<16, f32_gemm_packed_4x16__scalar, f32_gemm_packed_4x16__scalar>(
       "f32_gemm_packed_4x16__scalar");
+}
+
+namespace {
+
+// --threads N: the plain variants split row products (under 4 rows of A, read in place) by
+// columns in 2, 3, 5 and 16 parts, on the serial loop and on a pool of 2 threads, giving the
+// whole kernel's result bit for bit; other products run whole.
+using PlainParallelFn = void (*)(const GemmParams&, const float*, const float*, const float*,
+                                 float*, const Epilogue<Relu>&, const float*, const Workspace&,
+                                 const Parallel&, index_t);
+using PlainFn = void (*)(const GemmParams&, const float*, const float*, const float*, float*,
+                         const Epilogue<Relu>&, const float*, const Workspace&);
+
+template <PlainFn Kernel, PlainParallelFn KernelParallel>
+void check_row_products_parallel(const char* name) {
+  std::mt19937 rng(9);
+  ThreadPool pool(2);
+  // {m, n, k, transA, transB}: classifiers (B transposed or not), a ragged width, and a product
+  // of 6 rows (not a row product: it runs whole).
+  const index_t sizes[][5] = {{1, 1000, 512, 0, 1}, {1, 1000, 300, 0, 0}, {2, 37, 129, 0, 1},
+                              {3, 200, 64, 0, 0},   {1, 9, 700, 0, 1},    {6, 40, 30, 0, 0}};
+  for (const auto& sz : sizes) {
+    const index_t m = sz[0], n = sz[1], k = sz[2];
+    Problem pr = make_problem(m, n, k, static_cast<int>(sz[3]), static_cast<int>(sz[4]), m % 2,
+                              static_cast<Bias>((n + k) % 3), 1.0, 1.0, rng);
+    const float* c = pr.c.empty() ? nullptr : pr.c.data();
+    const std::vector<float> residual = random_vector(pr.y.size(), rng);
+    const Epilogue<Relu> e = {Relu{0.0f, 0.0f}, 1};
+    std::vector<float> ws(static_cast<size_t>(gemm_workspace_bytes(pr.p, 1 << 20) / 4 + 1));
+    const Workspace w = {ws.data(), static_cast<index_t>(ws.size() * sizeof(float))};
+    std::vector<float> want = pr.y;
+    Kernel(pr.p, pr.a.data(), pr.b.data(), c, want.data(), e, residual.data(), w);
+    for (const index_t tasks : {2, 3, 5, 16})
+      for (const Parallel& par : {kSerial, pool.parallel()}) {
+        std::vector<float> got = pr.y;
+        KernelParallel(pr.p, pr.a.data(), pr.b.data(), c, got.data(), e, residual.data(), w, par,
+                       tasks);
+        INFO(name << " m=" << m << " n=" << n << " k=" << k << " tasks=" << tasks);
+        CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+      }
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "plain GEMM variants split row products by columns and match the serial result bit for bit",
+    "[gemm-kernels][threads]") {
+  check_row_products_parallel<f32_gemm_8x32__scalar<Relu>, f32_gemm_8x32__scalar<Relu>>(
+      "f32_gemm_8x32__scalar");
+  check_row_products_parallel<f32_gemm_4x16__scalar<Relu>, f32_gemm_4x16__scalar<Relu>>(
+      "f32_gemm_4x16__scalar");
 }

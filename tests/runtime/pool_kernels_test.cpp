@@ -8,7 +8,9 @@
 #include <random>
 #include <vector>
 
+#include "onnxc/kernels_parallel.h"
 #include "onnxc/pool.h"
+#include "onnxc/thread_pool.h"
 
 using namespace onnxc;
 
@@ -215,6 +217,34 @@ TEST_CASE("f32_maxpool_rows__scalar matches maxpool_ref", "[pool-kernels]") {
     CHECK(got[n] == 777.0f);
     got.pop_back();
     CHECK(got == want);
+  }
+}
+
+TEST_CASE("f32_maxpool_rows__scalar split by channel over threads matches the whole kernel",
+          "[pool-kernels][threads]") {
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  ThreadPool pool(2);
+  const std::vector<PoolParams> cases = {
+      pool_params(64, {112, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}),  // ResNet's stem
+      pool_params(5, {9, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}),      // fewer than parts
+      pool_params(12, {5, 6, 7}, {2, 3, 3}, {1, 2, 2}, {2, 1, 1}, {1, 1, 0}, {0, 1, 2}),
+  };
+  for (const PoolParams& p : cases) {
+    std::vector<float> x(static_cast<size_t>(p.channels * p.in[0] * p.in[1] * p.in[2]));
+    for (auto& v : x) v = dist(rng);
+    const size_t n = static_cast<size_t>(out_count(p));
+    std::vector<float> want(n);
+    f32_maxpool_rows__scalar(p, x.data(), want.data(), nullptr);
+    for (const index_t tasks : {2, 3, 16})
+      for (const Parallel& par : {kSerial, pool.parallel()}) {
+        std::vector<float> got(n + 1, 777.0f);
+        f32_maxpool_rows__scalar(p, x.data(), got.data(), nullptr, par, tasks);
+        INFO("channels " << p.channels << " tasks " << tasks);
+        CHECK(got[n] == 777.0f);
+        got.pop_back();
+        CHECK(got == want);
+      }
   }
 }
 

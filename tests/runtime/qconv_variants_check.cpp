@@ -48,6 +48,7 @@ struct Compiled {
 #define ONNXC_IF_OP_gemm_packed(x)
 #define ONNXC_IF_OP_gemm(x)
 #define ONNXC_IF_OP_recurrent(x)
+#define ONNXC_IF_OP_maxpool(x)
 // A window_kxk row's K (its tile "KxK"); 0 for rows that take any window.
 constexpr int window_of(const char* fits, const char* tile) {
   return fits[0] == 'w' ? tile[0] - '0' : 0;

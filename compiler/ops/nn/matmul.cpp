@@ -215,11 +215,16 @@ class GemmOp final : public OpHandler {
     q.constant_weights = node.inputs[1]->is_constant() && !s.half.bytes;
     q.flops =
         2.0 * static_cast<double>(s.p.m) * static_cast<double>(s.p.n) * static_cast<double>(s.p.k);
+    // Parts: the packed rows' products (constant B, at least 4 rows, packed panels), and row
+    // products (batch-1 classifiers), which the plain rows split by columns without scratch.
+    const bool packed = q.constant_weights && s.p.m >= 4 && gemm_detail::packs_panels(s.p);
+    if (!packed && !gemm_detail::runs_row_products(s.p)) q.max_parts = 1;
     return q;
   }
   // The plain variants take the workspace infer() planned (none below gemm_prefers_blocked());
   // the packed ones none: their B panels are in the weights. The packed forms split by column
-  // panels or rows (no scratch); the others have no parallel form (their rows' rate is 0).
+  // panels or rows (no scratch), the plain ones row products by columns
+  // (gemm_columns_parallel).
   int kernel_tasks(const Node& node) const override { return node.state_as<GemmState>().tasks; }
   size_t use_kernel(Node& node, const KernelVariant& v, int tasks) const override {
     auto& s = static_cast<GemmState&>(*node.state);

@@ -78,6 +78,7 @@ struct PoolState : OpState {
   PoolParams p{};
   bool fast = false;         // f32_maxpool_rows__scalar instead of the reference
   bool float_accum = false;  // ops/accum.h
+  int tasks = 1;             // --threads: the parts the fast kernel runs in (by channel)
 };
 
 class PoolOp final : public OpHandler {
@@ -128,6 +129,25 @@ class PoolOp final : public OpHandler {
     return true;
   }
 
+  // The fast MaxPool is row f32_maxpool_rows__scalar (family maxpool), which --threads splits
+  // by channel: its work is a comparison per window tap.
+  KernelQuery describe_kernel_query(const Node& node) const override {
+    const auto& s = node.state_as<PoolState>();
+    KernelQuery q;
+    if (!s.fast) return q;
+    q.families = {"maxpool"};
+    const PoolParams& p = s.p;
+    q.flops = static_cast<double>(p.channels * p.out[0] * p.out[1] * p.out[2]) *
+              static_cast<double>(p.kernel[0] * p.kernel[1] * p.kernel[2]);
+    q.max_parts = p.channels;
+    return q;
+  }
+  size_t use_kernel(Node& node, const KernelVariant& /*variant*/, int tasks) const override {
+    static_cast<PoolState&>(*node.state).tasks = tasks;
+    return 0;
+  }
+  int kernel_tasks(const Node& node) const override { return node.state_as<PoolState>().tasks; }
+
   bool evaluate(const Node& node, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
     const auto& s = node.state_as<PoolState>();
@@ -164,8 +184,10 @@ class PoolOp final : public OpHandler {
                       {"storage_order", fmt::format("{}", p.storage_order)},
                       {"p", cpp_float(p.p)}}));
     const char* type = dtype_cpp(ctx.input(0)->dtype);
+    if (s.fast && s.tasks > 1) ctx.include("onnxc/kernels_parallel.h");
     if (s.fast)
-      ctx.line("onnxc::f32_maxpool_rows__scalar(p, {}, {}, nullptr);", ctx.in(0), ctx.out(0));
+      ctx.line("onnxc::f32_maxpool_rows__scalar(p, {}, {}, nullptr{});", ctx.in(0), ctx.out(0),
+               s.tasks > 1 ? parallel_args(s.tasks) : "");
     else if (kind_ == PoolKind::kMax)
       ctx.line("onnxc::maxpool_ref<{}>(p, {}, {}, {});", type, ctx.in(0), ctx.out(0), ctx.out(1));
     else
