@@ -11,10 +11,11 @@ namespace onnxc {
 void add_lowering_flags(CLI::App& app, LoweringFlags& f, LoweringScope scope) {
   const bool model = scope == LoweringScope::kModel;
   app.add_option("--target", f.target, "CPU the code is for: " + target_names());
-  app.add_option("--threads", f.threads,
-                 "Split the heavy kernels (convolutions, GEMMs with packed weights) into N parts "
-                 "that run() hands to a thread pool (an onnxc::Parallel argument; "
-                 "onnxc/thread_pool.h has one); results are bit-identical for any pool");
+  app.add_option(
+      "--threads", f.threads,
+      "Split the heavy kernels (convolutions, GEMMs, max pooling, recurrent steps) into N parts "
+      "that run() hands to a thread pool (an onnxc::Parallel argument; "
+      "onnxc/thread_pool.h has one); results are bit-identical for any pool");
   app.add_option("--max-scratch", f.max_scratch,
                  "Cap each kernel's scratch (tiles, packed panels) at BYTES of the arena "
                  "(default: sized for the target's cache)");

@@ -9,9 +9,10 @@ struct ActivationName {
   const char* name;     // the fused_activation attribute's value
   const char* functor;  // onnxc/activation.h
   EpilogueActivation kind;
+  bool polynomial;  // run in an ISA copy by baseline x86 builds (onnxc/activation_dispatch.h)
 };
 constexpr ActivationName kActivations[] = {
-#define ONNXC_ACTIVATION_NAME(kind, name, functor) {name, #functor, kind},
+#define ONNXC_ACTIVATION_NAME(kind, name, functor, polynomial) {name, #functor, kind, polynomial},
     ONNXC_EPILOGUE_ACTIVATIONS(ONNXC_ACTIVATION_NAME)
 #undef ONNXC_ACTIVATION_NAME
 };
@@ -45,13 +46,19 @@ bool infer_epilogue(InferContext& ctx, const Shape& out_shape, EpilogueSpec& e) 
                       shape_str(out_shape));
     e.residual = 1;
   }
+  // Polynomial activations (the table's column) in AVX2/AVX-512 copies where the code is built
+  // for the ISA baseline (generic, x86-64-v2 on a hosted target): SSE2 leaves them scalar.
+  const Target& t = ctx.target();
+  const bool baseline = (t.isa == Isa::scalar || t.isa == Isa::sse2) && !t.is_microcontroller();
+  for (const auto& a : kActivations)
+    if (e.activation == a.kind) e.dispatched = a.polynomial && baseline;
   if (has_epilogue(e) && x->dtype != DataType::kFloat)
     return ctx.fail("a fused epilogue needs float tensors, the node computes {}",
                     dtype_name(x->dtype));
   return true;
 }
 
-std::string epilogue_declaration(const EpilogueSpec& e) {
+std::string epilogue_declaration(EmitContext& ctx, const EpilogueSpec& e) {
   const char* functor = "NoActivation";
   for (const auto& a : kActivations)
     if (e.activation == a.kind) functor = a.functor;
@@ -59,8 +66,15 @@ std::string epilogue_declaration(const EpilogueSpec& e) {
       e.alpha != 0.0f || e.beta != 0.0f
           ? fmt::format("/*alpha=*/{}, /*beta=*/{}", cpp_float(e.alpha), cpp_float(e.beta))
           : "";
+  if (!e.dispatched)
+    return fmt::format(
+        "static constexpr onnxc::Epilogue<onnxc::{}> e = {{/*activation=*/{{{}}}, "
+        "/*residual=*/{}}};",
+        functor, params, e.residual);
+  ctx.include("onnxc/activation_dispatch.h");
   return fmt::format(
-      "static constexpr onnxc::Epilogue<onnxc::{}> e = {{/*activation=*/{{{}}}, /*residual=*/{}}};",
+      "static constexpr onnxc::Epilogue<onnxc::Dispatched<onnxc::{}>> e = "
+      "{{/*activation=*/{{{{{}}}}}, /*residual=*/{}}};",
       functor, params, e.residual);
 }
 

@@ -33,7 +33,9 @@ bool epilogue_activation_kind(const std::string& name, EpilogueActivation* kind)
 bool infer_epilogue(InferContext& ctx, const Shape& out_shape, EpilogueSpec& e);
 
 // The generated statement declaring e for the kernel call:
-// "static constexpr onnxc::Epilogue<onnxc::Relu> e = {/*activation=*/{}, /*residual=*/1};"
-std::string epilogue_declaration(const EpilogueSpec& e);
+// "static constexpr onnxc::Epilogue<onnxc::Relu> e = {/*activation=*/{}, /*residual=*/1};", the
+// functor wrapped as onnxc::Dispatched<...> (and onnxc/activation_dispatch.h included) where
+// infer_epilogue chose e.dispatched.
+std::string epilogue_declaration(EmitContext& ctx, const EpilogueSpec& e);
 
 }  // namespace onnxc

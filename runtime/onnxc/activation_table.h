@@ -10,32 +10,38 @@
 
 namespace onnxc {
 
-// X(kind, fused_activation attribute value, functor)
-#define ONNXC_EPILOGUE_ACTIVATIONS(X)            \
-  X(kActNone, "None", NoActivation)              \
-  X(kActRelu, "Relu", Relu)                      \
-  X(kActClip, "Clip", Clip)                      \
-  X(kActLeakyRelu, "LeakyRelu", LeakyRelu)       \
-  X(kActSigmoid, "Sigmoid", Sigmoid)             \
-  X(kActHardSigmoid, "HardSigmoid", HardSigmoid) \
-  X(kActHardSwish, "HardSwish", HardSwish)       \
-  X(kActTanh, "Tanh", Tanh)                      \
-  X(kActGeluErf, "Gelu", GeluErf)                \
-  X(kActGeluTanh, "GeluTanh", GeluTanh)          \
-  X(kActSwish, "Swish", Swish)
+// X(kind, fused_activation attribute value, functor, polynomial)
+//   polynomial: 1 when the float activation is a polynomial of onnxc/vmath.h, which SSE2 leaves
+//               scalar: a baseline x86 build runs its rows in an AVX2 or AVX-512 copy
+//               (Dispatched<functor>, onnxc/activation_dispatch.h)
+#define ONNXC_EPILOGUE_ACTIVATIONS(X)               \
+  X(kActNone, "None", NoActivation, 0)              \
+  X(kActRelu, "Relu", Relu, 0)                      \
+  X(kActClip, "Clip", Clip, 0)                      \
+  X(kActLeakyRelu, "LeakyRelu", LeakyRelu, 0)       \
+  X(kActSigmoid, "Sigmoid", Sigmoid, 1)             \
+  X(kActHardSigmoid, "HardSigmoid", HardSigmoid, 0) \
+  X(kActHardSwish, "HardSwish", HardSwish, 0)       \
+  X(kActTanh, "Tanh", Tanh, 1)                      \
+  X(kActGeluErf, "Gelu", GeluErf, 1)                \
+  X(kActGeluTanh, "GeluTanh", GeluTanh, 1)          \
+  X(kActSwish, "Swish", Swish, 1)
 
 enum EpilogueActivation : int {
-#define ONNXC_ACTIVATION_KIND(kind, name, functor) kind,
+#define ONNXC_ACTIVATION_KIND(kind, name, functor, polynomial) kind,
   ONNXC_EPILOGUE_ACTIVATIONS(ONNXC_ACTIVATION_KIND)
 #undef ONNXC_ACTIVATION_KIND
 };
 
 // An epilogue as values: the activation's kind and parameters (Clip: min, max; LeakyRelu,
-// Swish: alpha; HardSigmoid: alpha, beta; others none), and whether a residual is added.
+// Swish: alpha; HardSigmoid: alpha, beta; others none), whether a residual is added, and whether
+// generated code wraps the functor as Dispatched<functor> (the compiler's choice for the target:
+// a polynomial activation in a baseline x86 build).
 struct EpilogueSpec {
   EpilogueActivation activation;
   float alpha, beta;
   int residual;
+  int dispatched = 0;
 };
 
 inline bool has_epilogue(const EpilogueSpec& s) {
@@ -47,7 +53,7 @@ inline bool has_epilogue(const EpilogueSpec& s) {
 template <class F>
 void with_epilogue(const EpilogueSpec& s, F&& f) {
   switch (s.activation) {
-#define ONNXC_ACTIVATION_CASE(kind, name, functor)              \
+#define ONNXC_ACTIVATION_CASE(kind, name, functor, polynomial)  \
   case kind:                                                    \
     f(Epilogue<functor>{functor{s.alpha, s.beta}, s.residual}); \
     return;

@@ -275,7 +275,7 @@ class ConvLikeOp : public OpHandler {
         : s.kernel->f32 ? s.kernel->name
                         : fmt::format("{}<{}>", s.kernel->name, dtype_cpp(ctx.input(0)->dtype));
     if (has_epilogue(s.epilogue) || s.tasks > 1) {  // the parallel form takes an epilogue
-      ctx.line("{}", epilogue_declaration(s.epilogue));
+      ctx.line("{}", epilogue_declaration(ctx, s.epilogue));
       ctx.line("onnxc::{}(p, {}, {}, {}, {}, {}, e, {}{});", fn, ctx.in(0), ctx.in(1), ctx.in(2),
                ctx.out(0), ctx.scratch(), ctx.in(kResidualInput),
                s.tasks > 1 ? parallel_args(s.tasks) : "");

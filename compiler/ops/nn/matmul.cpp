@@ -282,7 +282,7 @@ class GemmOp final : public OpHandler {
     if (s.variant && ws.empty() && !find_packed_gemm(s.variant))
       ws = ", onnxc::Workspace{nullptr, 0}";
     if (has_epilogue(s.epilogue) || s.tasks > 1) {  // the parallel form takes an epilogue
-      ctx.line("{}", epilogue_declaration(s.epilogue));
+      ctx.line("{}", epilogue_declaration(ctx, s.epilogue));
       ctx.line("{}(p, {}, {}, {}, {}, e, {}{}{});", kernel, n.in(0), n.in(1),
                typed_input(ctx, 2, n.in(2)), n.out(0), residual_arg(ctx), ws,
                s.tasks > 1 ? parallel_args(s.tasks) : "");
@@ -393,7 +393,7 @@ class MatMulOp final : public OpHandler {
     ctx.line("static constexpr onnxc::MatMulParams p = {};", matmul_params_literal(s.p));
     const HalfNames n = emit_widen(ctx, s.half);
     if (has_epilogue(s.epilogue) || ctx.input(2)) {
-      ctx.line("{}", epilogue_declaration(s.epilogue));
+      ctx.line("{}", epilogue_declaration(ctx, s.epilogue));
       ctx.line("onnxc::matmul<{}>(p, {}, {}, {}, {}, e, {}{});", gemm_tile_type(*s.tile), n.in(0),
                n.in(1), typed_input(ctx, 2, ctx.in(2)), n.out(0), residual_arg(ctx),
                workspace_arg(ctx, s.ws));

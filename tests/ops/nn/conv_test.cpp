@@ -335,6 +335,28 @@ TEST_CASE("Conv with a fused epilogue passes it to the kernel, and checks it", "
               "/*alpha=*/0.5f, /*beta=*/0.0f}, /*residual=*/1};"));
   CHECK(emits(h, "onnxc::f32_conv_6x16__scalar(p, x0, x1, nullptr, y0, nullptr, e, x3);"));
 
+  // A polynomial activation runs in AVX2/AVX-512 copies where the code is built for the ISA
+  // baseline (onnxc/activation_dispatch.h): wrapped at generic, plain where the ISA is known.
+  for (const char* target : {"generic", "x86-64-v4", "cortex-m4"}) {
+    InferHarness swish("Conv", 13);
+    swish.target(*find_target(target));
+    swish.input(F, {1, 8, 6, 6});
+    swish.input(F, {8, 8, 3, 3});
+    swish.attr_string("fused_activation", "Swish");
+    swish.attr_float("fused_alpha", 1.0f);
+    REQUIRE(swish.infer());
+    INFO(target);
+    const std::string act = "{/*alpha=*/1.0f, /*beta=*/0.0f}";
+    if (std::string(target) == "generic")
+      CHECK(emits(swish,
+                  "static constexpr onnxc::Epilogue<onnxc::Dispatched<onnxc::Swish>> e = "
+                  "{/*activation=*/{" +
+                      act + "}, /*residual=*/0};"));
+    else
+      CHECK(emits(swish, "static constexpr onnxc::Epilogue<onnxc::Swish> e = {/*activation=*/" +
+                             act + ", /*residual=*/0};"));
+  }
+
   InferHarness bad("Conv", 13);
   bad.input(F, {1, 8, 6, 6});
   bad.input(F, {8, 8, 3, 3});
