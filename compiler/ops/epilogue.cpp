@@ -50,8 +50,7 @@ bool infer_epilogue(InferContext& ctx, const Shape& out_shape, EpilogueSpec& e) 
   // for the ISA baseline (generic, x86-64-v2 on a hosted target): SSE2 leaves them scalar.
   const Target& t = ctx.target();
   const bool baseline = (t.isa == Isa::scalar || t.isa == Isa::sse2) && !t.is_microcontroller();
-  for (const auto& a : kActivations)
-    if (e.activation == a.kind) e.dispatched = a.polynomial && baseline;
+  e.dispatched = kActivations[e.activation].polynomial && baseline;  // rows in the enum's order
   if (has_epilogue(e) && x->dtype != DataType::kFloat)
     return ctx.fail("a fused epilogue needs float tensors, the node computes {}",
                     dtype_name(x->dtype));
@@ -66,16 +65,14 @@ std::string epilogue_declaration(EmitContext& ctx, const EpilogueSpec& e) {
       e.alpha != 0.0f || e.beta != 0.0f
           ? fmt::format("/*alpha=*/{}, /*beta=*/{}", cpp_float(e.alpha), cpp_float(e.beta))
           : "";
-  if (!e.dispatched)
-    return fmt::format(
-        "static constexpr onnxc::Epilogue<onnxc::{}> e = {{/*activation=*/{{{}}}, "
-        "/*residual=*/{}}};",
-        functor, params, e.residual);
-  ctx.include("onnxc/activation_dispatch.h");
+  std::string type = fmt::format("onnxc::{}", functor), init = fmt::format("{{{}}}", params);
+  if (e.dispatched) {  // the functor wrapped for onnxc/activation_dispatch.h
+    ctx.include("onnxc/activation_dispatch.h");
+    type = "onnxc::Dispatched<" + type + ">", init = "{" + init + "}";
+  }
   return fmt::format(
-      "static constexpr onnxc::Epilogue<onnxc::Dispatched<onnxc::{}>> e = "
-      "{{/*activation=*/{{{{{}}}}}, /*residual=*/{}}};",
-      functor, params, e.residual);
+      "static constexpr onnxc::Epilogue<{}> e = {{/*activation=*/{}, /*residual=*/{}}};", type,
+      init, e.residual);
 }
 
 }  // namespace onnxc

@@ -27,8 +27,8 @@ struct Dispatched : Act {};
 
 namespace activation_dispatch_detail {
 
-template <class Act>
-ONNXC_ALWAYS_INLINE void activate_row(const Act& act, float* y, index_t n) {
+template <class Act, typename T>
+ONNXC_ALWAYS_INLINE void activate_row(const Act& act, T* y, index_t n) {
   for (index_t i = 0; i < n; ++i) y[i] = act(y[i]);
 }
 
@@ -47,23 +47,20 @@ __attribute__((target("avx2,fma"), noinline)) void activate_row_avx2_fma(const A
 
 }  // namespace activation_dispatch_detail
 
-// apply_epilogue (onnxc/gemm.h) for a dispatched activation: the residual, then the activation
-// in the copy the CPU runs.
+// apply_epilogue (onnxc/gemm.h) for a dispatched activation: the residual as there, then the
+// activation in the copy the CPU runs.
 template <class Act, typename T>
 inline void apply_epilogue(const Epilogue<Dispatched<Act>>& e, T* y, const T* residual, index_t n) {
-  if (e.residual && residual)
-    for (index_t i = 0; i < n; ++i) y[i] += residual[i];
+  apply_epilogue(Epilogue<>{{}, e.residual}, y, residual, n);
   const Act& act = e.activation;
-  if constexpr (std::is_same_v<T, float>) {
 #if defined(ONNXC_X86_ISA_DISPATCH)
+  if constexpr (std::is_same_v<T, float>) {
     if (ONNXC_CPU_HAS_AVX512F()) return activation_dispatch_detail::activate_row_avx512f(act, y, n);
     if (ONNXC_CPU_HAS_AVX2_FMA())
       return activation_dispatch_detail::activate_row_avx2_fma(act, y, n);
-#endif
-    activation_dispatch_detail::activate_row(act, y, n);
-  } else {
-    for (index_t i = 0; i < n; ++i) y[i] = act(y[i]);
   }
+#endif
+  activation_dispatch_detail::activate_row(act, y, n);
 }
 
 }  // namespace onnxc
