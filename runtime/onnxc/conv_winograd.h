@@ -291,9 +291,11 @@ constexpr WinogradGrid winograd_grid(const ConvParams& p, index_t tasks) {
   const index_t blocks = winograd_blocks(p),
                 panels = wino_detail::cout_padded(p) / wino_detail::kNr;
   WinogradGrid best = {1, 1};
+  index_t best_cost = winograd_part_cost(p, best);
   for (index_t gb = 1; gb <= tasks && gb <= blocks; ++gb) {
     const WinogradGrid g = {gb, tasks / gb < panels ? tasks / gb : panels};
-    if (winograd_part_cost(p, g) < winograd_part_cost(p, best)) best = g;
+    const index_t cost = winograd_part_cost(p, g);
+    if (cost < best_cost) best = g, best_cost = cost;
   }
   return best;
 }

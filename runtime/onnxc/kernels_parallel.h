@@ -74,13 +74,8 @@ inline GroupPart group_part(const ConvParams& p, ConvGrid g, index_t task) {
   const index_t positions = volume(p.out), m = p.c_out / p.group;
   if (task >= g.position_groups * g.row_groups) return {0, 0, 0, 0};
   GroupPart part = {};
-  split_range((positions + NR - 1) / NR, task % g.position_groups, g.position_groups, &part.pos0,
-              &part.pos1);
-  split_range((m + MR - 1) / MR, task / g.position_groups, g.row_groups, &part.row0, &part.row1);
-  part.pos0 *= NR;
-  part.pos1 = part.pos1 * NR < positions ? part.pos1 * NR : positions;
-  part.row0 *= MR;
-  part.row1 = part.row1 * MR < m ? part.row1 * MR : m;
+  split_units(positions, NR, task % g.position_groups, g.position_groups, &part.pos0, &part.pos1);
+  split_units(m, MR, task / g.position_groups, g.row_groups, &part.row0, &part.row1);
   return part;
 }
 
@@ -216,8 +211,8 @@ inline void gemm_packed_parallel(PackedEpilogueKernel<Act> kernel, const GemmPar
     GemmParams q = p;
     index_t lo, hi;
     if (panels >= tasks) {
-      split_range(panels, i, tasks, &lo, &hi);
-      const index_t j0 = lo * NR, j1 = hi * NR < p.n ? hi * NR : p.n;
+      index_t j0, j1;
+      split_units(p.n, NR, i, tasks, &j0, &j1);
       if (j0 >= j1) return;
       q.n = j1 - j0;
       kernel(q, a, packed_b + j0 * p.k, c ? c + j0 * p.c_col_stride : c, y + j0, e,
@@ -244,12 +239,9 @@ inline void gemm_columns_parallel(const GemmParams& p, const float* a, const flo
                                   index_t tasks) {
   if (tasks < 2 || !runs_row_products(p))
     return f32_gemm_blocked<MR, NR>(p, a, b, c, y, e, residual, ws);
-  constexpr index_t kColumns = 16;
   auto part = [&](index_t i) {
     index_t j0, j1;
-    split_range((p.n + kColumns - 1) / kColumns, i, tasks, &j0, &j1);
-    j0 *= kColumns;
-    j1 = j1 * kColumns < p.n ? j1 * kColumns : p.n;
+    split_units(p.n, 16, i, tasks, &j0, &j1);
     if (j0 >= j1) return;
     GemmParams q = p;
     q.n = j1 - j0;
@@ -316,8 +308,9 @@ inline void f32_maxpool_rows__scalar(const PoolParams& p, const float* x, float*
 
 namespace recurrent_detail {
 
-// Each step's product by R^T in `tasks` parts by columns (gates), when it is the vector product
-// the serial code runs (float, fewer than 4 rows: f32_gemm_blocked streams each row of R once);
+// Each step's product by R^T in `tasks` parts by columns (gates, gemm_columns_parallel), when it
+// is the vector product the serial code runs (float, fewer than 4 rows: f32_gemm_blocked streams
+// each row of R once);
 // each part streams only its rows of R, which then fit the core's cache. Every column is the same
 // dot product as in the whole product, so the states are bit for bit the serial ones. Other
 // products (double, 4 rows or more) stay whole.
@@ -330,20 +323,9 @@ struct SplitProduct {
   void operator()(const GemmParams& p, const T* a, const T* b, const T* c, T* y,
                   const Workspace& ws) const {
     if constexpr (std::is_same_v<T, float>) {
-      if (tasks > 1 && gemm_prefers_blocked(p.m, p.n, p.k) && !gemm_detail::packs_panels(p)) {
-        auto part = [&](index_t i) {
-          index_t j0, j1;
-          split_range(p.n, i, tasks, &j0, &j1);
-          if (j0 == j1) return;
-          GemmParams q = p;
-          q.n = j1 - j0;
-          gemm_detail::f32_gemm_blocked<Tile::kRows, Tile::kCols>(
-              q, a, b + j0 * (p.trans_b ? p.ldb : 1), c ? c + j0 * p.c_col_stride : c, y + j0,
-              Epilogue<>{}, static_cast<const float*>(nullptr), Workspace{nullptr, 0});
-        };
-        parallel_run(par, tasks, part);
-        return;
-      }
+      if (tasks > 1 && gemm_prefers_blocked(p.m, p.n, p.k) && gemm_detail::runs_row_products(p))
+        return gemm_detail::gemm_columns_parallel<Tile::kRows, Tile::kCols>(
+            p, a, b, c, y, Epilogue<>{}, static_cast<const float*>(nullptr), ws, par, tasks);
     }
     gemm<Tile>(p, a, b, c, y, ws);
   }

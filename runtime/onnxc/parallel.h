@@ -55,6 +55,15 @@ inline void split_range(std::ptrdiff_t units, std::ptrdiff_t task, std::ptrdiff_
   *hi = units * (task + 1) / tasks;
 }
 
+// The part [lo, hi) of `n` items that task `task` of `tasks` takes in whole units of `unit`
+// items (register tiles, vectors, packed panels; only the last unit may be short).
+inline void split_units(std::ptrdiff_t n, std::ptrdiff_t unit, std::ptrdiff_t task,
+                        std::ptrdiff_t tasks, std::ptrdiff_t* lo, std::ptrdiff_t* hi) {
+  split_range((n + unit - 1) / unit, task, tasks, lo, hi);
+  *hi = *hi * unit < n ? *hi * unit : n;
+  *lo = *lo * unit < *hi ? *lo * unit : *hi;
+}
+
 // Bytes of one task's scratch slice: `bytes` rounded up to 64 (slices stay cache-line aligned).
 constexpr std::ptrdiff_t task_scratch_bytes(std::ptrdiff_t bytes) {
   return (bytes + 63) / 64 * 64;

@@ -374,10 +374,11 @@ class ConvOp final : public ConvLikeOp {
     s.p.tile = s.winograd_bands;
     if (s.tasks > 1) {
       ConvParams q = s.p;
-      for (q.tile = s.winograd_bands - 1; q.tile >= 1; --q.tile)
-        if (winograd_part_cost(q, winograd_grid(q, s.tasks)) <
-            winograd_part_cost(s.p, winograd_grid(s.p, s.tasks)))
-          s.p.tile = q.tile;
+      index_t best_cost = winograd_part_cost(s.p, winograd_grid(s.p, s.tasks));
+      for (q.tile = s.winograd_bands - 1; q.tile >= 1; --q.tile) {
+        const index_t cost = winograd_part_cost(q, winograd_grid(q, s.tasks));
+        if (cost < best_cost) s.p.tile = q.tile, best_cost = cost;
+      }
       const WinogradGrid g = winograd_grid(s.p, s.tasks);
       s.tasks = static_cast<int>(g.block_groups * g.panel_groups);
     }
