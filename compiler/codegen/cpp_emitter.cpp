@@ -385,18 +385,19 @@ class Emitter {
 
   // The dry run of emit() over `g` (and the bodies its control-flow nodes emit): notes the
   // constants it references and the locals it declares.
-  void dry_run(const Graph& g, std::set<std::string>& declared) {
+  void dry_run(const Graph& g, std::set<std::string>& declared, const Node* only = nullptr) {
     auto note = [this](const Value* v) {
       if (v && v->is_constant()) dry_run_constants_.push_back(v);
       return std::string(v ? "VALUE" : "nullptr");
     };
     for (const auto& n : g.nodes) {
-      if (n->elided) continue;  // prints no code (see emit_graph_nodes)
+      if (n->elided || (only && n.get() != only)) continue;  // elided: prints no code
       std::string text;
       std::set<std::string> includes;
-      EmitContext ctx(
-          *n, note, "SCRATCH", &text, &includes,
-          [this, &declared](const Graph& sub, std::string*) { dry_run(sub, declared); });
+      EmitContext ctx(*n, note, "SCRATCH", &text, &includes,
+                      [this, &declared](const Graph& sub, const Node* only, std::string*) {
+                        dry_run(sub, declared, only);
+                      });
       n->handler->emit(ctx);
       collect_declared_names(text, declared);
     }
@@ -509,9 +510,10 @@ class Emitter {
 
   // The statements of `g`'s nodes (the main graph, or a control-flow subgraph emitted by its
   // node's handler through EmitContext::emit_subgraph).
-  void emit_graph_nodes(const Graph& g, std::string& body) {
+  void emit_graph_nodes(const Graph& g, std::string& body, const Node* only = nullptr) {
     for (size_t index = 0; index < g.nodes.size(); ++index) {
       const auto& n = g.nodes[index];
+      if (only && n.get() != only) continue;
       std::vector<std::string> in_names, out_names;
       for (const Value* v : n->inputs) in_names.push_back(v ? escape_model_text(v->name) : "-");
       for (const Value* v : n->outputs) {
@@ -533,9 +535,9 @@ class Emitter {
       std::string block;
       EmitContext ctx(
           *n, [this](const Value* v) { return ref(v); }, scratch, &block, &includes_,
-          [this](const Graph& sub, std::string* text) {
+          [this](const Graph& sub, const Node* only, std::string* text) {
             ++nesting_;
-            emit_graph_nodes(sub, *text);
+            emit_graph_nodes(sub, *text, only);
             --nesting_;
           });
       n->handler->emit(ctx);

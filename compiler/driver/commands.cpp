@@ -56,6 +56,7 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   flags += " --target " + std::string(find_target(l.target)->name);  // "native" resolved
   if (l.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", l.max_bytes);
   if (l.max_scratch) flags += " --max-scratch " + std::to_string(l.max_scratch);
+  if (l.max_arena) flags += " --max-arena " + std::to_string(l.max_arena);
   if (l.threads != 1) flags += " --threads " + std::to_string(l.threads);
   if (args.check_bounds) flags += " --check-bounds";
   if (l.keep_sparse) flags += " --keep-sparse";

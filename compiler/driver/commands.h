@@ -28,6 +28,7 @@ struct LoweringFlags {
   int threads = 1;                 // --threads: parts the heavy kernels split into
   size_t max_scratch = 0;          // --max-scratch: caps each kernel's tiles (0: target's budget)
   int64_t max_bytes = kMaxTensorBytes;          // --max-bytes
+  size_t max_arena = 0;                         // --max-arena (0: no budget)
   std::vector<std::string> dims, shapes;        // --dim NAME=N, --shape INPUT=DIMS
   bool override_shape = false;                  // --shape may change static dims
   std::vector<std::string> max_string_lengths;  // --max-string-length INPUT=N

@@ -210,9 +210,9 @@ std::string module_summary(const Module& m, const onnx::ModelProto& proto,
 }
 
 // The memory report, saying which dims it assumed (a JSON report gets an "assumed_dims" key).
-std::string memory_with_assumption(const Module& m, bool json,
-                                   const std::vector<UnpinnedDim>& dims) {
-  std::string report = memory_report(m, json);
+std::string memory_with_assumption(const Module& m, bool json, const std::vector<UnpinnedDim>& dims,
+                                   const Module* unbanded) {
+  std::string report = memory_report(m, json, unbanded);
   if (dims.empty()) return report;
   std::vector<std::string> names;
   for (const auto& d : dims) names.push_back(d.name.empty() ? "(unnamed)" : d.name);
@@ -267,7 +267,16 @@ int run_inspect(const InspectArgs& args) {
       std::fprintf(stderr, "onnxc: cannot write '%s'\n", escape_model_text(args.svg).c_str());
       return kExitUsage;
     }
-    std::fputs(memory_with_assumption(*module, args.json, dims).c_str(), stdout);
+    // With a RAM budget, the same model planned without row bands, for the report's comparison.
+    std::unique_ptr<Module> unbanded;
+    if (flags.max_arena) {
+      LoweringFlags plain = flags;
+      plain.max_arena = 0;
+      unbanded =
+          lower_with_flags(args.model, plain, {false, dims.empty() ? int64_t{-1} : 1, false}, &rc);
+      if (!unbanded) return rc;
+    }
+    std::fputs(memory_with_assumption(*module, args.json, dims, unbanded.get()).c_str(), stdout);
     return kExitOk;
   }
   std::string out =

@@ -23,6 +23,9 @@ void add_lowering_flags(CLI::App& app, LoweringFlags& f, LoweringScope scope) {
                  "Largest tensor, arena or weights size in bytes (default 2^40 = 1 TiB); more is "
                  "refused")
       ->check(CLI::PositiveNumber);
+  app.add_option("--max-arena", f.max_arena,
+                 "RAM budget in BYTES for the arena: the patch-rows pass runs the first stages "
+                 "of a CNN in bands of rows to fit it, and a plan over it is refused");
   app.add_flag("--keep-sparse", f.keep_sparse,
                "Keep sparse initializers and constants in COO form (values and indices) where "
                "that takes at most half their dense bytes, expanding them in the arena at run "
@@ -58,6 +61,7 @@ std::unique_ptr<Module> lower_with_flags(const std::string& model, const Lowerin
   ImportOptions options;
   options.override_shape = flags.override_shape;
   options.max_bytes = flags.max_bytes;
+  options.max_arena = flags.max_arena;
   options.check_bounds = extras.check_bounds;
   options.keep_sparse = flags.keep_sparse;
   options.default_dim = extras.default_dim;

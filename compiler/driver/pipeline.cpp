@@ -33,6 +33,7 @@ std::unique_ptr<Module> lower_model(const std::string& path, const ImportOptions
   if (!diag.ok()) return nullptr;
   module->target = options.target;
   module->max_bytes = options.max_bytes;
+  module->max_arena = options.max_arena;
   module->check_bounds = options.check_bounds;
   module->source_path = fs::path(path).filename().string();
   module->model_name = default_model_name(path);

@@ -286,6 +286,7 @@ class TestRunner {
     options.check_bounds = args_.check_bounds;
     options.keep_sparse = args_.lowering.keep_sparse;
     options.max_bytes = args_.lowering.max_bytes;
+    options.max_arena = args_.lowering.max_arena;
     options.max_trip_counts = trip_counts_;
     options.default_dim = tc.light ? 1 : -1;
     if (!tc.datasets.empty()) {  // shapes from the first data set; containers' layouts too

@@ -48,6 +48,7 @@ struct ImportOptions {
   int64_t default_dim = -1;
   const Target* target = &default_target();  // --target: set on the Module for the passes
   int64_t max_bytes = kMaxTensorBytes;       // --max-bytes: set on the Module
+  size_t max_arena = 0;                      // --max-arena: set on the Module
   bool check_bounds = false;                 // --check-bounds: set on the Module
   // --keep-sparse: sparse tensors whose COO form is much smaller stay COO, expanded at run time.
   bool keep_sparse = false;

@@ -412,6 +412,9 @@ class Validator {
                        "domain '{}' has no opset_import (every node's domain must be imported)",
                        display_domain(n.domain()));
     if (n.output_size() == 0) diag_.node_error(label, op, "node has no outputs");
+    if (n.domain() == kOnnxcDomain)
+      diag_.node_error(label, op, "domain '{}' is onnxc's own, for nodes its passes make",
+                       kOnnxcDomain);
     for (const auto& in : n.input()) {
       if (in.empty() || scope.contains(in)) continue;  // "" is an absent optional input
       if (produced.count(in))

@@ -135,6 +135,12 @@ struct Value {
 //                           (ops/ml/ml_map.cpp)
 inline constexpr const char* kMaxTripCountAttribute = "onnxc.max_trip_count";
 inline constexpr const char* kMapEntriesAttribute = "onnxc.map_entries";
+//   kMeanOfSumsAttribute    a QLinearGlobalAveragePool that reads the sums a row pipeline added up
+//                           (ops/quant/qpool.cpp): the count of elements each sum covers (int)
+inline constexpr const char* kMeanOfSumsAttribute = "onnxc.mean_of_sums";
+// The domain of the nodes onnxc makes itself and no model can name: RowPipeline (the patch-rows
+// pass, ops/control/row_pipeline.cpp).
+inline constexpr const char* kOnnxcDomain = "onnxc";
 // The domain of SparseToDense, the node the importer makes for a sparse tensor that --keep-sparse
 // keeps in COO form (ops/tensor/constant.cpp).
 inline constexpr const char* kSparseDomain = "onnxc.sparse";
@@ -218,6 +224,10 @@ struct Graph {
   std::vector<std::unique_ptr<Node>> nodes;    // in topological order
   std::vector<Value*> inputs;
   std::vector<Value*> outputs;
+  // A row pipeline's body (ops/control/row_pipeline.cpp): its inputs persist across iterations,
+  // but each node's outputs are read only until the next node runs (its handler copies them out
+  // right after the node), so the outputs and scratch of different nodes may share bytes.
+  bool node_outputs_transient = false;
   // Main graph: each output's type and shape as the model declares them (parallel to `outputs`),
   // the contract a caller sizes buffers from; infer-shapes checks inference agrees with it.
   struct DeclaredType {
@@ -278,6 +288,16 @@ struct Module {
   // so every size the generated header states is proved to fit it.
   int64_t max_bytes = kMaxTensorBytes;
   bool check_bounds = false;  // --check-bounds: guard zones and checksums in the generated code
+  // --max-arena: the RAM budget the patch-rows pass plans for (0: none) and what it did.
+  size_t max_arena = 0;
+  struct RowBands {
+    bool applied = false;
+    size_t bound_before = 0, bound_after = 0;  // predicted layer-by-layer bounds (no scratch)
+    std::string stages;                        // the nodes run in bands
+    int64_t band_rows = 0, iterations = 0;
+    int64_t extra_macs = 0, chain_macs = 0;  // rows computed past the edges; the stages' MACs
+  };
+  RowBands rows;
   MemorySummary memory;
 
   // What the model says about itself, for the generated header (codegen/model_info.cpp) and

@@ -120,8 +120,9 @@ class EmitContext {
  public:
   // `ref` names a value's typed pointer, declaring it the first time it is asked for.
   using ValueRef = std::function<std::string(const Value*)>;
-  // Emits the statements of a control-flow node's subgraph (its nodes, in order) into `body`.
-  using SubgraphEmitter = std::function<void(const Graph&, std::string* body)>;
+  // Emits the statements of a control-flow node's subgraph into `body`: its nodes in order, or
+  // only `only` (one of its nodes) when that is not null.
+  using SubgraphEmitter = std::function<void(const Graph&, const Node* only, std::string* body)>;
   EmitContext(const Node& node, ValueRef ref, std::string scratch, std::string* body,
               std::set<std::string>* includes, SubgraphEmitter subgraph = nullptr)
       : node_(node),
@@ -131,7 +132,10 @@ class EmitContext {
         includes_(includes),
         subgraph_(std::move(subgraph)) {}
   // Control flow: the statements of subgraph `g` of this node, inline at this point.
-  void emit_subgraph(const Graph& g) { subgraph_(g, body_); }
+  void emit_subgraph(const Graph& g) { subgraph_(g, nullptr, body_); }
+  // Control flow: the statements of one node of subgraph `g`, for a handler that interleaves
+  // its own statements between the body's nodes (a row pipeline).
+  void emit_subgraph_node(const Graph& g, const Node& node) { subgraph_(g, &node, body_); }
   // `T*` (or `const T*`) expression for any value: a subgraph's inputs and outputs, outer values.
   std::string ref(const Value* v) const { return ref_(v); }
 

@@ -43,6 +43,7 @@
   X(training)                \
   X(gradient)                \
   X(control_flow)            \
+  X(row_pipeline)            \
   X(tfidf)                   \
   X(ml_tree)                 \
   X(ml_preprocess)           \

@@ -126,10 +126,41 @@ const Value* storage_root(const Value* v) {
   return v;
 }
 
+namespace {
+
+// A body whose nodes' outputs are transient (Graph::node_outputs_transient, a row pipeline): its
+// inputs end to end, then one area that each node's outputs and scratch reuse in turn. Returns the
+// bytes it takes.
+size_t layout_transient_body(const Graph& sub, size_t base, bool assign) {
+  size_t at = 0;
+  for (Value* v : sub.inputs) {
+    if (assign) v->storage = Storage{Storage::Kind::kArena, nullptr, base + at};
+    at += align_up(std::max<size_t>(v->bytes(), 1));
+  }
+  size_t area = 0;
+  for (const auto& m : sub.nodes) {
+    size_t used = 0;
+    for (Value* v : m->outputs) {
+      if (!v) continue;
+      if (assign) v->storage = Storage{Storage::Kind::kArena, nullptr, base + at + used};
+      used += align_up(std::max<size_t>(v->bytes(), 1));
+    }
+    if (m->scratch_bytes) {
+      if (assign) m->scratch_offset = base + at + used;
+      used += align_up(m->scratch_bytes);
+    }
+    area = std::max(area, used);
+  }
+  return at + area;
+}
+
+}  // namespace
+
 size_t layout_subgraphs(const Node& node, size_t base, bool assign) {
   // Each subgraph's buffers end to end (no reuse inside a body): its values, its nodes' scratch,
   // then the region of each of its control-flow nodes, laid out the same way. If (at any depth):
   // the branches start at the same offset, since only one runs; the region is the larger branch.
+  // A row pipeline's body reuses bytes between its nodes (layout_transient_body).
   const bool exclusive = node.op_type == "If" && node.domain.empty();
   size_t region = 0, at = 0;
   for (const Graph* sub : subgraphs_of(node)) {
@@ -140,6 +171,10 @@ size_t layout_subgraphs(const Node& node, size_t base, bool assign) {
       region = std::max(region, at);
       return base + offset;
     };
+    if (sub->node_outputs_transient) {
+      place(layout_transient_body(*sub, base + at, assign));
+      continue;
+    }
     for (const auto& v : sub->values) {
       if (v->is_constant()) continue;
       size_t offset = place(v->bytes());
@@ -418,6 +453,17 @@ class RegionChecker {
   const std::vector<Block>& values() const { return values_; }
 
  private:
+  // A transient body (Graph::node_outputs_transient): its inputs live over all its nodes, a
+  // node's outputs and scratch only while that node runs; elsewhere every value lives throughout.
+  Span local_span(const Graph& sub, const Value* v) const {
+    const int end = static_cast<int>(sub.nodes.size());
+    if (!sub.node_outputs_transient) return Span{at_, at_};
+    if (!v->producer) return Span{-1, end};
+    for (int k = 0; k < end; ++k)
+      if (sub.nodes[static_cast<size_t>(k)].get() == v->producer) return Span{k, k};
+    return Span{-1, end};
+  }
+
   Block subgraph(const Graph& sub) {
     std::vector<Block> items;
     for (const auto& v : sub.values) {
@@ -426,10 +472,19 @@ class RegionChecker {
         errors_.push_back(fmt::format("subgraph value '{}' has no arena buffer", v->name));
         continue;
       }
-      items.push_back({v->name, v.get(), v->storage.offset,
-                       v->storage.offset + std::max<size_t>(v->bytes(), 1), Span{at_, at_}});
-      values_.push_back(items.back());
+      Block b{v->name, v.get(), v->storage.offset,
+              v->storage.offset + std::max<size_t>(v->bytes(), 1), Span{at_, at_}};
+      values_.push_back(b);
+      b.span = local_span(sub, v.get());
+      items.push_back(std::move(b));
     }
+    if (sub.node_outputs_transient)
+      for (int k = 0; k < static_cast<int>(sub.nodes.size()); ++k) {
+        const Node& m = *sub.nodes[static_cast<size_t>(k)];
+        if (m.scratch_bytes)
+          items.push_back({"scratch:" + m.name, nullptr, m.scratch_offset,
+                           m.scratch_offset + m.scratch_bytes, Span{k, k}});
+      }
     for (const auto& m : sub.nodes) {
       Block hull = region(*m);
       if (hull.end > hull.begin) items.push_back(std::move(hull));

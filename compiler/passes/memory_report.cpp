@@ -69,7 +69,38 @@ std::vector<TensorRow> tensor_rows(const Module& m) {
   return rows;
 }
 
-std::string memory_report(const Module& m, bool json) {
+namespace {
+
+// With --max-arena: what the row bands (patch-rows) did to the plan.
+struct BandFigures {
+  bool shown = false;
+  std::string stages;
+  int64_t band_rows = 0, iterations = 0, extra_macs = 0, chain_macs = 0;
+  size_t arena_without = 0, bound_without = 0;
+  double extra_percent() const {
+    return chain_macs ? 100.0 * static_cast<double>(extra_macs) / static_cast<double>(chain_macs)
+                      : 0.0;
+  }
+};
+
+BandFigures band_figures(const Module& m, const Module* unbanded) {
+  BandFigures f;
+  if (!m.max_arena || !unbanded) return f;
+  f.shown = true;
+  f.stages = m.rows.applied ? m.rows.stages : "";
+  f.band_rows = m.rows.band_rows;
+  f.iterations = m.rows.iterations;
+  f.extra_macs = m.rows.extra_macs;
+  f.chain_macs = m.rows.chain_macs;
+  f.arena_without = unbanded->memory.arena_bytes;
+  f.bound_without = unbanded->memory.live_bytes_lower_bound;
+  return f;
+}
+
+}  // namespace
+
+std::string memory_report(const Module& m, bool json, const Module* unbanded) {
+  const BandFigures bands = band_figures(m, unbanded);
   using K = Storage::Kind;
   const Graph& g = *m.graph;
   const std::vector<TensorRow> rows = tensor_rows(m);
@@ -95,6 +126,14 @@ std::string memory_report(const Module& m, bool json) {
         "  \"scratch\": [",
         json_string(m.source_path), arena, bound, above, weights, stack,
         json_string(m.memory.planner), views, in_place, slices);
+    if (bands.shown)
+      s.insert(s.find("  \"scratch\": ["),
+               fmt::format(
+                   "  \"row_bands\": {{\"max_arena\": {}, \"stages\": {}, \"band_rows\": {}, "
+                   "\"iterations\": {}, \"arena_without\": {}, \"bound_without\": {}, "
+                   "\"extra_macs\": {}, \"stage_macs\": {}}},\n",
+                   m.max_arena, json_string(bands.stages), bands.band_rows, bands.iterations,
+                   bands.arena_without, bands.bound_without, bands.extra_macs, bands.chain_macs));
     bool first = true;
     for (const auto& n : g.nodes) {
       if (!n->scratch_bytes) continue;
@@ -124,6 +163,19 @@ std::string memory_report(const Module& m, bool json) {
       "weight_bytes {}\nmax_stack_bytes {}\nplanner {}\nviews {}\nin_place {}\nconcat_slices {}\n",
       m.source_path, arena, bound, above, weights, stack, m.memory.planner, views, in_place,
       slices);
+  if (bands.shown) {
+    s += fmt::format("row_bands --max-arena {}: {}\n", m.max_arena,
+                     bands.stages.empty()
+                         ? "none (no chain of row-local stages fits)"
+                         : fmt::format("{} in bands of {} rows, {} iterations", bands.stages,
+                                       bands.band_rows, bands.iterations));
+    s += fmt::format("  without bands: arena_bytes {}, live_bytes_lower_bound {}\n",
+                     bands.arena_without, bands.bound_without);
+    s += fmt::format(
+        "  extra MACs (band rows past the tensors' edges): {} of the stages' {} "
+        "({:.2f}%)\n",
+        bands.extra_macs, bands.chain_macs, bands.extra_percent());
+  }
   s += "scratch:\n";
   for (const auto& n : g.nodes)
     if (n->scratch_bytes)

@@ -27,7 +27,9 @@ struct TensorRow {
 // Every tensor a node writes (constants aside), in node order, then those of subgraphs.
 std::vector<TensorRow> tensor_rows(const Module& module);
 
-std::string memory_report(const Module& module, bool json);
+// `onnxc inspect --memory`. With --max-arena, `unbanded` is the same model planned without
+// patch-rows: the report then gives both layer-by-layer bounds and the extra MACs of the bands.
+std::string memory_report(const Module& module, bool json, const Module* unbanded = nullptr);
 
 // `onnxc inspect --memory --svg`: the arena as a picture (passes/memory_picture.cpp). Each
 // tensor with a buffer of its own is a box over (steps, offsets), its name, size and steps in a

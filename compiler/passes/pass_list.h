@@ -46,6 +46,9 @@
     "removes folded nodes and nodes no graph output depends on")                               \
   X("select-kernels", select_kernels, kOptional, kShapesInferred,                              \
     "picks each node's kernel variant (onnxc/variants.h) for the target's ISA")                \
+  X("patch-rows", patch_rows, kOptional, kShapesInferred,                                      \
+    "under --max-arena, runs a CNN's first stages in bands of rows (RowPipeline), keeping "     \
+    "each stage's input rows in a window instead of whole tensors")                            \
   X("pack-weights", pack_weights, kRequired, kShapesInferred,                                  \
     "stores constant inputs in the layout of the kernel variant that reads them")              \
   X("assign-storage", assign_storage, kOptional, kShapesInferred,                              \

@@ -7,6 +7,7 @@
 
 #include "base/diagnostics.h"
 #include "ir/ir.h"
+#include "ops/kernel_variants.h"
 #include "passes/pass_list.h"
 #include "passes/pass_manager.h"
 
@@ -44,5 +45,10 @@ bool infer_shapes(Module& module, Diagnostics& diag, int64_t* folded_on_demand =
 
 // dead-code: drops nodes whose outputs are all constant or unused; returns how many.
 int64_t eliminate_dead_code(Graph& graph);
+
+// select-kernels for one node (not its subgraphs): records the first fitting variant, its parts
+// and its scratch on the node; null when the node runs no variant. patch-rows calls it for the
+// nodes it makes after select-kernels ran.
+const KernelVariant* select_node_kernel(Node& n, const Target& target);
 
 }  // namespace onnxc

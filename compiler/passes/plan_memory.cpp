@@ -105,6 +105,16 @@ bool run_plan_memory(Module& module, PassContext& ctx) {
   if (module.check_bounds) record_guard_zones(buffers, plan, module.memory);
   for (const auto& e : check_storage(module)) ctx.diag().error("memory plan: {}", e);
   if (!within_byte_budget(module, plan.arena_size, ctx.diag())) return false;
+  if (module.max_arena && plan.arena_size > module.max_arena) {
+    const auto& rows = module.rows;
+    ctx.diag().error(
+        "the arena needs {} bytes, more than --max-arena {} ({})", plan.arena_size,
+        module.max_arena,
+        rows.applied ? fmt::format("with {} in bands of {} rows; the layer-by-layer bound was {}",
+                                   rows.stages, rows.band_rows, rows.bound_before)
+                     : "no chain of convolutions, pools and elementwise ops could run in bands");
+    return false;
+  }
   ctx.count("arena bytes", static_cast<int64_t>(plan.arena_size));
   ctx.count("live-bytes lower bound", static_cast<int64_t>(module.memory.live_bytes_lower_bound));
   ctx.count("buffers placed", static_cast<int64_t>(buffers.size()));

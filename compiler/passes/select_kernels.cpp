@@ -25,14 +25,8 @@ bool select_in(Graph& g, const Target& target, PassContext& stats) {
   bool changed = false;
   for (auto& n : g.nodes) {
     for (Graph* sub : subgraphs_of(*n)) changed |= select_in(*sub, target, stats);
-    if (!n->handler || !n->state || n->elided) continue;
-    const KernelQuery q = n->handler->describe_kernel_query(*n);
-    if (q.families.empty()) continue;
-    const KernelVariant* v = first_fitting_variant(q, target);
+    const KernelVariant* v = select_node_kernel(*n, target);
     if (!v) continue;
-    n->scratch_bytes = n->handler->use_kernel(*n, *v, kernel_parts(*v, q, target.threads));
-    n->kernel = v->name;
-    n->kernel_tasks = n->handler->kernel_tasks(*n);
     stats.count("kernels selected");
     if (n->kernel_tasks > 1) stats.count("kernels split into parts");
     stats.count(fmt::format("{} kernels", isa_name(v->isa)));
@@ -42,6 +36,18 @@ bool select_in(Graph& g, const Target& target, PassContext& stats) {
 }
 
 }  // namespace
+
+const KernelVariant* select_node_kernel(Node& n, const Target& target) {
+  if (!n.handler || !n.state || n.elided) return nullptr;
+  const KernelQuery q = n.handler->describe_kernel_query(n);
+  if (q.families.empty()) return nullptr;
+  const KernelVariant* v = first_fitting_variant(q, target);
+  if (!v) return nullptr;
+  n.scratch_bytes = n.handler->use_kernel(n, *v, kernel_parts(*v, q, target.threads));
+  n.kernel = v->name;
+  n.kernel_tasks = n.handler->kernel_tasks(n);
+  return v;
+}
 
 bool run_select_kernels(Module& module, PassContext& ctx) {
   return select_in(*module.graph, *module.target, ctx);

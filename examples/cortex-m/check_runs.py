@@ -4,6 +4,8 @@
 # FIGURES: lines "config model flash ram stack_bound stack_static" written by the builds.
 # Reads CONFIG.txt, the output of each run (see main.cpp), and checks:
 #   - every run completed, with the host's outputs within 1e-5 (relative to max(1, |host|));
+#   - in every run, a model NAME_rows (NAME under --max-arena, run in bands of rows) gave exactly
+#     NAME's outputs;
 #   - each model's static stack depth and painted peak stay within its kMaxStackBytes;
 #   - no figure is more than 1% above the committed budget (a fall prints a note: update the file).
 # Writes the measured budgets (tab-separated, the committed file's format) to MEASURED_BUDGETS.
@@ -47,6 +49,13 @@ def compare_outputs(runs):
         ok &= good
         print(f"{name:8} {'PASS' if good else 'FAIL'}  {len(outs)} outputs, "
               f"max relative error {worst:.2e}")
+    for name in ("host",) + RUNS:
+        outs = runs[name]["outs"]
+        for (model, i, j), v in outs.items():
+            if model.endswith("_rows") and outs.get((model[:-5], i, j)) != v:
+                print(f"{name}: {model} output {i} word {j} is {v}, "
+                      f"{model[:-5]}'s {outs.get((model[:-5], i, j))}")
+                ok = False
     return ok
 
 

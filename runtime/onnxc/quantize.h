@@ -356,6 +356,12 @@ inline Y requantize(int32_t acc, const FixedMultiplier& f, int32_t zp) {
   return static_cast<Y>(q < lo ? lo : q > hi ? hi : q);
 }
 
+// The multiplier of a quantized mean over `spatial` elements: x_scale / (y_scale * spatial).
+inline FixedMultiplier mean_multiplier(const float* x_scale, const float* y_scale,
+                                       index_t spatial) {
+  return fixed_multiplier(x_scale[0] / (y_scale[0] * static_cast<float>(spatial)));
+}
+
 // a_scale * b_scale / y_scale with each operation rounded to the scale type S.
 template <typename S>
 inline float multiplier(float a_scale, float b_scale, float y_scale) {
@@ -513,13 +519,25 @@ inline void qlinear_global_avgpool_ref(const X* x, const float* x_scale, const X
                                        index_t channels, index_t spatial) {
   const int32_t zx = x_zero_point ? static_cast<int32_t>(x_zero_point[0]) : 0;
   const int32_t zy = y_zero_point ? static_cast<int32_t>(y_zero_point[0]) : 0;
-  const quant_detail::FixedMultiplier m =
-      quant_detail::fixed_multiplier(x_scale[0] / (y_scale[0] * static_cast<float>(spatial)));
+  const quant_detail::FixedMultiplier m = quant_detail::mean_multiplier(x_scale, y_scale, spatial);
   for (index_t c = 0; c < channels; ++c, x += spatial) {
     uint32_t sum = 0;  // wraps as the other integer kernels' sums (past 2^24 elements)
     for (index_t i = 0; i < spatial; ++i) sum += static_cast<uint32_t>(int32_t{x[i]} - zx);
     y[c] = quant_detail::requantize<Y>(static_cast<int32_t>(sum), m, zy);
   }
+}
+
+// The same pool's last step alone, over sums of (x - x_zero_point) per channel that a row
+// pipeline accumulated band by band (onnxc/row_pipeline.h rows_sum): the same sums, the same
+// requantization, so the same outputs.
+template <typename Y>
+inline void qlinear_average_of_sums(const uint32_t* sums, const float* x_scale,
+                                    const float* y_scale, const Y* y_zero_point, Y* y,
+                                    index_t channels, index_t spatial) {
+  const int32_t zy = y_zero_point ? static_cast<int32_t>(y_zero_point[0]) : 0;
+  const quant_detail::FixedMultiplier m = quant_detail::mean_multiplier(x_scale, y_scale, spatial);
+  for (index_t c = 0; c < channels; ++c)
+    y[c] = quant_detail::requantize<Y>(static_cast<int32_t>(sums[c]), m, zy);
 }
 
 // QLinearAdd (com.microsoft; what lower-qdq makes of DequantizeLinear(a) + DequantizeLinear(b)

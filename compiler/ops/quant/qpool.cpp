@@ -5,6 +5,9 @@
 // (frontend/contrib_qlinear.cpp); lower-qdq makes it of DequantizeLinear -> GlobalAveragePool ->
 // QuantizeLinear, so that a quantized CNN's pooled features stay in integers. Kernel:
 // qlinear_global_avgpool_ref (onnxc/quantize.h): an int32 sum per channel, requantized once.
+// The patch-rows pass may give it the sums instead of X (kMeanOfSumsAttribute = the elements each
+// sum covers): a row pipeline added the bands up (uint32 N x C x 1 [x 1 ...], each less x's zero
+// point, which must then be present); only the requantization is left (qlinear_average_of_sums).
 #include <fmt/format.h>
 
 #include "onnxc/quantize.h"
@@ -21,6 +24,7 @@ class QLinearGlobalAveragePoolOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(4, 5, 1, 1)) return false;
+    if (ctx.has_attr(kMeanOfSumsAttribute)) return infer_of_sums(ctx);
     const Value* x = ctx.input(0);
     if (!is_int8(x->dtype))
       return ctx.fail("X has type {}; int8 and uint8 are supported", dtype_name(x->dtype));
@@ -64,6 +68,16 @@ class QLinearGlobalAveragePoolOp final : public OpHandler {
   }
 
   void emit(EmitContext& ctx) const override {
+    if (const Attribute* over = ctx.node().attr(kMeanOfSumsAttribute)) {
+      const char* type = dtype_cpp(ctx.output(0)->dtype);
+      ctx.include("onnxc/quantize.h");
+      ctx.line(
+          "onnxc::qlinear_average_of_sums<{}>({}, {}, {}, {}, {}, /*channels=*/{}, "
+          "/*spatial=*/{});",
+          type, ctx.in(0), ctx.in(1), ctx.in(3), ctx.input(4) ? ctx.in(4) : "nullptr", ctx.out(0),
+          ctx.output(0)->numel(), over->i);
+      return;
+    }
     const auto [channels, spatial] = extents(ctx.input(0)->shape);
     const char* type = dtype_cpp(ctx.input(0)->dtype);
     ctx.include("onnxc/quantize.h");
@@ -75,6 +89,14 @@ class QLinearGlobalAveragePoolOp final : public OpHandler {
   }
 
  private:
+  static bool infer_of_sums(InferContext& ctx) {
+    const Value *sums = ctx.input(0), *x_zero_point = ctx.input(2);
+    if (sums->dtype != DataType::kUint32 || !x_zero_point || !is_int8(x_zero_point->dtype) ||
+        ctx.attr_int(kMeanOfSumsAttribute, 0) < 1)
+      return ctx.fail("the sums form needs uint32 sums, x's zero point and a positive count");
+    ctx.set_output(0, x_zero_point->dtype, sums->shape);
+    return true;
+  }
   // X as [N * C, spatial].
   static std::pair<int64_t, int64_t> extents(const Shape& xs) {
     const int64_t channels = xs[0] * xs[1];
