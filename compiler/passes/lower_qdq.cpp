@@ -5,15 +5,18 @@
 //   [bias] ----------------+
 // becomes one QLinearConv / QLinearMatMul(xq, x_scale, x_zp, wq, w_scale, w_zp, y_scale, y_zp,
 // bias) {fused_activation="Relu"} writing yq (and DequantizeLinear -> GlobalAveragePool ->
-// QuantizeLinear one com.microsoft QLinearGlobalAveragePool, ops/quant/qpool.cpp; the sum of two
-// DequantizeLinear outputs [-> Relu] -> QuantizeLinear one com.microsoft QLinearAdd,
-// ops/quant/qelementwise.cpp; and Concat, MaxPool and the reshaping ops between a
-// DequantizeLinear and a QuantizeLinear of one scale run on the 8-bit tensors): int8/uint8
-// products accumulated in int32 and requantized in integers (onnxc/quantize.h), where the float
-// graph dequantizes every weight and activation. The float bias b becomes round(b / (x_scale *
-// w_scale)) in int32, the unit of the accumulator; a fused Relu clamps the output at y_zero_point,
-// which is exactly quantize(relu(v)). Results agree with the float graph within one step of y_scale
-// (the float graph rounds its sums in float, the integer one rounds only once).
+// QuantizeLinear one com.microsoft QLinearGlobalAveragePool, ops/quant/qpool.cpp; the sum or the
+// product of two DequantizeLinear outputs [-> Relu] -> QuantizeLinear one com.microsoft
+// QLinearAdd or QLinearMul, ops/quant/qelementwise.cpp; DequantizeLinear -> a unary elementwise
+// op (Sigmoid, Tanh, HardSwish, LeakyRelu, Gelu, Clip, ...) [-> Relu] -> QuantizeLinear one
+// com.microsoft QLinearLookup reading a 256-entry table that the chain's own nodes compute at
+// compile time, equal to the float graph bit for bit; and Concat, MaxPool and the reshaping ops
+// between a DequantizeLinear and a QuantizeLinear of one scale run on the 8-bit tensors):
+// int8/uint8 products accumulated in int32 and requantized in integers (onnxc/quantize.h), where
+// the float graph dequantizes every weight and activation. The float bias b becomes round(b /
+// (x_scale * w_scale)) in int32, the unit of the accumulator; a fused Relu clamps the output at
+// y_zero_point, which is exactly quantize(relu(v)). Results agree with the float graph within one
+// step of y_scale (the float graph rounds its sums in float, the integer one rounds only once).
 //
 // Conditions: xq is int8/uint8, per tensor; wq is a constant int8/uint8 tensor, per tensor or per
 // output channel (Conv: axis 0; MatMul B [K, N]: axis 1; Gemm B: axis 1, or axis 0 with transB,
@@ -21,16 +24,23 @@
 // tensor, as in quantized attention; scales and zero points are constants; the bias is a float
 // constant (or a DequantizeLinear of constants) with one value per output channel; Gemm has
 // alpha = beta = 1 and transA = 0; every intermediate float value has one user; y_scale and
-// y_zero_point are single constants.
+// y_zero_point are single constants. Add and Mul: equal shapes, one 8-bit type, scales that fit
+// the kernels' integer forms. Lookups: the op's other inputs (Clip's bounds) are constants and
+// its handler evaluates them.
 // It does NOT lower: blocked quantization, per-axis activations, float8/int4 types, constant
 // B of other ranks than 2, reshapes other than one Flatten or Reshape between A's
-// DequantizeLinear and the product (moved before it), other activations than Relu, QuantizeLinear
-// with a `precision`, ConvTranspose or ConvInteger-style graphs without the output QuantizeLinear,
-// and patterns inside If/Loop/Scan bodies (it walks the top-level graph only).
+// DequantizeLinear and the product (moved before it), other activations than Relu after a product,
+// QuantizeLinear with a `precision`, ConvTranspose or ConvInteger-style graphs without the output
+// QuantizeLinear, broadcasting Add/Mul, and patterns inside If/Loop/Scan bodies (it walks the
+// top-level graph only).
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "ops/epilogue.h"
+#include "ops/folding.h"
+#include "ops/op.h"
 #include "ops/quant/qelementwise.h"
 #include "passes/fusion_util.h"
 #include "passes/passes.h"
@@ -331,12 +341,19 @@ double single_value(const Value* v) {
   return v ? v->constant->double_at(0) : 0.0;
 }
 
-// DequantizeLinear(aq) + DequantizeLinear(bq) [-> Relu] -> QuantizeLinear, all of one shape and one
-// 8-bit type, becomes com.microsoft QLinearAdd(aq, a_scale, a_zp, bq, b_scale, b_zp, y_scale,
-// y_zp) {fused_activation="Relu"}: a quantized network's residual connection stays in integers
-// (onnxc::qlinear_add_ref: one rounding, within one step of the float graph). Scales whose
-// ratios do not fit the integer form (qlinear_add_params) stay in float.
-bool lower_add(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+// DequantizeLinear(aq) + / * DequantizeLinear(bq) [-> Relu] -> QuantizeLinear, all of one shape
+// and one 8-bit type, becomes com.microsoft QLinearAdd / QLinearMul(aq, a_scale, a_zp, bq,
+// b_scale, b_zp, y_scale, y_zp) {fused_activation="Relu"}: a quantized network's residual
+// connections and gates stay in integers (onnxc::qlinear_add_ref, qlinear_mul_ref: one rounding,
+// within one step of the float graph). Scales that do not fit the integer form
+// (qlinear_add_params, qlinear_mul_params) stay in float.
+template <typename Params>
+using MakeParams = bool (*)(double, double, double, int32_t, int32_t, int32_t, DataType, bool,
+                            Params&);
+
+template <typename Params>
+bool lower_binary(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok,
+                  MakeParams<Params> make_params, const IntegerOp& to) {
   const Value *a = n.input(0), *b = n.input(1), *y = n.output(0);
   Dequant da, db;
   Tail t;
@@ -345,15 +362,108 @@ bool lower_add(Graph& g, Node& n, const Target& target, PassContext& stats, bool
       t.quantize->output(0)->dtype != da.q->dtype)
     return false;
   auto zero_point = [](const Value* z) { return static_cast<int32_t>(single_value(z)); };
-  QAddParams p;
-  if (!qlinear_add_params(single_value(da.scale), single_value(db.scale),
-                          single_value(t.quantize->input(1)), zero_point(da.zero_point),
-                          zero_point(db.zero_point), zero_point(t.quantize->input(2)), da.q->dtype,
-                          t.relu != nullptr, p))
+  Params p;
+  if (!make_params(single_value(da.scale), single_value(db.scale),
+                   single_value(t.quantize->input(1)), zero_point(da.zero_point),
+                   zero_point(db.zero_point), zero_point(t.quantize->input(2)), da.q->dtype,
+                   t.relu != nullptr, p))
     return false;
-  const IntegerOp add = {"QLinearAdd", "com.microsoft", 1, "Adds lowered to integers", false};
-  ok = rewrite(g, n, add, qlinear_inputs(g, n, "ab", da.q, da, db.q, db, t, nullptr), t, target,
+  ok = rewrite(g, n, to, qlinear_inputs(g, n, "ab", da.q, da, db.q, db, t, nullptr), t, target,
                stats);
+  return true;
+}
+
+bool lower_add(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const IntegerOp add = {"QLinearAdd", "com.microsoft", 1, "Adds lowered to integers", false};
+  return lower_binary<QAddParams>(g, n, target, stats, ok, &qlinear_add_params, add);
+}
+
+bool lower_mul(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const IntegerOp mul = {"QLinearMul", "com.microsoft", 1, "Muls lowered to integers", false};
+  return lower_binary<QMulParams>(g, n, target, stats, ok, &qlinear_mul_params, mul);
+}
+
+// The unary elementwise ops whose DequantizeLinear -> op -> QuantizeLinear becomes a lookup
+// table: each output element depends on its input element only (and on constant attributes and
+// inputs), so the 256 values of an 8-bit input give every output. Each must `evaluate`.
+bool maps_each_value(const std::string& op) {
+  for (const char* name : {"Abs",   "Acos",           "Acosh",       "Asin",       "Asinh",
+                           "Atan",  "Atanh",          "Ceil",        "Celu",       "Clip",
+                           "Cos",   "Cosh",           "Elu",         "Erf",        "Exp",
+                           "Floor", "Gelu",           "HardSigmoid", "HardSwish",  "LeakyRelu",
+                           "Log",   "Mish",           "Neg",         "Reciprocal", "Relu",
+                           "Round", "Selu",           "Sigmoid",     "Sign",       "Sin",
+                           "Sinh",  "Softplus",       "Softsign",    "Sqrt",       "Tan",
+                           "Tanh",  "ThresholdedRelu"})
+    if (op == name) return true;
+  return false;
+}
+
+// table[k] = Q(U(DQ(v))) for the 8-bit value v of xq's type whose byte is k, computed by the
+// chain's own nodes (DequantizeLinear, the op [, Relu], QuantizeLinear): each copied into a
+// scratch graph reading the previous one's output (its other inputs, constants, as they are),
+// inferred and evaluated by its handler, as fold-constants would. So the table holds what the
+// float graph computes, bit for bit. False when a handler refuses or cannot evaluate.
+bool lookup_table(const std::vector<const Node*>& chain, const Value* xq, const Target& target,
+                  Tensor& table) {
+  Graph scratch;
+  Shape shape(std::max<size_t>(xq->shape.size(), 1), 1);  // xq's rank: the nodes' axes fit it
+  shape.back() = 256;
+  Tensor bytes = Tensor::zeros(xq->dtype, shape);
+  for (size_t k = 0; k < 256; ++k) bytes.data[k] = static_cast<uint8_t>(k);
+  Value* v = scratch.add_constant("bytes", std::move(bytes));
+  Diagnostics diag;
+  for (const Node* n : chain) {
+    auto copy = std::make_unique<Node>();
+    copy->name = n->name;
+    copy->op_type = n->op_type;
+    copy->domain = n->domain;
+    copy->opset = n->opset;
+    copy->attributes = n->attributes;
+    copy->handler = n->handler;
+    copy->inputs = n->inputs;
+    copy->inputs[0] = v;
+    v = scratch.add_value(n->name + "/table");
+    copy->outputs = {v};
+    Node& c = *scratch.add_node(std::move(copy));
+    v->producer = &c;
+    InferContext ctx(c, diag, target);
+    if (!c.handler || !c.handler->infer(ctx) || !fold_node(c) || !v->is_constant()) return false;
+  }
+  table = *v->constant;
+  table.shape = {256};
+  return true;
+}
+
+// DequantizeLinear(xq) -> U [-> Relu] -> QuantizeLinear -> yq, U a unary elementwise op
+// (maps_each_value) whose other inputs are constants, becomes com.microsoft
+// QLinearLookup(xq, table) with the 256 outputs computed at compile time (lookup_table): one load
+// per element, equal to the float graph (QLinearSigmoid and QLinearLeakyRelu, which the importer
+// expands to this chain, included).
+bool lower_lookup(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const Value *x = n.input(0), *y = n.output(0);
+  Dequant dx;
+  Tail t;
+  if (!x || !y || n.outputs.size() != 1 || y->shape != x->shape || !activation_of(x, dx) ||
+      !tail_of(g, y, false, t))
+    return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] && !n.inputs[i]->is_constant()) return false;
+  std::vector<const Node*> chain = {x->producer, &n};
+  if (t.relu) chain.push_back(t.relu);
+  chain.push_back(t.quantize);
+  Tensor table;
+  if (!lookup_table(chain, dx.q, target, table) ||
+      !fusion::retarget(n, "QLinearLookup", 1, "com.microsoft"))
+    return false;
+  n.inputs = {dx.q, fusion::add_constant(g, n.name + "_table", std::move(table))};
+  n.attributes.clear();
+  fusion::take_output(n, n.output(0), t.quantize->output(0));
+  std::vector<const Node*> dead = {t.quantize};
+  if (t.relu) dead.push_back(t.relu);
+  fusion::erase_nodes(g, dead);
+  stats.count("unary ops lowered to lookup tables");
+  ok = fusion::reinfer(n, target, stats.diag(), kPass);
   return true;
 }
 
@@ -410,6 +520,10 @@ bool run_lower_qdq(Module& module, PassContext& stats) {
       changed |= lower_pool(g, n, *module.target, stats, ok);
     else if (n.op_type == "Add")
       changed |= lower_add(g, n, *module.target, stats, ok);
+    else if (n.op_type == "Mul")
+      changed |= lower_mul(g, n, *module.target, stats, ok);
+    else if (maps_each_value(n.op_type))
+      changed |= lower_lookup(g, n, *module.target, stats, ok);
     else if (moves_values(n.op_type))
       changed |= lower_value_moving(g, n, *module.target, stats, ok);
   }

@@ -26,9 +26,10 @@
   X("inline-if", inline_if, kOptional, kShapesInferred,                                        \
     "splices the taken branch of an If with a compile-time constant condition")                \
   X("lower-qdq", lower_qdq, kOptional, kShapesInferred,                                        \
-    "DequantizeLinear -> Conv/MatMul/Gemm [-> bias] [-> Relu] / GlobalAveragePool / Add -> "   \
-    "QuantizeLinear as QLinearConv/QLinearMatMul/QLinearGlobalAveragePool/QLinearAdd in "      \
-    "integers; Concat/MaxPool/reshapes between equal scales on the 8-bit tensors")             \
+    "DequantizeLinear -> Conv/MatMul/Gemm [-> bias] [-> Relu] / GlobalAveragePool / Add / "    \
+    "Mul -> QuantizeLinear as QLinearConv/QLinearMatMul/QLinearGlobalAveragePool/QLinearAdd/"  \
+    "QLinearMul in integers; DQ -> unary op (Sigmoid, Tanh, ...) -> Q as a 256-entry "         \
+    "QLinearLookup table; Concat/MaxPool/reshapes between equal scales on the 8-bit tensors")  \
   X("fold-constants", fold_constants, kOptional, kShapesInferred,                              \
     "evaluates nodes whose inputs are all constant at compile time")                           \
   X("fuse-matmul-add", fuse_matmul_add, kOptional, kShapesInferred,                            \

@@ -8,6 +8,8 @@
 //   dynamic_quantize_linear_ref       uint8 scale/zero point from the range of x (including 0)
 //   qlinear_global_avgpool_ref        com.microsoft QLinearGlobalAveragePool, in integers
 //   qlinear_add_ref                   com.microsoft QLinearAdd of equal shapes, in int32 only
+//   qlinear_mul_ref                   com.microsoft QLinearMul of equal shapes, in integers
+//   qlinear_lookup_ref                y = table[x]: a quantized unary op as 256 precomputed values
 //   matmul_integer_ref / qlinear_matmul_ref, conv_integer_ref / qlinear_conv_ref
 //                                     int32 accumulation of (a - a_zp) * (b - b_zp); the QLinear
 //                                     forms requantize as the ONNX reference does: the multiplier
@@ -570,6 +572,56 @@ inline void qlinear_add_ref(const QAddParams& p, const T* a, const T* b, T* y, i
     v += q.y_zero_point;
     y[i] = static_cast<T>(v < q.y_min ? q.y_min : (v > q.y_max ? q.y_max : v));
   }
+}
+
+// QLinearMul (com.microsoft; what lower-qdq makes of DequantizeLinear(a) * DequantizeLinear(b)
+// [-> Relu] -> QuantizeLinear) over n elements of one shape, in integers only. With
+// p = (a - a_zp) * (b - b_zp) (|p| <= 255 * 255 < 2^16) and M = a_scale * b_scale / y_scale, the
+// compiler picks shift in [16, 62] and multiplier = round(M * 2^shift) in [2^30, 2^31), so the
+// int64 product p * multiplier (< 2^47) is p * M * 2^shift within |p| / 2. Then
+//   y = clamp(y_zero_point + round(p * multiplier / 2^shift), y_min, y_max)
+// where the rounding is to nearest, and a value within |p| / 2 units of 2^-shift of a half (where
+// the multiplier's own rounding could have moved p * M across it) rounds to even: exact halves of
+// p * M round as the float graph's QuantizeLinear does. The result is always floor or ceil of
+// p * M (within one step of the float graph), and equals round_half_even(p * M) whenever p * M is
+// a float (the float graph's result where its arithmetic is exact): a float near a half lies at
+// least |p * M| * 2^-24 from it, the window at most |p * M| * 2^-30. y_min is the type's minimum,
+// or y_zero_point under a fused Relu.
+struct QMulParams {
+  int32_t multiplier;
+  int32_t shift;
+  int32_t a_zero_point, b_zero_point, y_zero_point;
+  int32_t y_min, y_max;
+};
+
+template <typename T>
+inline void qlinear_mul_ref(const QMulParams& p, const T* a, const T* b, T* y, index_t n) {
+  const QMulParams q = p;  // locals: the stores through y may alias everything
+  const int64_t half = int64_t{1} << (q.shift - 1);
+  const int64_t mask = (int64_t{1} << q.shift) - 1;
+  for (index_t i = 0; i < n; ++i) {
+    const int32_t product = (int32_t{a[i]} - q.a_zero_point) * (int32_t{b[i]} - q.b_zero_point);
+    const int64_t scaled = int64_t{product} * q.multiplier;
+    int64_t v = scaled >> q.shift;                     // floor
+    const int64_t from_half = (scaled & mask) - half;  // rest - half, in units of 2^-shift
+    const int64_t window = product < 0 ? -int64_t{product} : int64_t{product};
+    if (2 * (from_half < 0 ? -from_half : from_half) <= window)
+      v += v & 1;  // a half: to even
+    else if (from_half > 0)
+      ++v;
+    v += q.y_zero_point;
+    y[i] = static_cast<T>(v < q.y_min ? q.y_min : (v > q.y_max ? q.y_max : v));
+  }
+}
+
+// A quantized unary op as a lookup table (what lower-qdq makes of DequantizeLinear -> unary op ->
+// QuantizeLinear): table[k] is the output for the 8-bit input whose bytes are k (for int8, k is the
+// two's complement byte: table[255] is the output for -1), computed at compile time by the float
+// graph's own ops. y may be x (in place).
+template <typename X, typename Y>
+inline void qlinear_lookup_ref(const X* x, const Y* table, Y* y, index_t n) {
+  static_assert(sizeof(X) == 1 && sizeof(Y) == 1, "8-bit tensors only");
+  for (index_t i = 0; i < n; ++i) y[i] = table[static_cast<uint8_t>(x[i])];
 }
 
 }  // namespace onnxc

@@ -152,6 +152,9 @@ class InferHarness {
       case DataType::kUint8:
         t.as<uint8_t>()[i] = static_cast<uint8_t>(v);
         break;
+      case DataType::kInt8:
+        t.as<int8_t>()[i] = static_cast<int8_t>(v);
+        break;
       case DataType::kBool:
         t.as<bool>()[i] = v != T(0);
         break;

@@ -1,9 +1,11 @@
 // lower-qdq on IR text (FileCheck-style) and numerically: the lowered graph's outputs are within
 // one step of the output scale of the float QDQ graph's (lower-qdq disabled), the bound the spec
 // of issue 13 sets for integer lowering.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "frontend/contrib_expander.h"
 #include "harness/filecheck.h"
 #include "passes/fusion_harness.h"
 
@@ -373,4 +375,264 @@ TEST_CASE("lower-qdq keeps a Concat whose inputs have other scales than its outp
   INFO(l.ir);
   CHECK(filecheck(l.ir, {"CHECK: = Concat@13(%ad, %bd)"}) == "");
   CHECK(l.stats.count("value-moving ops run on 8-bit tensors") == 0);
+}
+
+namespace {
+
+// An 8-bit graph input's values: element i holds the byte i % 256 (every value of the type), or
+// for `pairs`, the byte i % 256 (first) and i / 256 (second) of 65536 elements.
+Tensor all_bytes(DataType type, int64_t n, bool high_byte) {
+  Tensor t = Tensor::zeros(type, {n});
+  for (int64_t i = 0; i < n; ++i) t.data[i] = static_cast<uint8_t>(high_byte ? i >> 8 : i);
+  return t;
+}
+
+DataType ir_type(int onnx_type) {
+  return onnx_type == onnx::TensorProto::INT8 ? DataType::kInt8 : DataType::kUint8;
+}
+
+// A zero point for `type` (given as for uint8, moved by -128 for int8).
+int zero_of(int onnx_type, int uint8_zero) {
+  return onnx_type == onnx::TensorProto::INT8 ? uint8_zero - 128 : uint8_zero;
+}
+
+// Runs the lowered and the float graph on `inputs`; returns both 8-bit outputs as ints.
+std::pair<std::vector<int>, std::vector<int>> run_both(ModelBuilder& mb,
+                                                       const std::vector<Tensor>& inputs) {
+  Lowered lowered = lower_qdq(mb, true), plain = lower_qdq(mb, false);
+  const std::vector<Tensor> got = onnxc::testing::run_graph(*lowered.module, inputs);
+  const std::vector<Tensor> want = onnxc::testing::run_graph(*plain.module, inputs);
+  REQUIRE(got.size() == 1);
+  REQUIRE(want.size() == 1);
+  REQUIRE(got[0].dtype == want[0].dtype);
+  std::pair<std::vector<int>, std::vector<int>> r;
+  for (int64_t i = 0; i < got[0].numel(); ++i) {
+    r.first.push_back(static_cast<int>(got[0].int_at(i)));
+    r.second.push_back(static_cast<int>(want[0].int_at(i)));
+  }
+  return r;
+}
+
+struct UnaryCase {
+  const char* op;
+  void (*attributes)(onnx::NodeProto&);
+};
+
+void float_attr(onnx::NodeProto& n, const char* name, float v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+
+void no_attributes(onnx::NodeProto&) {}
+
+// DequantizeLinear(xq [256]) -> op -> [Relu] -> QuantizeLinear -> yq: opset 20 (Gelu).
+ModelBuilder unary_model(const UnaryCase& u, int in_type, int out_type, bool relu) {
+  ModelBuilder mb(20);
+  mb.input("xq", in_type, {256});
+  mb.initializer("xs", {}, {0.03f}).int_initializer("xz", in_type, {}, {zero_of(in_type, 130)});
+  mb.initializer("ys", {}, {0.02f}).int_initializer("yz", out_type, {}, {zero_of(out_type, 100)});
+  mb.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, "dq");
+  std::vector<std::string> in = {"xd"};
+  if (std::string(u.op) == "Clip") {
+    mb.initializer("lo", {}, {-0.7f}).initializer("hi", {}, {1.3f});
+    in = {"xd", "lo", "hi"};
+  }
+  u.attributes(mb.node(u.op, in, {"u"}, "act"));
+  if (relu) mb.node("Relu", {"u"}, {"r"}, "relu");
+  mb.node("QuantizeLinear", {relu ? "r" : "u", "ys", "yz"}, {"yq"}, "q");
+  mb.output("yq", out_type, {256});
+  return mb;
+}
+
+}  // namespace
+
+TEST_CASE("lower-qdq: DQ -> unary op -> Q becomes a QLinearLookup equal to the float graph",
+          "[passes][qdq]") {
+  const UnaryCase cases[] = {
+      {"Sigmoid", no_attributes},
+      {"Tanh", no_attributes},
+      {"HardSigmoid", [](onnx::NodeProto& n) { float_attr(n, "alpha", 0.3f); }},
+      {"HardSwish", no_attributes},
+      {"LeakyRelu", [](onnx::NodeProto& n) { float_attr(n, "alpha", 0.1f); }},
+      {"Relu", no_attributes},
+      {"Elu", no_attributes},
+      {"Selu", no_attributes},
+      {"Softplus", no_attributes},
+      {"Gelu", no_attributes},
+      {"Erf", no_attributes},
+      {"Exp", no_attributes},
+      {"Neg", no_attributes},
+      {"Abs", no_attributes},
+      {"Clip", no_attributes}};
+  const std::pair<int, int> types[] = {{onnx::TensorProto::INT8, onnx::TensorProto::INT8},
+                                       {onnx::TensorProto::UINT8, onnx::TensorProto::UINT8},
+                                       {onnx::TensorProto::INT8, onnx::TensorProto::UINT8}};
+  for (const UnaryCase& u : cases)
+    for (const auto& [in_type, out_type] : types) {
+      INFO(u.op << " input type " << in_type << " output type " << out_type);
+      ModelBuilder mb = unary_model(u, in_type, out_type, false);
+      Lowered l = lower_qdq(mb, true);
+      INFO(l.ir);
+      const std::string out = out_type == onnx::TensorProto::INT8 ? "int8" : "uint8";
+      CHECK(filecheck(
+                l.ir,
+                {"CHECK: %act_table: " + out + "[256] = constant",
+                 "CHECK-NOT: = " + std::string(u.op) + "@",
+                 "CHECK: %yq: " + out + "[256] = com.microsoft.QLinearLookup@1(%xq, %act_table)",
+                 "CHECK-NOT: = DequantizeLinear@", "CHECK-NOT: = QuantizeLinear@"}) == "");
+      CHECK(l.stats.at("unary ops lowered to lookup tables") == 1);
+      // Every 8-bit input: the table is the float graph's own result, bit for bit.
+      const auto [got, want] = run_both(mb, {all_bytes(ir_type(in_type), 256, false)});
+      CHECK(got == want);
+      CHECK(std::set<int>(want.begin(), want.end()).size() >= 10);
+    }
+}
+
+TEST_CASE("lower-qdq: a Relu after the unary op joins the table", "[passes][qdq]") {
+  ModelBuilder mb =
+      unary_model({"Tanh", no_attributes}, onnx::TensorProto::UINT8, onnx::TensorProto::INT8, true);
+  Lowered l = lower_qdq(mb, true);
+  INFO(l.ir);
+  CHECK(
+      filecheck(l.ir, {"CHECK-NOT: = Tanh@", "CHECK-NOT: = Relu@",
+                       "CHECK: %yq: int8[256] = com.microsoft.QLinearLookup@1(%xq, %act_table)"}) ==
+      "");
+  const auto [got, want] = run_both(mb, {all_bytes(DataType::kUint8, 256, false)});
+  CHECK(got == want);
+  CHECK(*std::min_element(want.begin(), want.end()) == zero_of(onnx::TensorProto::INT8, 100));
+}
+
+TEST_CASE("lower-qdq: the expanded QLinearSigmoid and QLinearLeakyRelu become lookups",
+          "[passes][qdq]") {
+  for (const char* op : {"QLinearSigmoid", "QLinearLeakyRelu"}) {
+    INFO(op);
+    ModelBuilder mb(17);
+    auto* os = mb.proto().add_opset_import();
+    os->set_domain("com.microsoft");
+    os->set_version(1);
+    mb.input("x", onnx::TensorProto::UINT8, {256});
+    mb.initializer("xs", {}, {0.05f}).int_initializer("xz", onnx::TensorProto::UINT8, {}, {128});
+    mb.initializer("ys", {}, {1 / 256.0f}).int_initializer("yz", onnx::TensorProto::UINT8, {}, {0});
+    auto& n = mb.node(op, {"x", "xs", "xz", "ys", "yz"}, {"y"}, "qop");
+    n.set_domain("com.microsoft");
+    if (std::string(op) == "QLinearLeakyRelu") float_attr(n, "alpha", 0.1f);
+    mb.output("y", onnx::TensorProto::UINT8, {256});
+    Diagnostics diag;
+    REQUIRE(expand_contrib_ops(mb.proto(), diag));
+    Lowered l = lower_qdq(mb, true);
+    INFO(l.ir);
+    CHECK(filecheck(l.ir, {"CHECK-NOT: = Sigmoid@", "CHECK-NOT: = LeakyRelu@",
+                           "CHECK: %y: uint8[256] = com.microsoft.QLinearLookup@1(%x, "}) == "");
+    CHECK(l.stats.at("unary ops lowered to lookup tables") == 1);
+    const auto [got, want] = run_both(mb, {all_bytes(DataType::kUint8, 256, false)});
+    CHECK(got == want);
+  }
+}
+
+TEST_CASE("lower-qdq keeps unary ops whose values are shared, run-time bounds and Softmax",
+          "[passes][qdq]") {
+  for (const char* variant : {"shared", "run-time bound", "Softmax", "per-axis output"}) {
+    INFO(variant);
+    const std::string v = variant;
+    ModelBuilder mb(20);
+    mb.input("xq", onnx::TensorProto::INT8, {2, 4});
+    mb.initializer("xs", {}, {0.03f}).int_initializer("xz", onnx::TensorProto::INT8, {}, {0});
+    if (v == "per-axis output")
+      mb.initializer("ys", {4}, {0.02f, 0.03f, 0.02f, 0.01f})
+          .int_initializer("yz", onnx::TensorProto::INT8, {4}, {0, 0, 0, 0});
+    else
+      mb.initializer("ys", {}, {0.02f}).int_initializer("yz", onnx::TensorProto::INT8, {}, {0});
+    mb.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, "dq");
+    if (v == "run-time bound") {
+      mb.input("hi", onnx::TensorProto::FLOAT, {});
+      mb.node("Clip", {"xd", "", "hi"}, {"u"}, "act");
+    } else {
+      mb.node(v == "Softmax" ? "Softmax" : "Sigmoid", {"xd"}, {"u"}, "act");
+    }
+    mb.node("QuantizeLinear", {"u", "ys", "yz"}, {"yq"}, "q");
+    mb.output("yq", onnx::TensorProto::INT8, {2, 4});
+    if (v == "shared") mb.output("u", onnx::TensorProto::FLOAT, {2, 4});
+    Lowered l = lower_qdq(mb, true);
+    INFO(l.ir);
+    CHECK(filecheck(l.ir, {"CHECK: = DequantizeLinear@", "CHECK-NOT: QLinearLookup"}) == "");
+    CHECK(l.stats.count("unary ops lowered to lookup tables") == 0);
+  }
+}
+
+TEST_CASE(
+    "lower-qdq: DQ(a) * DQ(b) [-> Relu] -> Q becomes QLinearMul, within one step for all "
+    "65536 pairs",
+    "[passes][qdq]") {
+  struct Scales {
+    float sa, sb, sy;
+    bool exact;  // the float graph's arithmetic is exact: the results are equal
+  };
+  const Scales sets[] = {
+      {0.05f, 0.04f, 0.5f, false}, {0.013f, 0.021f, 0.0017f, false}, {0.25f, 0.5f, 0.125f, true}};
+  for (const bool relu : {false, true})
+    for (const auto type : {onnx::TensorProto::INT8, onnx::TensorProto::UINT8})
+      for (const Scales& s : sets) {
+        INFO("relu " << relu << " type " << type << " scales " << s.sa << " " << s.sb << " "
+                     << s.sy);
+        ModelBuilder mb(13);
+        mb.input("aq", type, {65536}).input("bq", type, {65536});
+        mb.initializer("as", {}, {s.sa}).int_initializer("az", type, {}, {zero_of(type, 128)});
+        mb.initializer("bs", {}, {s.sb}).int_initializer("bz", type, {}, {zero_of(type, 120)});
+        mb.initializer("ys", {}, {s.sy}).int_initializer("yz", type, {}, {zero_of(type, 131)});
+        mb.node("DequantizeLinear", {"aq", "as", "az"}, {"ad"}, "dq_a");
+        mb.node("DequantizeLinear", {"bq", "bs", "bz"}, {"bd"}, "dq_b");
+        mb.node("Mul", {"ad", "bd"}, {"p"}, "mul");
+        if (relu) mb.node("Relu", {"p"}, {"r"}, "relu");
+        mb.node("QuantizeLinear", {relu ? "r" : "p", "ys", "yz"}, {"yq"}, "q");
+        mb.output("yq", type, {65536});
+        Lowered l = lower_qdq(mb, true);
+        INFO(l.ir);
+        const std::string t = type == onnx::TensorProto::INT8 ? "int8" : "uint8";
+        std::vector<std::string> checks = {"CHECK-NOT: = Mul@", "CHECK-NOT: = Relu@",
+                                           "CHECK: %yq: " + t +
+                                               "[65536] = com.microsoft.QLinearMul@1(%aq, %as, "
+                                               "%az, %bq, %bs, %bz, %ys, %yz)"};
+        if (relu) checks.push_back("CHECK-SAME: fused_activation");
+        CHECK(filecheck(l.ir, checks) == "");
+        CHECK(l.stats.at("Muls lowered to integers") == 1);
+        const auto [got, want] = run_both(
+            mb, {all_bytes(ir_type(type), 65536, false), all_bytes(ir_type(type), 65536, true)});
+        int equal = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+          INFO("pair " << i % 256 << ", " << i / 256 << ": lowered " << got[i] << " float graph "
+                       << want[i]);
+          REQUIRE(std::abs(got[i] - want[i]) <= 1);
+          equal += got[i] == want[i];
+        }
+        if (s.exact)
+          CHECK(equal == 65536);
+        else
+          CHECK(equal >= 65536 * 99 / 100);
+        CHECK(std::set<int>(want.begin(), want.end()).size() >= 50);
+      }
+}
+
+TEST_CASE("lower-qdq keeps a Mul that broadcasts or whose scales do not fit the integer form",
+          "[passes][qdq]") {
+  for (const bool broadcast : {false, true}) {
+    ModelBuilder mb(13);
+    mb.input("a", onnx::TensorProto::FLOAT, {1, 4, 3, 3});
+    mb.input("b", onnx::TensorProto::FLOAT, broadcast ? Shape{1, 4, 1, 1} : Shape{1, 4, 3, 3});
+    mb.initializer("as", {}, {0.5f}).int_initializer("az", onnx::TensorProto::INT8, {}, {0});
+    mb.initializer("bs", {}, {0.5f}).int_initializer("bz", onnx::TensorProto::INT8, {}, {0});
+    // a_scale * b_scale / y_scale = 2.5e5 (>= 2^15) unless the Mul broadcasts
+    mb.initializer("ys", {}, {broadcast ? 0.02f : 0.000001f});
+    mb.int_initializer("yz", onnx::TensorProto::INT8, {}, {0});
+    quantize_io(mb, "a", "aq", "as", "az", "ad");
+    quantize_io(mb, "b", "bq", "bs", "bz", "bd");
+    mb.node("Mul", {"ad", "bd"}, {"s"}, "mul");
+    quantize_io(mb, "s", "yq", "ys", "yz", "y");
+    mb.output("y", onnx::TensorProto::FLOAT, {1, 4, 3, 3});
+    Lowered l = lower_qdq(mb, true);
+    INFO(l.ir);
+    CHECK(filecheck(l.ir, {"CHECK: = Mul@"}) == "");
+    CHECK(l.stats.count("Muls lowered to integers") == 0);
+  }
 }

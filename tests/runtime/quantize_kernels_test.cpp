@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "onnxc/quantize.h"
@@ -514,4 +515,65 @@ TEST_CASE("qlinear_add_ref rounds exact halves to even", "[quantize-kernels]") {
   int8_t y[7];
   qlinear_add_ref(p, a, b, y, 7);
   CHECK(std::vector<int>(y, y + 7) == std::vector<int>{0, 2, 2, 0, -2, 64, -64});
+}
+
+TEST_CASE("qlinear_mul_ref rounds exact halves to even and saturates", "[quantize-kernels]") {
+  // multiplier * 2^-shift = 2^30 * 2^-31 = 1/2: y = round_half_even(a * b / 2).
+  const QMulParams p = {1 << 30, 31, 0, 0, 0, -128, 127};
+  const int8_t a[] = {1, 3, 5, -1, -3, 127, -128, 7, 0}, b[] = {1, 1, 1, 1, 1, 1, 1, -5, 9};
+  int8_t y[9];
+  qlinear_mul_ref(p, a, b, y, 9);
+  CHECK(std::vector<int>(y, y + 9) == std::vector<int>{0, 2, 2, 0, -2, 64, -64, -18, 0});
+  // Zero points, saturation and a fused Relu (y_min = y_zero_point), uint8, in place.
+  const QMulParams q = {1 << 30, 30, 10, 20, 100, 100, 255};  // multiplier 1
+  uint8_t u[] = {12, 11, 9, 255, 10};
+  const uint8_t v[] = {23, 21, 21, 255, 0};
+  qlinear_mul_ref(q, u, v, u, 5);
+  // (2 * 3, 1 * 1, -1 * 1, 245 * 235, 0 * -20) + 100, clamped to [100, 255]
+  CHECK(std::vector<int>(u, u + 5) == std::vector<int>{106, 101, 100, 255, 100});
+}
+
+TEST_CASE("qlinear_mul_ref rounds exact halves to even under a rounded multiplier",
+          "[quantize-kernels]") {
+  // M = 5/12 and 1/6 have no finite binary form: the multiplier round(M * 2^shift) is above the
+  // exact value for 5/12 (by 1/3 unit) and below it for 1/6 (by 1/3); p = 6 * odd and 3 * odd
+  // make the exact halves 2.5, 7.5, ... and 0.5, 1.5, ... that must round to even either way.
+  for (const auto [num, den, step] : {std::tuple{5, 12, 6}, std::tuple{1, 6, 3}}) {
+    const double m = double(num) / den;
+    const int shift = 30 - static_cast<int>(std::floor(std::log2(m)));
+    const QMulParams p = {
+        static_cast<int32_t>(std::nearbyint(std::ldexp(m, shift))), shift, 0, 0, 0, -128, 127};
+    std::vector<int8_t> a, b;
+    for (int odd = -41; odd <= 41; odd += 2)
+      if (std::abs(step * odd) <= 127) a.push_back(static_cast<int8_t>(step * odd)), b.push_back(1);
+    std::vector<int8_t> y(a.size());
+    qlinear_mul_ref(p, a.data(), b.data(), y.data(), static_cast<index_t>(a.size()));
+    for (size_t i = 0; i < a.size(); ++i) {
+      INFO("p " << int(a[i]) << " multiplier " << p.multiplier << " shift " << shift);
+      // a * num / den is an exact half in double; nearbyint rounds it to even.
+      CHECK(int(y[i]) == static_cast<int>(std::nearbyint(double(a[i] * num) / den)));
+    }
+    CHECK(a.size() >= 20);
+  }
+}
+
+TEST_CASE("qlinear_lookup_ref indexes the table by the input's byte, also in place",
+          "[quantize-kernels]") {
+  uint8_t table_u[256];
+  int8_t table_s[256];
+  for (int k = 0; k < 256; ++k)
+    table_u[k] = static_cast<uint8_t>(255 - k), table_s[k] = static_cast<int8_t>(k * 3 + 1);
+  int8_t xs[256];
+  uint8_t xu[256], yu[256];
+  for (int i = 0; i < 256; ++i)
+    xs[i] = static_cast<int8_t>(i - 128), xu[i] = static_cast<uint8_t>(i);
+  qlinear_lookup_ref(xs, table_u, yu, 256);  // int8 -> uint8
+  for (int i = 0; i < 256; ++i) REQUIRE(yu[i] == table_u[static_cast<uint8_t>(xs[i])]);
+  int8_t ys[256];
+  qlinear_lookup_ref(xu, table_s, ys, 256);  // uint8 -> int8
+  for (int i = 0; i < 256; ++i) REQUIRE(ys[i] == table_s[xu[i]]);
+  int8_t in_place[256];
+  std::memcpy(in_place, xs, sizeof(xs));
+  qlinear_lookup_ref(in_place, table_s, in_place, 256);  // int8 -> int8, y = x
+  for (int i = 0; i < 256; ++i) REQUIRE(in_place[i] == table_s[static_cast<uint8_t>(xs[i])]);
 }

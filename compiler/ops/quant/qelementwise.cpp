@@ -1,11 +1,18 @@
-// Integer elementwise ops: QLinearAdd (com.microsoft, 1), as ONNX Runtime defines it: inputs A,
-// A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point (single values, the zero
-// points of A's type, optional), output C of A's type. Here A and B have one shape (no
-// broadcasting) and the scales and zero points are constants; an onnxc attribute
-// fused_activation = "Relu" clamps C below at C_zero_point. Models bring QLinearAdd as a
-// com.microsoft node, which the importer expands (frontend/contrib_qlinear.cpp); lower-qdq makes
-// it of DequantizeLinear + DequantizeLinear -> Add [-> Relu] -> QuantizeLinear, so that a quantized
-// network's residual connections stay in integers. Kernel: qlinear_add_ref (onnxc/quantize.h).
+// Integer elementwise ops:
+//   QLinearAdd, QLinearMul (com.microsoft, 1), as ONNX Runtime defines them: inputs A, A_scale,
+//     A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point (single values, the zero
+//     points of A's type, optional), output C of A's type. Here A and B have one shape (no
+//     broadcasting) and the scales and zero points are constants; an onnxc attribute
+//     fused_activation = "Relu" clamps C below at C_zero_point. Models bring them as com.microsoft
+//     nodes, which the importer expands (frontend/contrib_qlinear.cpp); lower-qdq makes them of
+//     DequantizeLinear + DequantizeLinear -> Add / Mul [-> Relu] -> QuantizeLinear, so that a
+//     quantized network's residual connections and gates stay in integers. Kernels:
+//     qlinear_add_ref, qlinear_mul_ref (onnxc/quantize.h).
+//   QLinearLookup (com.microsoft, 1; onnxc's own, no ONNX Runtime op has the name): inputs X
+//     (int8/uint8) and Table (256 values of the output type, int8/uint8), Y[i] = Table[X[i] as
+//     a byte]. lower-qdq makes it of DequantizeLinear -> unary op -> QuantizeLinear with the table
+//     computed by those nodes' own handlers (QLinearSigmoid, QLinearLeakyRelu and the QDQ
+//     activations). Kernel: qlinear_lookup_ref (onnxc/quantize.h); it may run in place.
 #include "ops/quant/qelementwise.h"
 
 #include <fmt/format.h>
@@ -17,11 +24,27 @@
 
 namespace onnxc {
 
+namespace {
+
+// y_min and y_max of `type` (int8 or uint8), y_min = y_zero_point under a fused Relu.
+void clamp_range(DataType type, bool relu, int32_t y_zero_point, int32_t& y_min, int32_t& y_max) {
+  const bool is_signed = type == DataType::kInt8;
+  y_min = relu ? y_zero_point : (is_signed ? -128 : 0);
+  y_max = is_signed ? 127 : 255;
+}
+
+bool positive_finite(std::initializer_list<double> scales) {
+  for (double s : scales)
+    if (!(s > 0) || !std::isfinite(s)) return false;
+  return true;
+}
+
+}  // namespace
+
 bool qlinear_add_params(double a_scale, double b_scale, double y_scale, int32_t a_zero_point,
                         int32_t b_zero_point, int32_t y_zero_point, DataType type, bool relu,
                         QAddParams& out) {
-  for (double s : {a_scale, b_scale, y_scale})
-    if (!(s > 0) || !std::isfinite(s)) return false;
+  if (!positive_finite({a_scale, b_scale, y_scale})) return false;
   const double ra = a_scale / y_scale, rb = b_scale / y_scale, larger = std::max(ra, rb);
   if (!(larger >= std::ldexp(1.0, -9) && larger < std::ldexp(1.0, 11))) return false;
   // The shift that puts the larger multiplier in [2^21, 2^22].
@@ -33,9 +56,26 @@ bool qlinear_add_params(double a_scale, double b_scale, double y_scale, int32_t 
   out.shift = shift;
   out.a_zero_point = a_zero_point, out.b_zero_point = b_zero_point;
   out.y_zero_point = y_zero_point;
-  const bool is_signed = type == DataType::kInt8;
-  out.y_min = relu ? y_zero_point : (is_signed ? -128 : 0);
-  out.y_max = is_signed ? 127 : 255;
+  clamp_range(type, relu, y_zero_point, out.y_min, out.y_max);
+  return true;
+}
+
+bool qlinear_mul_params(double a_scale, double b_scale, double y_scale, int32_t a_zero_point,
+                        int32_t b_zero_point, int32_t y_zero_point, DataType type, bool relu,
+                        QMulParams& out) {
+  if (!positive_finite({a_scale, b_scale, y_scale})) return false;
+  // a_scale * b_scale is exact in double (two 24-bit mantissas); the quotient is within 2^-53.
+  const double m = a_scale * b_scale / y_scale;
+  if (!(m >= std::ldexp(1.0, -32) && m < std::ldexp(1.0, 15))) return false;
+  int shift = 30 - static_cast<int>(std::floor(std::log2(m)));  // m * 2^shift in [2^30, 2^31)
+  double multiplier = std::nearbyint(std::ldexp(m, shift));
+  if (multiplier >= std::ldexp(1.0, 31)) multiplier = std::ldexp(1.0, 30), --shift;  // rounded up
+  if (shift < 16 || shift > 62 || multiplier < std::ldexp(1.0, 30)) return false;
+  out.multiplier = static_cast<int32_t>(multiplier);
+  out.shift = shift;
+  out.a_zero_point = a_zero_point, out.b_zero_point = b_zero_point;
+  out.y_zero_point = y_zero_point;
+  clamp_range(type, relu, y_zero_point, out.y_min, out.y_max);
   return true;
 }
 
@@ -45,11 +85,52 @@ bool is_int8(DataType t) {
   return t == DataType::kInt8 || t == DataType::kUint8;
 }
 
-struct QAddState : OpState {
-  QAddParams p{};
+// QLinearAdd and QLinearMul differ only in their parameters and kernel.
+struct AddKind {
+  using Params = QAddParams;
+  static constexpr const char* kKernel = "qlinear_add_ref";
+  static constexpr const char* kFits =
+      "A_scale / C_scale and B_scale / C_scale must be positive, the larger in [2^-9, 2^11)";
+  static constexpr auto kMakeParams = &qlinear_add_params;
+  template <typename T>
+  static void run(const Params& p, const T* a, const T* b, T* y, int64_t n) {
+    qlinear_add_ref(p, a, b, y, n);
+  }
+  static std::string literal(const Params& p) {
+    return fmt::format(
+        "onnxc::QAddParams p = {{/*a_multiplier=*/{}, /*b_multiplier=*/{}, /*shift=*/{}, "
+        "/*a_zero_point=*/{}, /*b_zero_point=*/{}, /*y_zero_point=*/{}, /*y_min=*/{}, "
+        "/*y_max=*/{}}};",
+        p.a_multiplier, p.b_multiplier, p.shift, p.a_zero_point, p.b_zero_point, p.y_zero_point,
+        p.y_min, p.y_max);
+  }
 };
 
-class QLinearAddOp final : public OpHandler {
+struct MulKind {
+  using Params = QMulParams;
+  static constexpr const char* kKernel = "qlinear_mul_ref";
+  static constexpr const char* kFits =
+      "A_scale * B_scale / C_scale must be positive, in [2^-32, 2^15)";
+  static constexpr auto kMakeParams = &qlinear_mul_params;
+  template <typename T>
+  static void run(const Params& p, const T* a, const T* b, T* y, int64_t n) {
+    qlinear_mul_ref(p, a, b, y, n);
+  }
+  static std::string literal(const Params& p) {
+    return fmt::format(
+        "onnxc::QMulParams p = {{/*multiplier=*/{}, /*shift=*/{}, /*a_zero_point=*/{}, "
+        "/*b_zero_point=*/{}, /*y_zero_point=*/{}, /*y_min=*/{}, /*y_max=*/{}}};",
+        p.multiplier, p.shift, p.a_zero_point, p.b_zero_point, p.y_zero_point, p.y_min, p.y_max);
+  }
+};
+
+template <typename Kind>
+struct QBinaryState : OpState {
+  typename Kind::Params p{};
+};
+
+template <typename Kind>
+class QLinearBinaryOp final : public OpHandler {
  public:
   bool infer(InferContext& ctx) const override {
     if (!ctx.check_arity(7, 8, 1, 1)) return false;
@@ -66,39 +147,31 @@ class QLinearAddOp final : public OpHandler {
     const size_t scale_inputs[3] = {1, 4, 6};  // A_scale, B_scale, C_scale; each zero point next
     for (int k = 0; k < 3; ++k)
       if (!single_constant(ctx, scale_inputs[k], a->dtype, scale[k], zero_point[k])) return false;
-    auto& s = ctx.make_state<QAddState>();
+    auto& s = ctx.make_state<QBinaryState<Kind>>();
     const bool relu = ctx.attr_string(kFusedActivation, "") == "Relu";
-    if (!qlinear_add_params(scale[0], scale[1], scale[2], zero_point[0], zero_point[1],
-                            zero_point[2], a->dtype, relu, s.p))
-      return ctx.fail(
-          "the scales (A {}, B {}, C {}) do not fit the integer form: A_scale / C_scale and "
-          "B_scale / C_scale must be positive, the larger in [2^-9, 2^11)",
-          scale[0], scale[1], scale[2]);
+    if (!Kind::kMakeParams(scale[0], scale[1], scale[2], zero_point[0], zero_point[1],
+                           zero_point[2], a->dtype, relu, s.p))
+      return ctx.fail("the scales (A {}, B {}, C {}) do not fit the integer form: {}", scale[0],
+                      scale[1], scale[2], Kind::kFits);
     ctx.set_output(0, a->dtype, a->shape);
     return true;
   }
 
   bool evaluate(const Node& node, const std::vector<const Tensor*>& in,
                 std::vector<Tensor>& out) const override {
-    const QAddParams& p = node.state_as<QAddState>().p;
+    const auto& p = node.state_as<QBinaryState<Kind>>().p;
     const int64_t n = in[0]->numel();
     if (in[0]->dtype == DataType::kInt8)
-      qlinear_add_ref(p, in[0]->as<int8_t>(), in[3]->as<int8_t>(), out[0].as<int8_t>(), n);
+      Kind::run(p, in[0]->as<int8_t>(), in[3]->as<int8_t>(), out[0].as<int8_t>(), n);
     else
-      qlinear_add_ref(p, in[0]->as<uint8_t>(), in[3]->as<uint8_t>(), out[0].as<uint8_t>(), n);
+      Kind::run(p, in[0]->as<uint8_t>(), in[3]->as<uint8_t>(), out[0].as<uint8_t>(), n);
     return true;
   }
 
   void emit(EmitContext& ctx) const override {
-    const QAddParams& p = ctx.node().state_as<QAddState>().p;
     ctx.include("onnxc/quantize.h");
-    ctx.line(
-        "static constexpr onnxc::QAddParams p = {{/*a_multiplier=*/{}, /*b_multiplier=*/{}, "
-        "/*shift=*/{}, /*a_zero_point=*/{}, /*b_zero_point=*/{}, /*y_zero_point=*/{}, "
-        "/*y_min=*/{}, /*y_max=*/{}}};",
-        p.a_multiplier, p.b_multiplier, p.shift, p.a_zero_point, p.b_zero_point, p.y_zero_point,
-        p.y_min, p.y_max);
-    ctx.line("onnxc::qlinear_add_ref(p, {}, {}, {}, /*n=*/{});", ctx.in(0), ctx.in(3), ctx.out(0),
+    ctx.line("static constexpr {}", Kind::literal(ctx.node().state_as<QBinaryState<Kind>>().p));
+    ctx.line("onnxc::{}(p, {}, {}, {}, /*n=*/{});", Kind::kKernel, ctx.in(0), ctx.in(3), ctx.out(0),
              shape_numel(ctx.input(0)->shape));
   }
 
@@ -117,12 +190,62 @@ class QLinearAddOp final : public OpHandler {
   }
 };
 
-const QLinearAddOp kQLinearAdd;
+// ---- QLinearLookup ----------------------------------------------------------------------------
+
+template <typename X, typename Y>
+void lookup(const Tensor& x, const Tensor& table, Tensor& y) {
+  qlinear_lookup_ref(x.as<X>(), table.as<Y>(), y.as<Y>(), x.numel());
+}
+
+class QLinearLookupOp final : public OpHandler {
+ public:
+  // Y may overwrite X (element i is read before it is written), never a run-time Table, which
+  // every element reads.
+  AliasInfo alias(const Node& node) const override {
+    const Value* table = node.input(1);
+    return {table && table->is_constant() ? AliasKind::kInPlace : AliasKind::kNone};
+  }
+
+  bool infer(InferContext& ctx) const override {
+    if (!ctx.check_arity(2, 2, 1, 1)) return false;
+    const Value *x = ctx.input(0), *table = ctx.input(1);
+    if (!x || !table) return ctx.fail("inputs X and Table are required");
+    if (!is_int8(x->dtype) || !is_int8(table->dtype))
+      return ctx.fail("X and Table have types {} and {}; int8 or uint8 each is supported",
+                      dtype_name(x->dtype), dtype_name(table->dtype));
+    if (table->shape != Shape{256})
+      return ctx.fail("Table is {}: it must hold 256 values, one per 8-bit input",
+                      shape_str(table->shape));
+    return ctx.set_output(0, table->dtype, x->shape);
+  }
+
+  bool evaluate(const Node& /*node*/, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const bool x_signed = in[0]->dtype == DataType::kInt8;
+    if (in[1]->dtype == DataType::kInt8)
+      (x_signed ? lookup<int8_t, int8_t> : lookup<uint8_t, int8_t>)(*in[0], *in[1], out[0]);
+    else
+      (x_signed ? lookup<int8_t, uint8_t> : lookup<uint8_t, uint8_t>)(*in[0], *in[1], out[0]);
+    return true;
+  }
+
+  void emit(EmitContext& ctx) const override {
+    ctx.include("onnxc/quantize.h");
+    ctx.line("onnxc::qlinear_lookup_ref({}, {}, {}, /*n=*/{});", ctx.in(0), ctx.in(1), ctx.out(0),
+             shape_numel(ctx.input(0)->shape));
+  }
+};
+
+const QLinearBinaryOp<AddKind> kQLinearAdd;
+const QLinearBinaryOp<MulKind> kQLinearMul;
+const QLinearLookupOp kQLinearLookup;
 
 }  // namespace
 
 std::vector<OpRegistration> qelementwise_ops() {
-  return {{"com.microsoft", "QLinearAdd", 1, 1, &kQLinearAdd}};
+  return {{"com.microsoft", "QLinearAdd", 1, 1, &kQLinearAdd},
+          {"com.microsoft", "QLinearLookup", 1, 1, &kQLinearLookup},
+          {"com.microsoft", "QLinearMul", 1, 1, &kQLinearMul}};
 }
 
 }  // namespace onnxc

@@ -1,5 +1,6 @@
 // The compile-time side of the integer elementwise ops (ops/quant/qelementwise.cpp): the
-// parameters of onnxc::qlinear_add_ref, which lower-qdq also asks before it forms a QLinearAdd.
+// parameters of onnxc::qlinear_add_ref and onnxc::qlinear_mul_ref, which lower-qdq also asks
+// before it forms a QLinearAdd or a QLinearMul.
 #pragma once
 
 #include <cstdint>
@@ -17,5 +18,13 @@ namespace onnxc {
 bool qlinear_add_params(double a_scale, double b_scale, double y_scale, int32_t a_zero_point,
                         int32_t b_zero_point, int32_t y_zero_point, DataType type, bool relu,
                         QAddParams& out);
+
+// QLinearMul's multiplier and shift for these scales (see onnxc/quantize.h) and the clamp of
+// `type` (int8 or uint8; y_min = y_zero_point when `relu`). False when a scale is not a positive
+// finite number or M = a_scale * b_scale / y_scale lies outside [2^-32, 2^15) (a shift in [16, 62]
+// puts round(M * 2^shift) in [2^30, 2^31)).
+bool qlinear_mul_params(double a_scale, double b_scale, double y_scale, int32_t a_zero_point,
+                        int32_t b_zero_point, int32_t y_zero_point, DataType type, bool relu,
+                        QMulParams& out);
 
 }  // namespace onnxc

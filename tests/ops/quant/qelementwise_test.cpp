@@ -1,0 +1,184 @@
+// Integer elementwise handlers (ops/quant/qelementwise.cpp): QLinearMul's parameters against the
+// float graph's arithmetic over every pair of 8-bit inputs, QLinearLookup's checks, emitted call,
+// folding and in-place permission.
+#include "ops/quant/qelementwise.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "ops/infer_harness.h"
+
+using namespace onnxc;
+using onnxc::testing::InferHarness;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// What the float graph computes for DequantizeLinear(a) * DequantizeLinear(b) -> QuantizeLinear:
+// each dequantization rounded to float (dequantize_linear_ref), the product and the quotient by
+// y_scale in float (Mul, quantize_linear_ref), rounded half to even, saturated. `exact` says
+// whether every one of those float operations was exact.
+template <typename T>
+int float_graph_mul(int a, int b, float sa, float sb, float sy, int za, int zb, int zy,
+                    bool& exact) {
+  using LD = long double;  // 64-bit significand: each check below is exact
+  const float da = static_cast<float>(a - za) * sa, db = static_cast<float>(b - zb) * sb;
+  const float product = da * db, q = product / sy;
+  exact = LD(da) == LD(a - za) * LD(sa) && LD(db) == LD(b - zb) * LD(sb) &&
+          LD(product) == LD(da) * LD(db) && LD(q) * LD(sy) == LD(product);
+  const double lo = std::is_signed_v<T> ? -128 : 0, hi = std::is_signed_v<T> ? 127 : 255;
+  return static_cast<int>(std::min(hi, std::max(lo, std::nearbyint(double(q)) + zy)));
+}
+
+struct MulScales {
+  float sa, sb, sy;
+  int za, zb, zy;  // for uint8; int8 shifts each by -128
+};
+
+// qlinear_mul_ref over all 65536 pairs: within one step of the float graph always, equal to it
+// wherever the float graph's arithmetic is exact. Returns how many exact pairs were halves.
+template <typename T>
+int check_all_pairs(const MulScales& s, int& exact_pairs) {
+  const int shift = std::is_signed_v<T> ? -128 : 0;
+  const int za = s.za + shift, zb = s.zb + shift, zy = s.zy + shift;
+  QMulParams p{};
+  REQUIRE(qlinear_mul_params(s.sa, s.sb, s.sy, za, zb, zy,
+                             std::is_signed_v<T> ? DataType::kInt8 : DataType::kUint8, false, p));
+  std::vector<T> a(65536), b(65536), y(65536);
+  for (int i = 0; i < 65536; ++i) a[i] = static_cast<T>(i & 255), b[i] = static_cast<T>(i >> 8);
+  qlinear_mul_ref(p, a.data(), b.data(), y.data(), 65536);
+  int halves = 0;
+  for (int i = 0; i < 65536; ++i) {
+    bool exact = false;
+    const int want = float_graph_mul<T>(a[i], b[i], s.sa, s.sb, s.sy, za, zb, zy, exact);
+    INFO("a " << int(a[i]) << " b " << int(b[i]) << " float graph " << want << " integer "
+              << int(y[i]) << " multiplier " << p.multiplier << " shift " << p.shift);
+    REQUIRE(std::abs(int(y[i]) - want) <= 1);
+    if (exact) {
+      REQUIRE(int(y[i]) == want);
+      ++exact_pairs;
+      const double v = double(a[i] - za) * (b[i] - zb) * s.sa * s.sb / s.sy;
+      halves += v - std::floor(v) == 0.5 && std::fabs(v) < 100;  // a half, not saturated
+    }
+  }
+  return halves;
+}
+
+}  // namespace
+
+TEST_CASE("QLinearMul in integers: within one step of the float graph for all 65536 pairs",
+          "[qelementwise]") {
+  // Scales as tools write them; the ORT contrib case's; powers of two (the float graph is exact
+  // everywhere); and 1.25 * 1 / 3, whose multiplier 5/12 has no finite binary form while the
+  // float graph is exact at many exact halves (p = 6, 18, 30, ...: 2.5, 7.5, 12.5).
+  const MulScales sets[] = {{0.05f, 0.04f, 0.5f, 128, 120, 128},
+                            {0.013f, 0.021f, 0.0017f, 121, 133, 128},
+                            {0.25f, 0.5f, 0.125f, 128, 128, 128},
+                            {1.25f, 1.0f, 3.0f, 128, 127, 130},
+                            {0.0071f, 0.0093f, 0.00041f, 140, 101, 90}};
+  for (const MulScales& s : sets) {
+    INFO("scales " << s.sa << " " << s.sb << " " << s.sy);
+    int exact_u8 = 0, exact_s8 = 0;
+    const int halves = check_all_pairs<uint8_t>(s, exact_u8) + check_all_pairs<int8_t>(s, exact_s8);
+    if (s.sa == 0.25f) CHECK(exact_u8 == 65536);
+    if (s.sa == 1.25f) CHECK(halves >= 20);  // the halves rounded to even are exercised
+  }
+}
+
+TEST_CASE("qlinear_mul_params: a multiplier from 2^30 to 2^31, refusing what does not fit",
+          "[qelementwise]") {
+  QMulParams p{};
+  REQUIRE(qlinear_mul_params(0.5, 0.5, 1.0, 1, 2, 3, DataType::kInt8, true, p));
+  CHECK(p.multiplier == (1 << 30));
+  CHECK(p.shift == 32);  // 2^30 * 2^-32 = 1/4
+  CHECK(p.y_min == 3);   // the fused Relu clamps at y_zero_point
+  CHECK(p.y_max == 127);
+  REQUIRE(qlinear_mul_params(0.1f, 0.3f, 0.7f, 0, 0, 0, DataType::kUint8, false, p));
+  CHECK(p.multiplier >= (1 << 30));
+  CHECK(p.y_min == 0);
+  CHECK(p.y_max == 255);
+  const double m = double(0.1f) * double(0.3f) / double(0.7f);
+  CHECK(std::fabs(std::ldexp(double(p.multiplier), -p.shift) / m - 1) < 1e-9);
+  // Just below 2^15 (rounds up to 2^31 at shift 16: refused) and 2^15 itself; 2^-33; zero and
+  // non-finite scales.
+  CHECK_FALSE(qlinear_mul_params(32768.0, 1.0, 1.0, 0, 0, 0, DataType::kInt8, false, p));
+  CHECK_FALSE(qlinear_mul_params(std::nextafter(32768.0, 0.0), 1.0, 1.0, 0, 0, 0, DataType::kInt8,
+                                 false, p));
+  CHECK(qlinear_mul_params(16384.0, 1.0, 1.0, 0, 0, 0, DataType::kInt8, false, p));
+  CHECK_FALSE(
+      qlinear_mul_params(std::ldexp(1.0, -33), 1.0, 1.0, 0, 0, 0, DataType::kInt8, false, p));
+  CHECK(qlinear_mul_params(std::ldexp(1.0, -32), 1.0, 1.0, 0, 0, 0, DataType::kInt8, false, p));
+  CHECK(p.shift == 62);
+  CHECK_FALSE(qlinear_mul_params(0.0, 1.0, 1.0, 0, 0, 0, DataType::kInt8, false, p));
+  CHECK_FALSE(qlinear_mul_params(1.0, INFINITY, 1.0, 0, 0, 0, DataType::kInt8, false, p));
+}
+
+TEST_CASE("QLinearMul handler: equal shapes, constant scales, the emitted integer call",
+          "[qelementwise]") {
+  auto make = [](InferHarness& h, Shape b_shape, float y_scale) {
+    h.node().domain = "com.microsoft";
+    h.input(DataType::kInt8, {2, 3});
+    h.constant(DataType::kFloat, {}, std::vector<float>{0.02f});
+    h.constant(DataType::kInt8, {}, std::vector<int>{1});
+    h.input(DataType::kInt8, b_shape);
+    h.constant(DataType::kFloat, {}, std::vector<float>{0.03f});
+    h.constant(DataType::kInt8, {}, std::vector<int>{-2});
+    h.constant(DataType::kFloat, {}, std::vector<float>{y_scale});
+    h.constant(DataType::kInt8, {}, std::vector<int>{5});
+  };
+  InferHarness h("QLinearMul", 1);
+  make(h, {2, 3}, 0.01f);
+  REQUIRE(h.infer());
+  CHECK(h.out().dtype == DataType::kInt8);
+  CHECK(h.out().shape == Shape{2, 3});
+  const std::string code = h.emit();
+  CHECK(has(code, "static constexpr onnxc::QMulParams p = {/*multiplier=*/"));
+  CHECK(has(code,
+            "/*a_zero_point=*/1, /*b_zero_point=*/-2, /*y_zero_point=*/5, /*y_min=*/-128, "
+            "/*y_max=*/127};"));
+  CHECK(has(code, "onnxc::qlinear_mul_ref(p, x0, x3, y0, /*n=*/6);"));
+  InferHarness broadcast("QLinearMul", 1);
+  make(broadcast, {1, 3}, 0.01f);
+  CHECK_FALSE(broadcast.infer());
+  CHECK_THAT(broadcast.error(), Catch::Contains("equal shapes only"));
+  InferHarness tiny("QLinearMul", 1);
+  make(tiny, {2, 3}, 1e-9f);  // 0.02 * 0.03 / 1e-9 = 6e5 >= 2^15
+  CHECK_FALSE(tiny.infer());
+  CHECK_THAT(tiny.error(), Catch::Contains("do not fit the integer form"));
+}
+
+TEST_CASE("QLinearLookup: the table entry of each input byte, of the table type, in place",
+          "[qelementwise]") {
+  InferHarness h("QLinearLookup", 1);
+  h.node().domain = "com.microsoft";
+  std::vector<int> x = {-128, -1, 0, 1, 127, 5};
+  std::vector<int> table(256);
+  for (int k = 0; k < 256; ++k) table[k] = (k * 7 + 3) % 256;
+  h.constant(DataType::kInt8, {2, 3}, x);
+  h.constant(DataType::kUint8, {256}, table);
+  REQUIRE(h.infer());
+  CHECK(h.out().dtype == DataType::kUint8);
+  CHECK(h.out().shape == Shape{2, 3});
+  CHECK(h.node().handler->alias(h.node()).kind == AliasKind::kInPlace);
+  CHECK(has(h.emit(), "onnxc::qlinear_lookup_ref(x0, x1, y0, /*n=*/6);"));
+  REQUIRE(h.fold());
+  for (int i = 0; i < 6; ++i)
+    CHECK(int(h.folded().as<uint8_t>()[i]) == table[static_cast<uint8_t>(x[i])]);
+
+  InferHarness short_table("QLinearLookup", 1);
+  short_table.node().domain = "com.microsoft";
+  short_table.input(DataType::kUint8, {4});
+  short_table.constant(DataType::kUint8, {255}, std::vector<int>(255));
+  CHECK_FALSE(short_table.infer());
+  CHECK_THAT(short_table.error(), Catch::Contains("256 values"));
+  // A run-time table is read by every element: the output may not overwrite it.
+  InferHarness run_time("QLinearLookup", 1);
+  run_time.node().domain = "com.microsoft";
+  run_time.input(DataType::kUint8, {256});
+  run_time.input(DataType::kUint8, {256});
+  REQUIRE(run_time.infer());
+  CHECK(run_time.node().handler->alias(run_time.node()).kind == AliasKind::kNone);
+}
