@@ -36,7 +36,7 @@ constexpr char kMul[] = "Mul";
 
 // QLinearSigmoid / QLinearLeakyRelu (contrib_ops/cpu/quantization/qlinear_lookup_table.cc):
 // inputs X, X_scale, X_zero_point, Y_scale, Y_zero_point; Y = Quantize(op(Dequantize(X))).
-// lower-qdq runs the chain as one 256-entry table lookup (com.microsoft QLinearLookup), as ORT
+// lower-qdq runs the chain as one 256-entry table lookup (onnxc QLinearLookup), as ORT
 // does.
 bool qlinear_sigmoid(Expansion& e) {
   q(e, e.emit1("Sigmoid", {dq(e, e.in(0), e.in(1), e.in(2))}), e.in(3), e.in(4), e.out(0));

@@ -9,7 +9,7 @@
 // product of two DequantizeLinear outputs [-> Relu] -> QuantizeLinear one com.microsoft
 // QLinearAdd or QLinearMul, ops/quant/qelementwise.cpp; DequantizeLinear -> a unary elementwise
 // op (Sigmoid, Tanh, HardSwish, LeakyRelu, Gelu, Clip, ...) [-> Relu] -> QuantizeLinear one
-// com.microsoft QLinearLookup reading a 256-entry table that the chain's own nodes compute at
+// onnxc QLinearLookup reading a 256-entry table that the chain's own nodes compute at
 // compile time, equal to the float graph bit for bit; and Concat, MaxPool and the reshaping ops
 // between a DequantizeLinear and a QuantizeLinear of one scale run on the 8-bit tensors):
 // int8/uint8 products accumulated in int32 and requantized in integers (onnxc/quantize.h), where
@@ -454,7 +454,7 @@ bool lower_lookup(Graph& g, Node& n, const Target& target, PassContext& stats, b
   chain.push_back(t.quantize);
   Tensor table;
   if (!lookup_table(chain, dx.q, target, table) ||
-      !fusion::retarget(n, "QLinearLookup", 1, "com.microsoft"))
+      !fusion::retarget(n, "QLinearLookup", 1, kOnnxcDomain))
     return false;
   n.inputs = {dx.q, fusion::add_constant(g, n.name + "_table", std::move(table))};
   n.attributes.clear();

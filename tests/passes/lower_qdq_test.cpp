@@ -480,7 +480,7 @@ TEST_CASE("lower-qdq: DQ -> unary op -> Q becomes a QLinearLookup equal to the f
                 l.ir,
                 {"CHECK: %act_table: " + out + "[256] = constant",
                  "CHECK-NOT: = " + std::string(u.op) + "@",
-                 "CHECK: %yq: " + out + "[256] = com.microsoft.QLinearLookup@1(%xq, %act_table)",
+                 "CHECK: %yq: " + out + "[256] = onnxc.QLinearLookup@1(%xq, %act_table)",
                  "CHECK-NOT: = DequantizeLinear@", "CHECK-NOT: = QuantizeLinear@"}) == "");
       CHECK(l.stats.at("unary ops lowered to lookup tables") == 1);
       // Every 8-bit input: the table is the float graph's own result, bit for bit.
@@ -497,7 +497,7 @@ TEST_CASE("lower-qdq: a Relu after the unary op joins the table", "[passes][qdq]
   INFO(l.ir);
   CHECK(
       filecheck(l.ir, {"CHECK-NOT: = Tanh@", "CHECK-NOT: = Relu@",
-                       "CHECK: %yq: int8[256] = com.microsoft.QLinearLookup@1(%xq, %act_table)"}) ==
+                       "CHECK: %yq: int8[256] = onnxc.QLinearLookup@1(%xq, %act_table)"}) ==
       "");
   const auto [got, want] = run_both(mb, {all_bytes(DataType::kUint8, 256, false)});
   CHECK(got == want);
@@ -524,7 +524,7 @@ TEST_CASE("lower-qdq: the expanded QLinearSigmoid and QLinearLeakyRelu become lo
     Lowered l = lower_qdq(mb, true);
     INFO(l.ir);
     CHECK(filecheck(l.ir, {"CHECK-NOT: = Sigmoid@", "CHECK-NOT: = LeakyRelu@",
-                           "CHECK: %y: uint8[256] = com.microsoft.QLinearLookup@1(%x, "}) == "");
+                           "CHECK: %y: uint8[256] = onnxc.QLinearLookup@1(%x, "}) == "");
     CHECK(l.stats.at("unary ops lowered to lookup tables") == 1);
     const auto [got, want] = run_both(mb, {all_bytes(DataType::kUint8, 256, false)});
     CHECK(got == want);

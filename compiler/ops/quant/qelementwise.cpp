@@ -8,7 +8,7 @@
 //     DequantizeLinear + DequantizeLinear -> Add / Mul [-> Relu] -> QuantizeLinear, so that a
 //     quantized network's residual connections and gates stay in integers. Kernels:
 //     qlinear_add_ref, qlinear_mul_ref (onnxc/quantize.h).
-//   QLinearLookup (com.microsoft, 1; onnxc's own, no ONNX Runtime op has the name): inputs X
+//   QLinearLookup (domain onnxc, 1: onnxc's own, which models cannot name): inputs X
 //     (int8/uint8) and Table (256 values of the output type, int8/uint8), Y[i] = Table[X[i] as
 //     a byte]. lower-qdq makes it of DequantizeLinear -> unary op -> QuantizeLinear with the table
 //     computed by those nodes' own handlers (QLinearSigmoid, QLinearLeakyRelu and the QDQ
@@ -244,7 +244,7 @@ const QLinearLookupOp kQLinearLookup;
 
 std::vector<OpRegistration> qelementwise_ops() {
   return {{"com.microsoft", "QLinearAdd", 1, 1, &kQLinearAdd},
-          {"com.microsoft", "QLinearLookup", 1, 1, &kQLinearLookup},
+          {kOnnxcDomain, "QLinearLookup", 1, 1, &kQLinearLookup},
           {"com.microsoft", "QLinearMul", 1, 1, &kQLinearMul}};
 }
 

@@ -153,7 +153,7 @@ TEST_CASE("QLinearMul handler: equal shapes, constant scales, the emitted intege
 TEST_CASE("QLinearLookup: the table entry of each input byte, of the table type, in place",
           "[qelementwise]") {
   InferHarness h("QLinearLookup", 1);
-  h.node().domain = "com.microsoft";
+  h.node().domain = kOnnxcDomain;
   std::vector<int> x = {-128, -1, 0, 1, 127, 5};
   std::vector<int> table(256);
   for (int k = 0; k < 256; ++k) table[k] = (k * 7 + 3) % 256;
@@ -169,14 +169,14 @@ TEST_CASE("QLinearLookup: the table entry of each input byte, of the table type,
     CHECK(int(h.folded().as<uint8_t>()[i]) == table[static_cast<uint8_t>(x[i])]);
 
   InferHarness short_table("QLinearLookup", 1);
-  short_table.node().domain = "com.microsoft";
+  short_table.node().domain = kOnnxcDomain;
   short_table.input(DataType::kUint8, {4});
   short_table.constant(DataType::kUint8, {255}, std::vector<int>(255));
   CHECK_FALSE(short_table.infer());
   CHECK_THAT(short_table.error(), Catch::Contains("256 values"));
   // A run-time table is read by every element: the output may not overwrite it.
   InferHarness run_time("QLinearLookup", 1);
-  run_time.node().domain = "com.microsoft";
+  run_time.node().domain = kOnnxcDomain;
   run_time.input(DataType::kUint8, {256});
   run_time.input(DataType::kUint8, {256});
   REQUIRE(run_time.infer());
