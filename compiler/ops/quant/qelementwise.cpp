@@ -346,10 +346,10 @@ class QLinearConcatOp final : public OpHandler {
       sources += fmt::format("{}{}", k ? ", " : "", ctx.in(2 + 3 * k));
     }
     ctx.include("onnxc/quantize.h");
-    ctx.line("static constexpr onnxc::QConcatInput inputs[] = {{{}}};", inputs);
-    ctx.line("const {}* const sources[] = {{{}}};", type, sources);
+    ctx.line("static constexpr onnxc::QConcatInput qconcat_parts[] = {{{}}};", inputs);
+    ctx.line("const {}* const qconcat_sources[] = {{{}}};", type, sources);
     ctx.line(
-        "onnxc::qlinear_concat_ref<{}>(sources, inputs, /*count=*/{}, /*outer=*/{}, "
+        "onnxc::qlinear_concat_ref<{}>(qconcat_sources, qconcat_parts, /*count=*/{}, /*outer=*/{}, "
         "/*y_zero_point=*/{}, {});",
         type, s.inputs.size(), s.outer, s.y_zero_point, ctx.out(0));
   }

@@ -226,9 +226,9 @@ class QLinearAveragePoolOp final : public OpHandler {
         p.channels, arr3(p.in), arr3(p.out), arr3(p.kernel), arr3(p.stride), arr3(p.dilation),
         arr3(p.pad), arr3(p.pad_end), p.count_include_pad, s.p.x_zero_point, s.p.y_zero_point,
         s.p.min_count, s.p.max_count);
-    ctx.line("static constexpr onnxc::QScale scales[] = {{{}}};", scales);
-    ctx.line("onnxc::qlinear_avgpool_ref<{}>(p, scales, {}, {});", dtype_cpp(ctx.input(0)->dtype),
-             ctx.in(0), ctx.out(0));
+    ctx.line("static constexpr onnxc::QScale qpool_scales[] = {{{}}};", scales);
+    ctx.line("onnxc::qlinear_avgpool_ref<{}>(p, qpool_scales, {}, {});",
+             dtype_cpp(ctx.input(0)->dtype), ctx.in(0), ctx.out(0));
   }
 
  private:

@@ -288,12 +288,13 @@ TEST_CASE("QLinearConcat handler: types and shapes, copies, the emitted integer 
   INFO(code);
   // 0.01 / 0.02 = 1/2: multiplier 2^30, shift 31.
   CHECK(has(code,
-            "static constexpr onnxc::QConcatInput inputs[] = {{/*extent=*/3, /*copy=*/true, "
+            "static constexpr onnxc::QConcatInput qconcat_parts[] = {{/*extent=*/3, /*copy=*/true, "
             "/*x_zero_point=*/128, {/*multiplier=*/0, /*shift=*/0}}, {/*extent=*/5, "
             "/*copy=*/false, /*x_zero_point=*/120, {/*multiplier=*/1073741824, /*shift=*/31}}};"));
-  CHECK(has(code, "const uint8_t* const sources[] = {x2, x5};"));
+  CHECK(has(code, "const uint8_t* const qconcat_sources[] = {x2, x5};"));
   CHECK(has(code,
-            "onnxc::qlinear_concat_ref<uint8_t>(sources, inputs, /*count=*/2, /*outer=*/2, "
+            "onnxc::qlinear_concat_ref<uint8_t>(qconcat_sources, qconcat_parts, /*count=*/2, "
+            "/*outer=*/2, "
             "/*y_zero_point=*/128, y0);"));
   InferHarness other_dims("QLinearConcat", 1);
   make(other_dims, {3, 5}, 0.01f, 120);

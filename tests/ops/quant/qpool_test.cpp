@@ -52,8 +52,8 @@ TEST_CASE("QLinearAveragePool handler: multipliers per window count and the emit
     CHECK(has(code, include_pad ? "/*min_count=*/9, /*max_count=*/9};"
                                 : "/*min_count=*/4, /*max_count=*/9};"));
     CHECK(has(code, "/*x_zero_point=*/128, /*y_zero_point=*/120"));
-    CHECK(has(code, "static constexpr onnxc::QScale scales[] = {{/*multiplier=*/"));
-    CHECK(has(code, "onnxc::qlinear_avgpool_ref<uint8_t>(p, scales, x0, y0);"));
+    CHECK(has(code, "static constexpr onnxc::QScale qpool_scales[] = {{/*multiplier=*/"));
+    CHECK(has(code, "onnxc::qlinear_avgpool_ref<uint8_t>(p, qpool_scales, x0, y0);"));
     REQUIRE(h.fold());
     // The float graph: dequantized taps summed in double, divided by the count, rounded to
     // float, divided by y_scale in float, rounded half to even.
