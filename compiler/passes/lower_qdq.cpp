@@ -4,14 +4,17 @@
 //   DequantizeLinear(wq) --+-- Conv|MatMul|Gemm -- [Add(bias)] -- [Relu] -- QuantizeLinear -> yq
 //   [bias] ----------------+
 // becomes one QLinearConv / QLinearMatMul(xq, x_scale, x_zp, wq, w_scale, w_zp, y_scale, y_zp,
-// bias) {fused_activation="Relu"} writing yq (and DequantizeLinear -> GlobalAveragePool ->
-// QuantizeLinear one com.microsoft QLinearGlobalAveragePool, ops/quant/qpool.cpp; the sum or the
-// product of two DequantizeLinear outputs [-> Relu] -> QuantizeLinear one com.microsoft
-// QLinearAdd or QLinearMul, ops/quant/qelementwise.cpp; DequantizeLinear -> a unary elementwise
-// op (Sigmoid, Tanh, HardSwish, LeakyRelu, Gelu, Clip, ...) [-> Relu] -> QuantizeLinear one
-// onnxc QLinearLookup reading a 256-entry table that the chain's own nodes compute at
-// compile time, equal to the float graph bit for bit; and Concat, MaxPool and the reshaping ops
-// between a DequantizeLinear and a QuantizeLinear of one scale run on the 8-bit tensors):
+// bias) {fused_activation="Relu"} writing yq (and DequantizeLinear -> GlobalAveragePool /
+// AveragePool -> QuantizeLinear one com.microsoft QLinearGlobalAveragePool / QLinearAveragePool,
+// ops/quant/qpool.cpp; the sum or the product of two DequantizeLinear outputs [-> Relu] ->
+// QuantizeLinear one com.microsoft QLinearAdd or QLinearMul, ops/quant/qelementwise.cpp;
+// DequantizeLinear -> a unary elementwise op (Sigmoid, Tanh, HardSwish, LeakyRelu, Gelu, Clip,
+// ...) [-> Relu] -> QuantizeLinear one onnxc QLinearLookup reading a 256-entry table that the
+// chain's own nodes compute at compile time, equal to the float graph bit for bit; Concat,
+// MaxPool and the reshaping ops between a DequantizeLinear and a QuantizeLinear of one scale run
+// on the 8-bit tensors, and a Concat of DequantizeLinears of other scales or zero points than its
+// QuantizeLinear's becomes one com.microsoft QLinearConcat, each such input requantized in
+// integers):
 // int8/uint8 products accumulated in int32 and requantized in integers (onnxc/quantize.h), where
 // the float graph dequantizes every weight and activation. The float bias b becomes round(b /
 // (x_scale * w_scale)) in int32, the unit of the accumulator; a fused Relu clamps the output at
@@ -26,13 +29,15 @@
 // alpha = beta = 1 and transA = 0; every intermediate float value has one user; y_scale and
 // y_zero_point are single constants. Add and Mul: equal shapes, one 8-bit type, scales that fit
 // the kernels' integer forms. Lookups: the op's other inputs (Clip's bounds) are constants and
-// its handler evaluates them.
+// its handler evaluates them. Pools and Concat: the output of the input's (inputs') 8-bit type,
+// no Relu between; AveragePool undilated with 1 to 3 spatial dims; the ratios x_scale / y_scale
+// (divided by each window size for the pool) fit qlinear_scale's integer form.
 // It does NOT lower: blocked quantization, per-axis activations, float8/int4 types, constant
 // B of other ranks than 2, reshapes other than one Flatten or Reshape between A's
 // DequantizeLinear and the product (moved before it), other activations than Relu after a product,
 // QuantizeLinear with a `precision`, ConvTranspose or ConvInteger-style graphs without the output
-// QuantizeLinear, broadcasting Add/Mul, and patterns inside If/Loop/Scan bodies (it walks the
-// top-level graph only).
+// QuantizeLinear, broadcasting Add/Mul, dilated AveragePools, LpPool, and patterns inside
+// If/Loop/Scan bodies (it walks the top-level graph only).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -314,10 +319,16 @@ bool lower_matmul(Graph& g, Node& n, const Target& target, PassContext& stats, b
   return true;
 }
 
-// DequantizeLinear(xq) -> GlobalAveragePool -> QuantizeLinear(y_scale, y_zp) of xq's type becomes
-// com.microsoft QLinearGlobalAveragePool(xq, x_scale, x_zp, y_scale, y_zp): the pooled features
-// of a quantized CNN stay in integers (one rounding where the float graph rounds the mean, then
-// the quantization: within one step of it).
+// The single constant value of v as a double; 0 for an absent zero point.
+double single_value(const Value* v) {
+  return v ? v->constant->double_at(0) : 0.0;
+}
+
+// DequantizeLinear(xq) -> GlobalAveragePool / AveragePool -> QuantizeLinear(y_scale, y_zp) of
+// xq's type becomes com.microsoft QLinearGlobalAveragePool / QLinearAveragePool(xq, x_scale, x_zp,
+// y_scale, y_zp) {AveragePool's attributes}: the pooled features of a quantized CNN stay in
+// integers (one rounding where the float graph rounds the mean, then the quantization: within
+// one step of it).
 bool lower_pool(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
   const Value *x = n.input(0), *y = n.output(0);
   Dequant dx;
@@ -330,15 +341,29 @@ bool lower_pool(Graph& g, Node& n, const Target& target, PassContext& stats, boo
       dx.q, dx.scale,
       zero_point_or_zero(g, dx.zero_point, dx.q->dtype, dx.scale, n.name + "_x_zero_point"), ys,
       zero_point_or_zero(g, t.quantize->input(2), dx.q->dtype, ys, n.name + "_y_zero_point")};
-  const IntegerOp pool = {"QLinearGlobalAveragePool", "com.microsoft", 1,
-                          "pools lowered to integers", false};
+  const bool global = n.op_type == "GlobalAveragePool";
+  if (!global) {
+    // AveragePool: com.microsoft QLinearAveragePool takes its attributes but no dilations, and
+    // each window divisor's multiplier x_scale / (y_scale * count) must fit the integer form (the
+    // divisors lie in [1, the kernel's size]; the ratio falls as the count grows).
+    const Attribute* dilations = n.attr("dilations");
+    if (dilations && std::any_of(dilations->ints.begin(), dilations->ints.end(),
+                                 [](int64_t d) { return d != 1; }))
+      return false;
+    const Attribute* kernel = n.attr("kernel_shape");
+    if (!kernel || x->shape.size() < 3 || x->shape.size() > 5) return false;
+    double size = 1;
+    for (int64_t k : kernel->ints) size *= static_cast<double>(k);
+    const double ratio = static_cast<double>(static_cast<float>(single_value(dx.scale))) /
+                         static_cast<float>(single_value(ys));
+    QScale m;
+    if (!qlinear_scale(ratio, m) || !qlinear_scale(ratio / size, m)) return false;
+    n.attributes.erase("dilations");
+  }
+  const IntegerOp pool = {global ? "QLinearGlobalAveragePool" : "QLinearAveragePool",
+                          "com.microsoft", 1, "pools lowered to integers", false};
   ok = rewrite(g, n, pool, std::move(inputs), t, target, stats);
   return true;
-}
-
-// The single constant value of v as a double; 0 for an absent zero point.
-double single_value(const Value* v) {
-  return v ? v->constant->double_at(0) : 0.0;
 }
 
 // DequantizeLinear(aq) + / * DequantizeLinear(bq) [-> Relu] -> QuantizeLinear, all of one shape
@@ -470,8 +495,8 @@ bool lower_lookup(Graph& g, Node& n, const Target& target, PassContext& stats, b
 // Concat, MaxPool, Transpose, Reshape, Flatten, Squeeze and Unsqueeze only move or select values.
 // Between DequantizeLinears and a QuantizeLinear of one type, scale and zero point they commute
 // with the quantization exactly (it is monotonic, so it commutes with max; Q(DQ(q)) is q), so
-// they run on the 8-bit tensors and the float tensor between goes. Other scales (a requantizing
-// QLinearConcat) stay in float.
+// they run on the 8-bit tensors and the float tensor between goes. A Concat of other scales is
+// lower_concat's.
 bool lower_value_moving(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
   const Value* y = n.output(0);
   if (!y || n.outputs.size() != 1 || (n.op_type == "MaxPool" && n.opset < 12)) return false;
@@ -497,6 +522,41 @@ bool lower_value_moving(Graph& g, Node& n, const Target& target, PassContext& st
   return true;
 }
 
+// DequantizeLinear(x_i) for each input -> Concat -> QuantizeLinear, all of one 8-bit type, where
+// some input's scale or zero point differs from the output's (else lower_value_moving's), becomes
+// com.microsoft QLinearConcat(y_scale, y_zp, x_1, x_1_scale, x_1_zp, ...) {axis}: each input of
+// the output's scale and zero point copied, the others requantized in integers
+// (onnxc::qlinear_concat_ref: equal to the float graph wherever its arithmetic is exact, within
+// one step of it always). Ratios x_scale / y_scale that do not fit the integer form
+// (qlinear_scale) stay in float.
+bool lower_concat(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const Value* y = n.output(0);
+  Tail t;
+  if (!y || n.outputs.size() != 1 || n.inputs.empty() || !tail_of(g, y, false, t) || t.relu)
+    return false;
+  const DataType type = t.quantize->output(0)->dtype;
+  Value* ys = t.quantize->input(1);
+  const double y_scale = static_cast<float>(single_value(ys));
+  std::vector<Value*> inputs = {
+      ys, zero_point_or_zero(g, t.quantize->input(2), type, ys, n.name + "_y_zero_point")};
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    Dequant d;
+    QScale m;
+    if (!activation_of(n.input(i), d) || d.q->dtype != type ||
+        !(static_cast<float>(single_value(d.scale)) > 0) ||
+        !qlinear_scale(static_cast<float>(single_value(d.scale)) / y_scale, m))
+      return false;
+    inputs.insert(inputs.end(),
+                  {d.q, d.scale,
+                   zero_point_or_zero(g, d.zero_point, type, d.scale,
+                                      n.name + "_x" + std::to_string(i) + "_zero_point")});
+  }
+  const IntegerOp concat = {"QLinearConcat", "com.microsoft", 1, "Concats requantized in integers",
+                            false};
+  ok = rewrite(g, n, concat, std::move(inputs), t, target, stats);
+  return true;
+}
+
 bool moves_values(const std::string& op) {
   for (const char* name :
        {"Concat", "MaxPool", "Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze"})
@@ -516,7 +576,7 @@ bool run_lower_qdq(Module& module, PassContext& stats) {
       changed |= lower_conv(g, n, *module.target, stats, ok);
     else if (n.op_type == "MatMul" || n.op_type == "Gemm")
       changed |= lower_matmul(g, n, *module.target, stats, ok);
-    else if (n.op_type == "GlobalAveragePool")
+    else if (n.op_type == "GlobalAveragePool" || n.op_type == "AveragePool")
       changed |= lower_pool(g, n, *module.target, stats, ok);
     else if (n.op_type == "Add")
       changed |= lower_add(g, n, *module.target, stats, ok);
@@ -525,7 +585,8 @@ bool run_lower_qdq(Module& module, PassContext& stats) {
     else if (maps_each_value(n.op_type))
       changed |= lower_lookup(g, n, *module.target, stats, ok);
     else if (moves_values(n.op_type))
-      changed |= lower_value_moving(g, n, *module.target, stats, ok);
+      changed |= lower_value_moving(g, n, *module.target, stats, ok) ||
+                 (n.op_type == "Concat" && lower_concat(g, n, *module.target, stats, ok));
   }
   return changed;
 }

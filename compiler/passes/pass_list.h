@@ -26,10 +26,12 @@
   X("inline-if", inline_if, kOptional, kShapesInferred,                                        \
     "splices the taken branch of an If with a compile-time constant condition")                \
   X("lower-qdq", lower_qdq, kOptional, kShapesInferred,                                        \
-    "DequantizeLinear -> Conv/MatMul/Gemm [-> bias] [-> Relu] / GlobalAveragePool / Add / "    \
-    "Mul -> QuantizeLinear as QLinearConv/QLinearMatMul/QLinearGlobalAveragePool/QLinearAdd/"  \
-    "QLinearMul in integers; DQ -> unary op (Sigmoid, Tanh, ...) -> Q as a 256-entry "         \
-    "QLinearLookup table; Concat/MaxPool/reshapes between equal scales on the 8-bit tensors")  \
+    "DequantizeLinear -> Conv/MatMul/Gemm [-> bias] [-> Relu] / GlobalAveragePool / "          \
+    "AveragePool / Add / Mul -> QuantizeLinear as QLinearConv/QLinearMatMul/"                  \
+    "QLinearGlobalAveragePool/QLinearAveragePool/QLinearAdd/QLinearMul in integers; DQ -> "    \
+    "unary op (Sigmoid, Tanh, ...) -> Q as a 256-entry QLinearLookup table; Concat/MaxPool/"   \
+    "reshapes between equal scales on the 8-bit tensors, a Concat of other scales as "         \
+    "QLinearConcat")                                                                           \
   X("fold-constants", fold_constants, kOptional, kShapesInferred,                              \
     "evaluates nodes whose inputs are all constant at compile time")                           \
   X("fuse-matmul-add", fuse_matmul_add, kOptional, kShapesInferred,                            \
@@ -48,7 +50,7 @@
   X("select-kernels", select_kernels, kOptional, kShapesInferred,                              \
     "picks each node's kernel variant (onnxc/variants.h) for the target's ISA")                \
   X("patch-rows", patch_rows, kOptional, kShapesInferred,                                      \
-    "under --max-arena, runs a CNN's first stages in bands of rows (RowPipeline), keeping "     \
+    "under --max-arena, runs a CNN's first stages in bands of rows (RowPipeline), keeping "    \
     "each stage's input rows in a window instead of whole tensors")                            \
   X("pack-weights", pack_weights, kRequired, kShapesInferred,                                  \
     "stores constant inputs in the layout of the kernel variant that reads them")              \

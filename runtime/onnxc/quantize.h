@@ -10,6 +10,10 @@
 //   qlinear_add_ref                   com.microsoft QLinearAdd of equal shapes, in int32 only
 //   qlinear_mul_ref                   com.microsoft QLinearMul of equal shapes, in integers
 //   qlinear_lookup_ref                y = table[x]: a quantized unary op as 256 precomputed values
+//   qlinear_concat_ref                com.microsoft QLinearConcat: copies, or requantizes in
+//   integers qlinear_avgpool_ref               com.microsoft QLinearAveragePool: int32 window sums,
+//   one
+//                                     integer requantization per window (multipliers per count)
 //   matmul_integer_ref / qlinear_matmul_ref, conv_integer_ref / qlinear_conv_ref
 //                                     int32 accumulation of (a - a_zp) * (b - b_zp); the QLinear
 //                                     forms requantize as the ONNX reference does: the multiplier
@@ -33,6 +37,7 @@
 #include "onnxc/conv.h"  // ConvParams
 #include "onnxc/convert.h"
 #include "onnxc/gemm.h"  // MatMulParams
+#include "onnxc/pool.h"  // PoolParams
 
 namespace onnxc {
 
@@ -574,6 +579,47 @@ inline void qlinear_add_ref(const QAddParams& p, const T* a, const T* b, T* y, i
   }
 }
 
+// A positive factor M as multiplier * 2^-shift, multiplier in [2^30, 2^31) and shift in [16, 62]:
+// the compiler rounds M * 2^shift to the nearest integer once (ops/quant/qelementwise.h
+// qlinear_scale), from M in double. QLinearMul, QLinearConcat and QLinearAveragePool requantize
+// with it.
+struct QScale {
+  int32_t multiplier;
+  int32_t shift;
+};
+
+namespace quant_detail {
+
+// round(p * M) for the QScale m, in integers (the int64 product |p| * multiplier < 2^62): to
+// nearest, and a value within |p| / 2 units of 2^-shift of a half (where the multiplier's own
+// rounding, at most 1/2 unit times |p|, could have moved p * M across it) rounds to even. So the
+// result is always floor or ceil of the exact p * M, and equals round_half_even(p * M) whenever
+// p * M is a float: a float near a half lies at least |p * M| * 2^-24 from it, the window at
+// most |p * M| * 2^-30 (the float graph's QuantizeLinear rounds exact halves to even too).
+inline int64_t scale_round(int32_t p, QScale m) {
+  const int64_t half = int64_t{1} << (m.shift - 1);
+  const int64_t mask = (int64_t{1} << m.shift) - 1;
+  const int64_t scaled = int64_t{p} * m.multiplier;
+  int64_t v = scaled >> m.shift;                     // floor
+  const int64_t from_half = (scaled & mask) - half;  // rest - half, in units of 2^-shift
+  const int64_t window = p < 0 ? -int64_t{p} : int64_t{p};
+  if (2 * (from_half < 0 ? -from_half : from_half) <= window)
+    v += v & 1;  // a half: to even
+  else if (from_half > 0)
+    ++v;
+  return v;
+}
+
+// v + zero_point saturated to the 8-bit type T.
+template <typename T>
+inline T saturate8(int64_t v, int32_t zero_point) {
+  constexpr int64_t lo = IntRange<T>::kMin, hi = IntRange<T>::kMax;
+  v += zero_point;
+  return static_cast<T>(v < lo ? lo : v > hi ? hi : v);
+}
+
+}  // namespace quant_detail
+
 // QLinearMul (com.microsoft; what lower-qdq makes of DequantizeLinear(a) * DequantizeLinear(b)
 // [-> Relu] -> QuantizeLinear) over n elements of one shape, in integers only. With
 // p = (a - a_zp) * (b - b_zp) (|p| <= 255 * 255 < 2^16) and M = a_scale * b_scale / y_scale, the
@@ -597,18 +643,10 @@ struct QMulParams {
 template <typename T>
 inline void qlinear_mul_ref(const QMulParams& p, const T* a, const T* b, T* y, index_t n) {
   const QMulParams q = p;  // locals: the stores through y may alias everything
-  const int64_t half = int64_t{1} << (q.shift - 1);
-  const int64_t mask = (int64_t{1} << q.shift) - 1;
+  const QScale m = {q.multiplier, q.shift};
   for (index_t i = 0; i < n; ++i) {
     const int32_t product = (int32_t{a[i]} - q.a_zero_point) * (int32_t{b[i]} - q.b_zero_point);
-    const int64_t scaled = int64_t{product} * q.multiplier;
-    int64_t v = scaled >> q.shift;                     // floor
-    const int64_t from_half = (scaled & mask) - half;  // rest - half, in units of 2^-shift
-    const int64_t window = product < 0 ? -int64_t{product} : int64_t{product};
-    if (2 * (from_half < 0 ? -from_half : from_half) <= window)
-      v += v & 1;  // a half: to even
-    else if (from_half > 0)
-      ++v;
+    int64_t v = quant_detail::scale_round(product, m);
     v += q.y_zero_point;
     y[i] = static_cast<T>(v < q.y_min ? q.y_min : (v > q.y_max ? q.y_max : v));
   }
@@ -622,6 +660,69 @@ template <typename X, typename Y>
 inline void qlinear_lookup_ref(const X* x, const Y* table, Y* y, index_t n) {
   static_assert(sizeof(X) == 1 && sizeof(Y) == 1, "8-bit tensors only");
   for (index_t i = 0; i < n; ++i) y[i] = table[static_cast<uint8_t>(x[i])];
+}
+
+// QLinearConcat (com.microsoft; what lower-qdq makes of DequantizeLinear(x_i) for each input ->
+// Concat -> QuantizeLinear where the inputs' scales or zero points differ from the output's):
+// the output viewed as [outer, sum of the inputs' extents], input i filling its columns in order.
+// An input whose scale and zero point are the output's (`copy`) is copied; another is
+// requantized, y = saturate(y_zero_point + round((x - x_zero_point) * M)) with M = x_scale /
+// y_scale as a QScale (quant_detail::scale_round: in integers, equal to the float graph wherever
+// its arithmetic is exact, always within one step of it). No float at run time.
+struct QConcatInput {
+  index_t extent;        // the input's axis extent times the inner size: its elements per row
+  bool copy;             // scale and zero point equal the output's
+  int32_t x_zero_point;  // else: the requantization
+  QScale scale;
+};
+
+template <typename T>
+inline void qlinear_concat_ref(const T* const* x, const QConcatInput* inputs, index_t count,
+                               index_t outer, int32_t y_zero_point, T* y) {
+  for (index_t o = 0; o < outer; ++o)
+    for (index_t k = 0; k < count; ++k) {
+      const QConcatInput& in = inputs[k];
+      const T* src = x[k] + o * in.extent;
+      if (in.copy) {
+        for (index_t i = 0; i < in.extent; ++i) y[i] = src[i];
+      } else {
+        for (index_t i = 0; i < in.extent; ++i)
+          y[i] = quant_detail::saturate8<T>(
+              quant_detail::scale_round(int32_t{src[i]} - in.x_zero_point, in.scale), y_zero_point);
+      }
+      y += in.extent;
+    }
+}
+
+// QLinearAveragePool (com.microsoft; what lower-qdq makes of DequantizeLinear -> AveragePool ->
+// QuantizeLinear): per window the int32 sum of (x - x_zero_point) over the taps inside the input
+// (padding adds zeros, as the float op's), times x_scale / (y_scale * count) rounded once
+// (quant_detail::scale_round), plus y_zero_point, saturated. count is the window's divisor as
+// avgpool_ref's (with count_include_pad the taps inside the input or the declared padding, else
+// those inside the input); it ranges over [min_count, max_count], and scales[count - min_count]
+// is that count's multiplier, computed at compile time: no float or division at run time. A
+// window with no tap yields y_zero_point (the float op's 0). The geometry is PoolParams'
+// (onnxc/pool.h): 1 to 3 spatial dims, x and y NCHW.
+struct QAvgPoolParams {
+  PoolParams pool;
+  int32_t x_zero_point, y_zero_point;
+  index_t min_count, max_count;
+};
+
+template <typename T>
+inline void qlinear_avgpool_ref(const QAvgPoolParams& p, const QScale* scales, const T* x, T* y) {
+  pool_detail::pool_each(
+      p.pool, x, y,
+      [&](index_t, const T* xc, const pool_detail::Window& w, index_t od, index_t oh, index_t ow) {
+        int32_t sum = 0;
+        pool_detail::for_each_tap(p.pool, w, od, oh, ow,
+                                  [&](index_t at) { sum += int32_t{xc[at]} - p.x_zero_point; });
+        const index_t count = p.pool.count_include_pad ? w.padded_count : w.count;
+        const int64_t v = count < p.min_count || count > p.max_count
+                              ? 0
+                              : quant_detail::scale_round(sum, scales[count - p.min_count]);
+        return quant_detail::saturate8<T>(v, p.y_zero_point);
+      });
 }
 
 }  // namespace onnxc

@@ -577,3 +577,146 @@ TEST_CASE("qlinear_lookup_ref indexes the table by the input's byte, also in pla
   qlinear_lookup_ref(in_place, table_s, in_place, 256);  // int8 -> int8, y = x
   for (int i = 0; i < 256; ++i) REQUIRE(in_place[i] == table_s[static_cast<uint8_t>(xs[i])]);
 }
+
+namespace {
+
+// The QScale of m as the compiler forms it (ops/quant/qelementwise.cpp qlinear_scale).
+QScale scale_of(double m) {
+  const int shift = 30 - static_cast<int>(std::floor(std::log2(m)));
+  return {static_cast<int32_t>(std::nearbyint(std::ldexp(m, shift))), shift};
+}
+
+// round_half_even(v) + zp saturated to T, or -1000 when v lies within 1e-9 of a half that is not
+// exactly one (there either neighbour is right: the kernels round once, from a rounded multiplier).
+template <typename T>
+int rounded_or_near_tie(long double v, int zp) {
+  const long double frac = v - std::floor(v);
+  if (frac != 0.5L && std::fabs(frac - 0.5L) < 1e-9L) return -1000;
+  const long double lo = std::is_signed_v<T> ? -128 : 0, hi = std::is_signed_v<T> ? 127 : 255;
+  return static_cast<int>(std::min(hi, std::max(lo, std::nearbyint(v) + zp)));
+}
+
+}  // namespace
+
+TEST_CASE("qlinear_concat_ref copies or requantizes each input along the axis",
+          "[quantize-kernels]") {
+  // Three inputs of [2, k, 3] (k = 1, 2, 2) concatenated on axis 1: outer 2, extents 3, 6, 6.
+  // Input 0 has the output's scale and zero point (copied); 1 and 2 other ones.
+  const float sy = 0.06f, sx[3] = {0.06f, 0.05f, 0.125f};
+  const int zy = -3, zx[3] = {-3, 0, 10};
+  const index_t extent[3] = {3, 6, 6};
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  std::vector<int8_t> x[3];
+  for (int k = 0; k < 3; ++k)
+    for (index_t i = 0; i < 2 * extent[k]; ++i) x[k].push_back(static_cast<int8_t>(byte(rng)));
+  x[2][0] = 127, x[2][1] = -128;  // (x - 10) * 0.125 / 0.06: saturates both ways
+  QConcatInput in[3];
+  for (int k = 0; k < 3; ++k)
+    in[k] = {extent[k], k == 0, zx[k], k == 0 ? QScale{0, 16} : scale_of(double(sx[k]) / sy)};
+  const int8_t* sources[3] = {x[0].data(), x[1].data(), x[2].data()};
+  std::vector<int8_t> y(30);
+  qlinear_concat_ref(sources, in, 3, 2, zy, y.data());
+  size_t at = 0;
+  for (index_t o = 0; o < 2; ++o)
+    for (int k = 0; k < 3; ++k)
+      for (index_t i = 0; i < extent[k]; ++i, ++at) {
+        const int v = x[k][o * extent[k] + i];
+        const int want =
+            k == 0 ? v : rounded_or_near_tie<int8_t>((long double)(v - zx[k]) * sx[k] / sy, zy);
+        INFO("input " << k << " row " << o << " element " << i << " x " << v);
+        if (want != -1000) CHECK(int(y[at]) == want);
+      }
+  CHECK(int(y[9]) == 127);
+  CHECK(int(y[10]) == -128);
+}
+
+TEST_CASE("qlinear_concat_ref rounds exact halves to even", "[quantize-kernels]") {
+  // x_scale / y_scale = 0.125 / 0.75 = 1/6, no finite binary form: x = 3 * odd gives the halves
+  // 0.5, 1.5, ... that the float graph (exact there) rounds to even.
+  std::vector<uint8_t> x;
+  for (int odd = 1; 3 * odd <= 255; odd += 2) x.push_back(uint8_t(3 * odd));
+  const QConcatInput in = {index_t(x.size()), false, 0, scale_of(1.0 / 6)};
+  const uint8_t* sources[1] = {x.data()};
+  std::vector<uint8_t> y(x.size());
+  qlinear_concat_ref(sources, &in, 1, 1, 0, y.data());
+  for (size_t i = 0; i < x.size(); ++i)
+    CHECK(int(y[i]) == static_cast<int>(std::nearbyint(double(x[i]) / 6)));
+}
+
+namespace {
+
+// A plain 2-D average pool of (x - zx) requantized with x_scale / (y_scale * count), rounded half
+// to even, written from the ONNX reference's loops (not PoolParams'): the window at oh starts at
+// oh * stride - pad_begin and ends at min(start + kernel, in + pad_end); count_include_pad counts
+// that span, else the taps inside the input.
+template <typename T>
+std::vector<int> plain_avgpool(const std::vector<T>& x, int channels, int h, int w, int k,
+                               int stride, int pad_begin, int pad_end, int out_h, int out_w,
+                               bool include_pad, float sx, float sy, int zx, int zy) {
+  std::vector<int> y;
+  for (int c = 0; c < channels; ++c)
+    for (int oh = 0; oh < out_h; ++oh)
+      for (int ow = 0; ow < out_w; ++ow) {
+        const int h0 = oh * stride - pad_begin, w0 = ow * stride - pad_begin;
+        const int h1 = std::min(h0 + k, h + pad_end), w1 = std::min(w0 + k, w + pad_end);
+        long sum = 0, taps = 0;
+        for (int ih = std::max(h0, 0); ih < std::min(h1, h); ++ih)
+          for (int iw = std::max(w0, 0); iw < std::min(w1, w); ++iw, ++taps)
+            sum += int(x[(c * h + ih) * w + iw]) - zx;
+        const long count = include_pad ? long(h1 - h0) * (w1 - w0) : taps;
+        y.push_back(rounded_or_near_tie<T>((long double)sum * sx / ((long double)sy * count), zy));
+      }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("qlinear_avgpool_ref against a plain pool with and without the padding counted",
+          "[quantize-kernels]") {
+  // 2 channels of 7 x 7, kernel 3, stride 2, pads 1 begin and 1 end, ceil_mode: out 4 x 4, the
+  // last window reaching past the declared padding (its extra positions never count).
+  const int channels = 2, h = 7, w = 7, k = 3, stride = 2, out = 4;
+  const float sx = 0.05f, sy = 0.037f;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> x(channels * h * w);
+  for (auto& v : x) v = static_cast<uint8_t>(byte(rng));
+  for (const bool include_pad : {false, true}) {
+    INFO("count_include_pad " << include_pad);
+    QAvgPoolParams p{};
+    p.pool = {channels,  {1, h, w}, {1, out, out}, {1, k, k},   {1, stride, stride},
+              {1, 1, 1}, {0, 1, 1}, {0, 1, 1},     include_pad, 0,
+              2.0f};
+    p.x_zero_point = 128, p.y_zero_point = 120;
+    p.min_count = 1, p.max_count = 9;
+    std::vector<QScale> scales;
+    for (int c = 1; c <= 9; ++c) scales.push_back(scale_of(double(sx) / (double(sy) * c)));
+    std::vector<uint8_t> y(channels * out * out);
+    qlinear_avgpool_ref(p, scales.data(), x.data(), y.data());
+    const std::vector<int> want =
+        plain_avgpool(x, channels, h, w, k, stride, 1, 1, out, out, include_pad, sx, sy, 128, 120);
+    for (size_t i = 0; i < y.size(); ++i) {
+      INFO("output " << i);
+      if (want[i] != -1000) CHECK(int(y[i]) == want[i]);
+    }
+  }
+}
+
+TEST_CASE("qlinear_avgpool_ref rounds exact halves to even and saturates", "[quantize-kernels]") {
+  // One 1 x 4 row, kernel 2, stride 2, int8, scales equal: y = round_half_even((a + b) / 2).
+  QAvgPoolParams p{};
+  p.pool = {3,         {1, 1, 4}, {1, 1, 2}, {1, 1, 2}, {1, 1, 2}, {1, 1, 1},
+            {0, 0, 0}, {0, 0, 0}, 0,         0,         2.0f};
+  p.min_count = 2, p.max_count = 2;
+  const QScale half = {1 << 30, 31};
+  const int8_t x[12] = {1, 0, 3, 0, -1, 0, -3, 0, 127, 127, -128, -127};
+  int8_t y[6];
+  qlinear_avgpool_ref(p, &half, x, y);
+  CHECK(std::vector<int>(y, y + 6) == std::vector<int>{0, 2, 0, -2, 127, -128});
+  // Zero points: y_zero_point 100 saturates the 127 window.
+  p.x_zero_point = -1, p.y_zero_point = 100;
+  qlinear_avgpool_ref(p, &half, x, y);
+  // (3, 5, 1, -1, 256, -253) / 2 rounded to even, plus 100, saturated.
+  CHECK(std::vector<int>(y, y + 6) == std::vector<int>{102, 102, 100, 100, 127, -26});
+}

@@ -13,11 +13,21 @@
 //     a byte]. lower-qdq makes it of DequantizeLinear -> unary op -> QuantizeLinear with the table
 //     computed by those nodes' own handlers (QLinearSigmoid, QLinearLeakyRelu and the QDQ
 //     activations). Kernel: qlinear_lookup_ref (onnxc/quantize.h); it may run in place.
+//   QLinearConcat (com.microsoft, 1), as ONNX Runtime defines it: inputs Y_scale, Y_zero_point,
+//     then (X, X_scale, X_zero_point) per input, attribute axis; output of X's type. Here every
+//     X has one 8-bit type, the scales and zero points are single constants (zero points
+//     optional) and X_scale / Y_scale lies in [2^-32, 2^15). lower-qdq makes it of
+//     DequantizeLinear per input -> Concat -> QuantizeLinear where the scales or zero points
+//     differ (the importer expands a model's QLinearConcat to that chain, so it arrives here
+//     too); an input of the output's scale and zero point is copied, another requantized in
+//     integers. Kernel: qlinear_concat_ref (onnxc/quantize.h).
 #include "ops/quant/qelementwise.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "ops/epilogue.h"
 #include "ops/registry.h"
@@ -60,12 +70,7 @@ bool qlinear_add_params(double a_scale, double b_scale, double y_scale, int32_t 
   return true;
 }
 
-bool qlinear_mul_params(double a_scale, double b_scale, double y_scale, int32_t a_zero_point,
-                        int32_t b_zero_point, int32_t y_zero_point, DataType type, bool relu,
-                        QMulParams& out) {
-  if (!positive_finite({a_scale, b_scale, y_scale})) return false;
-  // a_scale * b_scale is exact in double (two 24-bit mantissas); the quotient is within 2^-53.
-  const double m = a_scale * b_scale / y_scale;
+bool qlinear_scale(double m, QScale& out) {
   if (!(m >= std::ldexp(1.0, -32) && m < std::ldexp(1.0, 15))) return false;
   int shift = 30 - static_cast<int>(std::floor(std::log2(m)));  // m * 2^shift in [2^30, 2^31)
   double multiplier = std::nearbyint(std::ldexp(m, shift));
@@ -73,6 +78,18 @@ bool qlinear_mul_params(double a_scale, double b_scale, double y_scale, int32_t 
   if (shift < 16 || shift > 62 || multiplier < std::ldexp(1.0, 30)) return false;
   out.multiplier = static_cast<int32_t>(multiplier);
   out.shift = shift;
+  return true;
+}
+
+bool qlinear_mul_params(double a_scale, double b_scale, double y_scale, int32_t a_zero_point,
+                        int32_t b_zero_point, int32_t y_zero_point, DataType type, bool relu,
+                        QMulParams& out) {
+  if (!positive_finite({a_scale, b_scale, y_scale})) return false;
+  // a_scale * b_scale is exact in double (two 24-bit mantissas); the quotient is within 2^-53.
+  QScale m;
+  if (!qlinear_scale(a_scale * b_scale / y_scale, m)) return false;
+  out.multiplier = m.multiplier;
+  out.shift = m.shift;
   out.a_zero_point = a_zero_point, out.b_zero_point = b_zero_point;
   out.y_zero_point = y_zero_point;
   clamp_range(type, relu, y_zero_point, out.y_min, out.y_max);
@@ -236,14 +253,134 @@ class QLinearLookupOp final : public OpHandler {
   }
 };
 
+// ---- QLinearConcat ----------------------------------------------------------------------------
+
+struct QConcatState : OpState {
+  std::vector<QConcatInput> inputs;
+  int64_t outer = 0;
+  int32_t y_zero_point = 0;
+};
+
+template <typename T>
+void concat(const QConcatState& s, const std::vector<const Tensor*>& in, Tensor& y) {
+  std::vector<const T*> x;
+  for (size_t i = 2; i < in.size(); i += 3) x.push_back(in[i]->as<T>());
+  qlinear_concat_ref(x.data(), s.inputs.data(), static_cast<index_t>(s.inputs.size()), s.outer,
+                     s.y_zero_point, y.as<T>());
+}
+
+class QLinearConcatOp final : public OpHandler {
+ public:
+  bool infer(InferContext& ctx) const override {
+    const size_t n = ctx.num_inputs();
+    if (!ctx.check_arity(1, SIZE_MAX, 1, 1)) return false;
+    if (n < 5 || (n - 2) % 3)
+      return ctx.fail(
+          "inputs must be Y_scale, Y_zero_point, then triples (X, X_scale, X_zero_point); got {}",
+          n);
+    const Value* first = ctx.input(2);
+    if (!first || !is_int8(first->dtype)) return ctx.fail("the first X must be int8 or uint8");
+    const DataType type = first->dtype;
+    const int64_t rank = static_cast<int64_t>(first->shape.size());
+    int64_t axis = ctx.attr_int("axis", 0);
+    if (axis < -rank || axis >= rank)
+      return ctx.fail("axis {} is out of range for rank {}", axis, rank);
+    if (axis < 0) axis += rank;
+    double y_scale;
+    int32_t y_zero_point;
+    if (!scale_and_zero_point(ctx, 0, type, y_scale, y_zero_point)) return false;
+    auto& s = ctx.make_state<QConcatState>();
+    s.y_zero_point = y_zero_point;
+    s.outer = 1;
+    for (int64_t d = 0; d < axis; ++d) s.outer *= first->shape[static_cast<size_t>(d)];
+    Shape out = first->shape;
+    out[static_cast<size_t>(axis)] = 0;
+    for (size_t i = 2; i < n; i += 3) {
+      const Value* x = ctx.input(i);
+      if (!x || x->dtype != type)
+        return ctx.fail("X (input {}) must be present, of the first X's type {}", i,
+                        dtype_name(type));
+      if (static_cast<int64_t>(x->shape.size()) != rank)
+        return ctx.fail("X (input {}) has rank {}, the first X {}", i, x->shape.size(), rank);
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis && x->shape[static_cast<size_t>(d)] != first->shape[static_cast<size_t>(d)])
+          return ctx.fail("X (input {}) is {}, the first X {}: only axis {} may differ", i,
+                          shape_str(x->shape), shape_str(first->shape), axis);
+      out[static_cast<size_t>(axis)] += x->shape[static_cast<size_t>(axis)];
+      QConcatInput in{};
+      in.extent = s.outer ? shape_numel(x->shape) / s.outer : 0;
+      double scale;
+      if (!scale_and_zero_point(ctx, i + 1, type, scale, in.x_zero_point)) return false;
+      in.copy = scale == y_scale && in.x_zero_point == y_zero_point;
+      if (!in.copy && !qlinear_scale(scale / y_scale, in.scale))
+        return ctx.fail(
+            "X_scale / Y_scale = {} / {} does not fit the integer form: it must lie "
+            "in [2^-32, 2^15)",
+            scale, y_scale);
+      s.inputs.push_back(in);
+    }
+    return ctx.set_output(0, type, out);
+  }
+
+  bool evaluate(const Node& node, const std::vector<const Tensor*>& in,
+                std::vector<Tensor>& out) const override {
+    const auto& s = node.state_as<QConcatState>();
+    if (in[2]->dtype == DataType::kInt8)
+      concat<int8_t>(s, in, out[0]);
+    else
+      concat<uint8_t>(s, in, out[0]);
+    return true;
+  }
+
+  void emit(EmitContext& ctx) const override {
+    const auto& s = ctx.node().state_as<QConcatState>();
+    const char* type = dtype_cpp(ctx.output(0)->dtype);
+    std::string inputs, sources;
+    for (size_t k = 0; k < s.inputs.size(); ++k) {
+      const QConcatInput& in = s.inputs[k];
+      inputs += fmt::format(
+          "{}{{/*extent=*/{}, /*copy=*/{}, /*x_zero_point=*/{}, {{/*multiplier=*/{}, "
+          "/*shift=*/{}}}}}",
+          k ? ", " : "", in.extent, in.copy ? "true" : "false", in.x_zero_point,
+          in.scale.multiplier, in.scale.shift);
+      sources += fmt::format("{}{}", k ? ", " : "", ctx.in(2 + 3 * k));
+    }
+    ctx.include("onnxc/quantize.h");
+    ctx.line("static constexpr onnxc::QConcatInput qconcat_parts[] = {{{}}};", inputs);
+    ctx.line("const {}* const qconcat_sources[] = {{{}}};", type, sources);
+    ctx.line(
+        "onnxc::qlinear_concat_ref<{}>(qconcat_sources, qconcat_parts, /*count=*/{}, /*outer=*/{}, "
+        "/*y_zero_point=*/{}, {});",
+        type, s.inputs.size(), s.outer, s.y_zero_point, ctx.out(0));
+  }
+
+ private:
+  // The single constant scale at input i and the zero point at i + 1 (0 when absent).
+  static bool scale_and_zero_point(InferContext& ctx, size_t i, DataType type, double& scale,
+                                   int32_t& zero_point) {
+    const Value *sv = ctx.input(i), *z = ctx.input(i + 1);
+    if (!sv || !sv->is_constant() || sv->numel() != 1 || sv->dtype != DataType::kFloat)
+      return ctx.fail("input {} (a scale) must be a single float constant", i);
+    if (z && (!z->is_constant() || z->numel() != 1 || z->dtype != type))
+      return ctx.fail("input {} (a zero point) must be a single constant of X's type", i + 1);
+    scale = static_cast<double>(static_cast<float>(sv->constant->double_at(0)));
+    zero_point = z ? static_cast<int32_t>(z->constant->double_at(0)) : 0;
+    if (!(scale > 0) || !std::isfinite(scale))
+      return ctx.fail("input {} (a scale) must be positive and finite, is {}", i, scale);
+    return true;
+  }
+};
+
 const QLinearBinaryOp<AddKind> kQLinearAdd;
 const QLinearBinaryOp<MulKind> kQLinearMul;
 const QLinearLookupOp kQLinearLookup;
+const QLinearConcatOp kQLinearConcat;
 
 }  // namespace
 
 std::vector<OpRegistration> qelementwise_ops() {
   return {{"com.microsoft", "QLinearAdd", 1, 1, &kQLinearAdd},
+          {"com.microsoft", "QLinearConcat", 1, 1, &kQLinearConcat},
           {kOnnxcDomain, "QLinearLookup", 1, 1, &kQLinearLookup},
           {"com.microsoft", "QLinearMul", 1, 1, &kQLinearMul}};
 }

@@ -1,6 +1,7 @@
 // The compile-time side of the integer elementwise ops (ops/quant/qelementwise.cpp): the
-// parameters of onnxc::qlinear_add_ref and onnxc::qlinear_mul_ref, which lower-qdq also asks
-// before it forms a QLinearAdd or a QLinearMul.
+// parameters of onnxc::qlinear_add_ref and onnxc::qlinear_mul_ref, and the QScale multipliers of
+// QLinearMul, QLinearConcat and QLinearAveragePool, which lower-qdq also asks before it forms
+// those nodes.
 #pragma once
 
 #include <cstdint>
@@ -26,5 +27,9 @@ bool qlinear_add_params(double a_scale, double b_scale, double y_scale, int32_t 
 bool qlinear_mul_params(double a_scale, double b_scale, double y_scale, int32_t a_zero_point,
                         int32_t b_zero_point, int32_t y_zero_point, DataType type, bool relu,
                         QMulParams& out);
+
+// The QScale of a factor m (onnxc/quantize.h): multiplier = round(m * 2^shift) in [2^30, 2^31)
+// with shift in [16, 62]. False when m lies outside [2^-32, 2^15) (or is not a number).
+bool qlinear_scale(double m, QScale& out);
 
 }  // namespace onnxc

@@ -182,3 +182,126 @@ TEST_CASE("QLinearLookup: the table entry of each input byte, of the table type,
   REQUIRE(run_time.infer());
   CHECK(run_time.node().handler->alias(run_time.node()).kind == AliasKind::kNone);
 }
+
+namespace {
+
+// What the float graph computes for DequantizeLinear(x) -> Concat -> QuantizeLinear per element:
+// (x - zx) * sx rounded to float, divided by sy in float, rounded half to even, plus zy,
+// saturated; `exact` says whether both float operations were exact.
+template <typename T>
+int float_graph_requantize(int x, float sx, int zx, float sy, int zy, bool& exact) {
+  using LD = long double;
+  const float d = static_cast<float>(x - zx) * sx, q = d / sy;
+  exact = LD(d) == LD(x - zx) * LD(sx) && LD(q) * LD(sy) == LD(d);
+  const double lo = std::is_signed_v<T> ? -128 : 0, hi = std::is_signed_v<T> ? 127 : 255;
+  return static_cast<int>(std::min(hi, std::max(lo, std::nearbyint(double(q)) + zy)));
+}
+
+struct ConcatScales {
+  float sa, sb, sy;
+  int za, zb, zy;  // for uint8; int8 shifts each by -128
+};
+
+// QLinearConcat of two [1, 256] constants holding every byte, folded by the handler: within one
+// step of the float graph for every value, equal to it wherever its arithmetic is exact. Counts
+// the exact values and, of those, the exact halves.
+template <typename T>
+void check_all_values(const ConcatScales& s, int& exact_values, int& halves) {
+  const DataType type = std::is_signed_v<T> ? DataType::kInt8 : DataType::kUint8;
+  const int shift = std::is_signed_v<T> ? -128 : 0;
+  std::vector<int> bytes(256);
+  for (int i = 0; i < 256; ++i) bytes[i] = static_cast<T>(i);
+  InferHarness h("QLinearConcat", 1);
+  h.node().domain = "com.microsoft";
+  h.attr_int("axis", 1);
+  h.constant(DataType::kFloat, {}, std::vector<float>{s.sy});
+  h.constant(type, {}, std::vector<int>{s.zy + shift});
+  h.constant(type, {1, 256}, bytes);
+  h.constant(DataType::kFloat, {}, std::vector<float>{s.sa});
+  h.constant(type, {}, std::vector<int>{s.za + shift});
+  h.constant(type, {1, 256}, bytes);
+  h.constant(DataType::kFloat, {}, std::vector<float>{s.sb});
+  h.constant(type, {}, std::vector<int>{s.zb + shift});
+  REQUIRE(h.infer());
+  REQUIRE(h.out().shape == Shape{1, 512});
+  REQUIRE(h.fold());
+  const T* y = h.folded().as<T>();
+  for (int i = 0; i < 512; ++i) {
+    const bool second = i >= 256;
+    const float sx = second ? s.sb : s.sa;
+    const int zx = (second ? s.zb : s.za) + shift, x = bytes[i % 256];
+    bool exact = false;
+    const int want = float_graph_requantize<T>(x, sx, zx, s.sy, s.zy + shift, exact);
+    INFO("input " << second << " x " << x << " float graph " << want << " integer " << int(y[i]));
+    REQUIRE(std::abs(int(y[i]) - want) <= 1);
+    if (exact) {
+      REQUIRE(int(y[i]) == want);
+      ++exact_values;
+      const long double v = (long double)(x - zx) * sx / s.sy;
+      halves += v - std::floor(v) == 0.5L && std::fabs(v) < 100;
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("QLinearConcat in integers: within one step of the float graph for all 256 values",
+          "[qelementwise]") {
+  // The ORT contrib case's scales; the output's scale with another zero point and a copy; 1/8
+  // and 3/4 (the multiplier 1/6 has no finite binary form while the float graph is exact at the
+  // halves 0.5, 1.5, ...); powers of two (exact everywhere, saturating); scales as tools write.
+  const ConcatScales sets[] = {{0.05f, 0.07f, 0.06f, 128, 110, 125},
+                               {0.75f, 0.75f, 0.75f, 131, 128, 128},
+                               {0.125f, 0.75f, 0.75f, 128, 128, 130},
+                               {0.25f, 0.5f, 0.125f, 100, 128, 128},
+                               {0.0039f, 0.0213f, 0.0078f, 0, 3, 0}};
+  for (const ConcatScales& s : sets) {
+    INFO("scales " << s.sa << " " << s.sb << " " << s.sy);
+    int exact_u8 = 0, exact_s8 = 0, halves = 0;
+    check_all_values<uint8_t>(s, exact_u8, halves);
+    check_all_values<int8_t>(s, exact_s8, halves);
+    if (s.sa == 0.25f || s.sa == 0.75f) CHECK(exact_u8 == 512);
+    if (s.sa == 0.125f) CHECK(halves >= 20);  // the halves rounded to even are exercised
+  }
+}
+
+TEST_CASE("QLinearConcat handler: types and shapes, copies, the emitted integer call",
+          "[qelementwise]") {
+  auto make = [](InferHarness& h, Shape b_shape, float b_scale, int b_zero_point) {
+    h.node().domain = "com.microsoft";
+    h.attr_int("axis", -1);
+    h.constant(DataType::kFloat, {}, std::vector<float>{0.02f});
+    h.constant(DataType::kUint8, {}, std::vector<int>{128});
+    h.input(DataType::kUint8, {2, 3});
+    h.constant(DataType::kFloat, {}, std::vector<float>{0.02f});
+    h.constant(DataType::kUint8, {}, std::vector<int>{128});
+    h.input(DataType::kUint8, b_shape);
+    h.constant(DataType::kFloat, {}, std::vector<float>{b_scale});
+    h.constant(DataType::kUint8, {}, std::vector<int>{b_zero_point});
+  };
+  InferHarness h("QLinearConcat", 1);
+  make(h, {2, 5}, 0.01f, 120);
+  REQUIRE(h.infer());
+  CHECK(h.out().dtype == DataType::kUint8);
+  CHECK(h.out().shape == Shape{2, 8});
+  const std::string code = h.emit();
+  INFO(code);
+  // 0.01 / 0.02 = 1/2: multiplier 2^30, shift 31.
+  CHECK(has(code,
+            "static constexpr onnxc::QConcatInput qconcat_parts[] = {{/*extent=*/3, /*copy=*/true, "
+            "/*x_zero_point=*/128, {/*multiplier=*/0, /*shift=*/0}}, {/*extent=*/5, "
+            "/*copy=*/false, /*x_zero_point=*/120, {/*multiplier=*/1073741824, /*shift=*/31}}};"));
+  CHECK(has(code, "const uint8_t* const qconcat_sources[] = {x2, x5};"));
+  CHECK(has(code,
+            "onnxc::qlinear_concat_ref<uint8_t>(qconcat_sources, qconcat_parts, /*count=*/2, "
+            "/*outer=*/2, "
+            "/*y_zero_point=*/128, y0);"));
+  InferHarness other_dims("QLinearConcat", 1);
+  make(other_dims, {3, 5}, 0.01f, 120);
+  CHECK_FALSE(other_dims.infer());
+  CHECK_THAT(other_dims.error(), Catch::Contains("only axis 1 may differ"));
+  InferHarness huge("QLinearConcat", 1);
+  make(huge, {2, 5}, 1e6f, 120);  // 1e6 / 0.02 >= 2^15
+  CHECK_FALSE(huge.infer());
+  CHECK_THAT(huge.error(), Catch::Contains("does not fit the integer form"));
+}
