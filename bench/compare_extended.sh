@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The bench models as onnxruntime-node saves them at graph optimization `extended`
+# (optimizedModelFilePath: com.microsoft FusedConv, FusedGemm, Gelu, QuickGelu ...), the form a
+# user's tool chain hands onnxc, against the plain exports (issue 35):
+#   1. accuracy: `onnxc test` of both forms against ORT's outputs of the plain model
+#      (rtol 1e-4, atol 1e-5);
+#   2. speed: `onnxc bench` of the two forms interleaved, ROUNDS rounds, median of the medians;
+#      prints ms per model and the ratio extended / plain (at most 1.0 is the goal).
+# Needs python3-torch/torchvision (apt) and `npm install --ignore-scripts` in bench/.
+# Usage: [TARGET=native] bench/compare_extended.sh [ONNXC] [ITERS] [ROUNDS]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+onnxc=${1:-$here/../build/onnxc}
+iters=${2:-30}
+rounds=${3:-3}
+target=${TARGET:-native}
+work=${CASES_DIR:-/tmp/onnxc-extended-cases}
+rm -rf "$work" && mkdir -p "$work/plain"
+/usr/bin/python3 "$here/make_cases.py" export "$work/plain"
+(cd "$here" && node ort_reference.js "$work/plain")
+/usr/bin/python3 "$here/make_cases.py" expect "$work/plain"
+cp -r "$work/plain" "$work/extended"
+for case in "$work"/plain/*/; do
+  name=$(basename "$case")
+  (cd "$here" && node ort_save_optimized.js "$case/model.onnx" "$work/extended/$name/model.onnx" extended)
+done
+echo "== accuracy: onnxc --target $target vs onnxruntime (rtol 1e-4, atol 1e-5)"
+"$onnxc" test --target "$target" --rtol 1e-4 --atol 1e-5 "$work/plain" "$work/extended"
+echo "== speed: onnxc --target $target, 1 thread, $rounds interleaved rounds of $iters runs"
+echo "$(uname -m) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+printf '%-20s %12s %12s %8s\n' model plain_ms extended_ms ratio
+for case in "$work"/plain/*/; do
+  name=$(basename "$case")
+  plain=() extended=()
+  for ((r = 0; r < rounds; ++r)); do
+    for form in plain extended; do
+      ms=$("$onnxc" bench "$work/$form/$name/model.onnx" --target "$target" --iters "$iters" |
+        tail -1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+      if [[ $form == plain ]]; then plain+=("$ms"); else extended+=("$ms"); fi
+    done
+  done
+  /usr/bin/python3 - "$name" "${plain[*]}" "${extended[*]}" <<'PY'
+import statistics, sys
+name, plain, extended = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+p, e = statistics.median(plain), statistics.median(extended)
+print(f"{name:20} {p:12.3f} {e:12.3f} {e / p:8.3f}")
+PY
+done
