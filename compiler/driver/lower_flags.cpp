@@ -25,7 +25,8 @@ void add_lowering_flags(CLI::App& app, LoweringFlags& f, LoweringScope scope) {
       ->check(CLI::PositiveNumber);
   app.add_option("--max-arena", f.max_arena,
                  "RAM budget in BYTES for the arena: the patch-rows pass runs the first stages "
-                 "of a CNN in bands of rows to fit it, and a plan over it is refused");
+                 "of a CNN in bands of rows to fit it, and a plan over it is refused")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--keep-sparse", f.keep_sparse,
                "Keep sparse initializers and constants in COO form (values and indices) where "
                "that takes at most half their dense bytes, expanding them in the arena at run "
