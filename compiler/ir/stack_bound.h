@@ -34,6 +34,7 @@ namespace onnxc {
   X("x86-64-v4", 3584)        \
   X("aarch64", 4096)          \
   X("cortex-a7", 3328)        \
+  X("cortex-m55", 1024)       \
   X("cortex-m7", 1024)        \
   X("cortex-m4", 1024)        \
   X("cortex-m3", 1024)        \

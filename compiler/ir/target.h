@@ -15,7 +15,9 @@ namespace onnxc {
 
 // The closed set of ISAs kernel variants are written for (the `__<isa>` suffix of their names).
 // dsp is the Arm DSP extension of the Cortex-M4, M7 and M33 (SMLAD, SXTB16: 16-bit SIMD in
-// general registers), used through the ACLE intrinsics of arm_acle.h.
+// general registers), used through the ACLE intrinsics of arm_acle.h. mve is Helium, the M-profile
+// vector extension of the Cortex-M55 and M85 (ARMv8.1-M: 128-bit vectors, 16 int8 lanes, through
+// arm_mve.h); those cores also have the DSP extension, so mve targets run dsp rows too.
 #define ONNXC_ISAS(X) \
   X(scalar)           \
   X(sse2)             \
@@ -23,7 +25,8 @@ namespace onnxc {
   X(avx512f)          \
   X(neon)             \
   X(neonfma)          \
-  X(dsp)
+  X(dsp)              \
+  X(mve)
 
 enum class Isa {
 #define ONNXC_ISA_ENUM(name) name,
@@ -48,6 +51,8 @@ enum class Fpu { kDouble, kSingle, kNone };
   X("aarch64", neonfma, kDouble, 524288, 1024, "-march=armv8-a", "64-bit Arm (NEON with FMA)")     \
   X("cortex-a7", neon, kDouble, 131072, 1024, "-mcpu=cortex-a7 -mfpu=neon-vfpv4 -mfloat-abi=hard", \
     "32-bit Arm application core with NEON")                                                       \
+  X("cortex-m55", mve, kDouble, 16384, 256, "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard",           \
+    "Cortex-M55 with Helium (MVE) and a double-precision FPU")                                     \
   X("cortex-m7", dsp, kDouble, 65536, 256,                                                         \
     "-mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard",                                     \
     "Cortex-M7 with a double-precision FPU")                                                       \

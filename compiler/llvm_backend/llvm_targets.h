@@ -43,6 +43,8 @@ namespace onnxc {
   X("aarch64", "aarch64-linux-gnu", "generic", "", true, "", "")                                \
   X("cortex-a7", "armv7-none-eabihf", "cortex-a7", "hard", false, "thumb/v7ve+simd/hard",       \
     "-munaligned-access")                                                                       \
+  X("cortex-m55", "thumbv8.1m.main-none-eabihf", "cortex-m55", "hard", false,                   \
+    "thumb/v8-m.main+dp/hard", "-fno-unroll-loops -munaligned-access -fno-math-errno")          \
   X("cortex-m7", "thumbv7em-none-eabihf", "cortex-m7", "hard", false, "thumb/v7e-m+dp/hard",    \
     "-fno-unroll-loops -munaligned-access -fno-math-errno")                                     \
   X("cortex-m4", "thumbv7em-none-eabihf", "cortex-m4", "hard", false, "thumb/v7e-m+fp/hard",    \

@@ -62,6 +62,8 @@ bool isa_allows(Isa target, Isa variant) {
       return variant == Isa::sse2;
     case Isa::neonfma:
       return variant == Isa::neon;
+    case Isa::mve:  // the Cortex-M55 has the DSP extension as well
+      return variant == Isa::dsp;
     default:
       return false;
   }

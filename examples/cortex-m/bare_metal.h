@@ -1,4 +1,4 @@
-// The measuring machinery shared by the programs that run networks on QEMU's MPS2 boards:
+// The measuring machinery shared by the programs that run networks on QEMU's MPS2 and MPS3 boards:
 // main.cpp (onnxc's models, models.h) and cmsis_nn/main_cmsis.cpp (the CMSIS-NN build of
 // each model). compare_cmsis_nn.sh sets the two side by side, so both must measure alike: the same
 // pseudo-random inputs, each inference on its own painted stack right above an MPU guard (an
@@ -73,6 +73,21 @@ extern "C" std::uint32_t __stack_guard[];
 
 namespace bare_metal {
 
+#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+// MPU region 0 (PMSAv8, on QEMU's Cortex-M55): the guard below the inference stack. PMSAv8 has no
+// permission that denies privileged reads, so the guard is read-only and execute-never: an
+// overflow pushes into it and faults; faults escalate to HardFault (Fault_Handler ends the run).
+// Elsewhere the default map.
+inline void guard_stack() {
+  const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(__stack_guard);
+  reg(0xE000EDC0) = 0;                                 // MPU_MAIR0: attribute 0, Device-nGnRnE
+  reg(0xE000ED98) = 0;                                 // MPU_RNR: region 0
+  reg(0xE000ED9C) = base | (2u << 1) | 1u;             // MPU_RBAR: AP read-only (privileged), XN
+  reg(0xE000EDA0) = ((base + 1024 - 32) & ~31u) | 1u;  // MPU_RLAR: the last 32 bytes, enable
+  reg(0xE000ED94) = 5;                                 // MPU_CTRL: enable, default map elsewhere
+  __asm volatile("dsb\n isb" ::: "memory");
+}
+#else
 // MPU region 0 (PMSAv7, on QEMU's Cortex-M3 and M4): the guard below the inference stack, no
 // access, faults escalate to HardFault (Fault_Handler ends the run); elsewhere the default map.
 inline void guard_stack() {
@@ -82,6 +97,7 @@ inline void guard_stack() {
   reg(0xE000ED94) = 5;                            // MPU_CTRL: enable, default map elsewhere
   __asm volatile("dsb\n isb" ::: "memory");
 }
+#endif
 
 // SysTick on the CPU clock, counting down from 2^24 - 1; SysTick_Handler counts the wraps.
 inline volatile std::uint32_t g_systick_wraps = 0;

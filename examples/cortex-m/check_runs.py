@@ -15,7 +15,7 @@
 import struct
 import sys
 
-RUNS = ("m4f", "m0plus", "aarch64")
+RUNS = ("m4f", "m0plus", "aarch64", "m55")
 COLUMNS = ("flash", "ram", "stack_bound", "stack_static", "stack_peak", "insns")
 CALIBRATION_INSNS = 2_000_000  # main.cpp's calibration loop
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Issue 39's yardstick: make_models.py's int8 QDQ models, the keyword-spotting DS-CNN
 # (kws_int8.onnx) and the small image CNN (cnn_int8.onnx), each built by onnxc and run with Arm's
-# CMSIS-NN, side by side on QEMU's Cortex-M4F (mps2-an386; CMSIS-NN's DSP-extension kernels) and
-# Cortex-M0+ (ARMv6-M code on mps2-an385 with unaligned accesses trapping; CMSIS-NN's portable C):
+# CMSIS-NN, side by side on QEMU's Cortex-M4F (mps2-an386; CMSIS-NN's DSP-extension kernels),
+# Cortex-M0+ (ARMv6-M code on mps2-an385 with unaligned accesses trapping; CMSIS-NN's portable C)
+# and Cortex-M55 (mps3-an547, mps3_an547.ld; -mcpu=cortex-m55 defines __ARM_FEATURE_MVE, from which
+# CMSIS-NN's arm_nn_math_types.h defines ARM_MATH_MVEI: its Helium kernels; onnxc's __mve rows):
 #   onnxc     the generated MODEL.cpp, run by main.cpp (a models.h with only that model)
 #   CMSIS-NN  cmsis_nn/network_cmsis.cpp (the layer calls, the same for every model) compiled with
 #             the model's cmsis_params.h (its layer table, from cmsis_nn/export_cmsis.py), run by
@@ -47,6 +49,7 @@ done
 
 m4_flags=(-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard)
 m0_flags=(-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft)
+m55_flags=(-mcpu=cortex-m55 -mthumb -mfloat-abi=hard)
 # Both builds: -O2, a section per function and object, so that --gc-sections keeps what is used.
 sections=(-O2 -ffunction-sections -fdata-sections)
 # shellcheck disable=SC2054  # the commas belong to -Wl options
@@ -78,6 +81,13 @@ cmsis_sources=(
   NNSupportFunctions/arm_nn_vec_mat_mult_t_per_ch_s8.c
   NNSupportFunctions/arm_s8_to_s16_unordered_with_offset.c
   NNSupportFunctions/arm_q7_to_q15_with_offset.c
+  # what the Helium (ARM_MATH_MVEI) paths of the above call besides
+  NNSupportFunctions/arm_nn_depthwise_conv_nt_t_s8.c
+  NNSupportFunctions/arm_nn_depthwise_conv_nt_t_padded_s8.c
+  NNSupportFunctions/arm_nn_mat_mul_core_1x_s8.c
+  NNSupportFunctions/arm_nn_mat_mul_core_4x_s8.c
+  TransposeFunctions/arm_transpose_s8.c
+  FullyConnectedFunctions/arm_vector_sum_s8.c
 )
 
 # size_line OBJECT: "text data bss" (Berkeley format: text includes rodata).
@@ -85,9 +95,12 @@ size_line() { arm-none-eabi-size "$1" | tail -1 | awk '{print $1, $2, $3}'; }
 # header_constant HEADER NAME: the value of `constexpr std::size_t NAME = N;`.
 header_constant() { sed -n "s/^constexpr std::size_t $2 = \([0-9]*\);/\1/p" "$1"; }
 
+# The board's linker script: the MPS3 board's memory map differs from the MPS2 boards'.
+ld_of() { [[ $1 == m55 ]] && echo mps3_an547.ld || echo mps2.ld; }
+
 # build_onnxc MODEL CPU TARGET FLAGS...: MODEL/CPU/onnxc/app, onnxc's MODEL with main.cpp.
 build_onnxc() {
-  local model=$1 target=$3 out=$1/$2 dir=$1/$2/onnxc
+  local model=$1 cpu=$2 target=$3 out=$1/$2 dir=$1/$2/onnxc
   shift 3
   mkdir -p "$dir"
   "$onnxc" "$model.onnx" -o "$dir/$model.cpp" --name "$model" --target "$target"
@@ -96,8 +109,8 @@ build_onnxc() {
     -o "$dir/$model.o"
   echo "onnxc_object $(size_line "$dir/$model.o")" >>"$out/figures.txt"
   echo "onnxc_workspace $(header_constant "$dir/$model.h" kWorkspaceSize)" >>"$out/figures.txt"
-  arm-none-eabi-g++ "$@" "${bare[@]}" -I "$dir" "$here/startup.cpp" "$here/main.cpp" \
-    "$dir/$model.o" -o "$dir/app"
+  arm-none-eabi-g++ "$@" "${bare[@]/%mps2.ld/$(ld_of "$cpu")}" -I "$dir" "$here/startup.cpp" \
+    "$here/main.cpp" "$dir/$model.o" -o "$dir/app"
 }
 
 # build_cmsis_library CPU FLAGS...: the CMSIS-NN objects, CPU/cmsis-nn/*.o (every model links
@@ -115,14 +128,15 @@ build_cmsis_library() {
 # build_cmsis MODEL CPU FLAGS...: MODEL/CPU/app_cmsis (network_cmsis.cpp with MODEL's
 # cmsis_params.h) and its link map MODEL/CPU/cmsis.map.
 build_cmsis() {
-  local model=$1 obj=$2/cmsis-nn out=$1/$2
+  local model=$1 cpu=$2 obj=$2/cmsis-nn out=$1/$2
   shift 2
   arm-none-eabi-g++ "$@" -Wall -Wextra -Werror -std=c++17 "${sections[@]}" -fno-exceptions \
     -fno-rtti -I "$model" -I "$cmsis/Include" -c "$here/cmsis_nn/network_cmsis.cpp" \
     -o "$out/network_cmsis.o"
   echo "cmsis_object $(size_line "$out/network_cmsis.o")" >>"$out/figures.txt"
-  arm-none-eabi-g++ "$@" "${bare[@]}" -Wl,-Map="$out/cmsis.map" -I "$model" "$here/startup.cpp" \
-    "$here/cmsis_nn/main_cmsis.cpp" "$out/network_cmsis.o" "$obj"/*.o -o "$out/app_cmsis"
+  arm-none-eabi-g++ "$@" "${bare[@]/%mps2.ld/$(ld_of "$cpu")}" -Wl,-Map="$out/cmsis.map" \
+    -I "$model" "$here/startup.cpp" "$here/cmsis_nn/main_cmsis.cpp" "$out/network_cmsis.o" \
+    "$obj"/*.o -o "$out/app_cmsis"
 }
 
 # build_cpu CPU TARGET FLAGS...: the CMSIS-NN objects, then both programs of every model for one
@@ -160,6 +174,7 @@ m0=$!
 failed=0
 wait "$m4" || failed=1
 wait "$m0" || failed=1
+build_cpu m55 cortex-m55 "${m55_flags[@]}" || failed=1
 ((failed == 0)) || { echo "a build failed"; exit 1; }
 echo "built in $((SECONDS - start)) s"
 
@@ -168,6 +183,7 @@ run_cpu m4f mps2-an386 &
 m4=$!
 run_cpu m0plus mps2-an385 &
 m0=$!
+run_cpu m55 mps3-an547
 wait "$m4" "$m0"
 echo "ran in $((SECONDS - start)) s"
 echo

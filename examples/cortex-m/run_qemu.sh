@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The embedded CI test: compiles five models (a conformance-sized graph, the README's CNN, a
 # keyword-spotting DS-CNN, its int8 QDQ form and a small int8 image CNN; make_models.py) with a
-# host onnxc for four CPUs, runs them and compares every output with the host build's (the int8
+# host onnxc for five CPUs, runs them and compares every output with the host build's (the int8
 # models' bit for bit: their integer kernels differ per CPU, the Cortex-M4F's using the DSP
-# extension, but not their results):
+# extension, the Cortex-M55's Helium, but not their results):
 #   host     --target generic, g++, run natively (the reference)
 #   m4f      --target cortex-m4, arm-none-eabi-g++ (hard float), qemu-system-arm -M mps2-an386
 #   m0plus   --target cortex-m0plus (ARMv6-M, soft float), qemu-system-arm -M mps2-an385 with
 #            unaligned accesses trapping
+#   m55      --target cortex-m55 (Helium, hard float), qemu-system-arm -M mps3-an547
+#            (mps3_an547.ld: its TCMs)
 #   aarch64  --target aarch64, aarch64-linux-gnu-g++ -static, qemu-aarch64
 # Stack: the header's kMaxStackBytes is a bound from onnxc's table (compiler/ir/stack_bound.h).
 # Every model's deepest static call path (-fcallgraph-info=su, stack_depth.py) must stay within it
-# on all four CPUs, and on the microcontrollers each inference runs on a stack of exactly
+# on all five CPUs, and on the microcontrollers each inference runs on a stack of exactly
 # kMaxStackBytes at the bottom of RAM, so that an overflow faults (and the start-up code turns a
 # fault into a failed run); main's own stack is STACK_SIZE. `onnxc inspect --memory` must state
 # the header's arena and stack before any build. The other targets of the table (x86-64-v2/v3/v4,
@@ -43,14 +45,17 @@ models=(small tiny_cnn kws kws_int8 cnn_int8 tiny_cnn_rows kws_int8_rows cnn_int
 declare -A pins=([tiny_cnn]="--dim batch=1" [tiny_cnn_rows]="--dim batch=1 --max-arena 45000"
   [m4f:tiny_cnn_rows]="--dim batch=1 --max-arena 23000"
   [m0plus:tiny_cnn_rows]="--dim batch=1 --max-arena 23000"
+  [m55:tiny_cnn_rows]="--dim batch=1 --max-arena 23000"
   [cortex-m3:tiny_cnn_rows]="--dim batch=1 --max-arena 23000"
   [kws_int8_rows]="--max-arena 8000" [cnn_int8_rows]="--max-arena 10000")
 flags_of() { echo "${pins[$1:$2]:-${pins[$2]:-}}"; }
 
 m4_flags=(-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard)
 m0_flags=(-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft)
+m55_flags=(-mcpu=cortex-m55 -mthumb -mfloat-abi=hard)
 bare=(-std=c++17 -O2 -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti
       --specs=rdimon.specs -T "$here/mps2.ld" -Wl,--gc-sections "-Wl,--defsym=STACK_SIZE=$stack")
+bare_an547=("${bare[@]/%mps2.ld/mps3_an547.ld}")  # the same on the MPS3 board's memory map
 # The generated code must compile cleanly for each CPU, with no implicit double math and no
 # pointer casts that raise alignment.
 strict=(-Wall -Wextra -Werror -Wcast-align=strict -Wdouble-promotion)
@@ -97,7 +102,7 @@ build() {
     echo "$config $m $flash $((arena + data + bss)) $bound $depth" >>"$config/figures.txt"
   done
   local extra=()
-  [[ $config == m4f || $config == m0plus ]] && extra=("$here/startup.cpp")
+  [[ $config == m4f || $config == m0plus || $config == m55 ]] && extra=("$here/startup.cpp")
   "$cxx" "$@" -std=c++17 -O2 -I "$config" "${extra[@]}" "$here/main.cpp" "$config"/*.o \
     -o "$config/app"
   if [[ -n ${extra[*]} ]]; then  # the same with a 128-byte inference stack: must fault
@@ -152,7 +157,8 @@ build m0plus cortex-m0plus arm-none-eabi-g++ "${m0_flags[@]}" "${bare[@]}" &
 build aarch64 aarch64 aarch64-linux-gnu-g++ -static &
 wait -n
 wait -n
-for config in host m4f m0plus aarch64; do
+build m55 cortex-m55 arm-none-eabi-g++ "${m55_flags[@]}" "${bare_an547[@]}"
+for config in host m4f m0plus aarch64 m55; do
   [[ -f $config/app ]] || { echo "$config: the build failed"; exit 1; }
 done
 echo "built in $((SECONDS - start)) s"
@@ -170,8 +176,9 @@ run host host/app
 run m4f qemu-system-arm -M mps2-an386 -nographic -semihosting -icount shift=0 -kernel m4f/app
 run m0plus qemu-system-arm -M mps2-an385 -nographic -semihosting -icount shift=0 -kernel m0plus/app
 run aarch64 qemu-aarch64 aarch64/app
+run m55 qemu-system-arm -M mps3-an547 -nographic -semihosting -icount shift=0 -kernel m55/app
 # On a 128-byte stack (every model needs more), the guard below the stack must stop the run.
-for board in "m4f mps2-an386" "m0plus mps2-an385"; do
+for board in "m4f mps2-an386" "m0plus mps2-an385" "m55 mps3-an547"; do
   read -r config machine <<<"$board"
   if timeout 300 qemu-system-arm -M "$machine" -nographic -semihosting \
     -kernel "$config/app_understated" >"$config-understated.txt"; then
@@ -183,5 +190,6 @@ echo "ran in $((SECONDS - start)) s"
 
 # Outputs within 1e-5 (relative to max(1, |host|)) of the host's, the banded models' equal to the
 # unbanded ones'; every run complete; then the budget table, checked against the committed budgets.
-cat host/figures.txt m4f/figures.txt m0plus/figures.txt aarch64/figures.txt >figures.txt
+cat host/figures.txt m4f/figures.txt m0plus/figures.txt aarch64/figures.txt m55/figures.txt \
+  >figures.txt
 /usr/bin/python3 "$here/check_runs.py" figures.txt "$here/budgets.tsv" budgets.tsv

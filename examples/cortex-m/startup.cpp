@@ -1,6 +1,7 @@
-// Start-up code for QEMU's MPS2 boards: the vector table, .data and .bss, the FPU, semihosting,
-// then main(). Faults end the run through semihosting without touching the stack (which may be
-// the reason for the fault), so an overflow shows up as a failed run, never as a hang.
+// Start-up code for QEMU's MPS2 and MPS3 boards: the vector table, .data and .bss, the FPU,
+// semihosting, then main(). Faults end the run through semihosting without touching the stack
+// (which may be the reason for the fault), so an overflow shows up as a failed run, never as a
+// hang.
 #include <cstdint>
 
 extern "C" {

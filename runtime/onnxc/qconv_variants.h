@@ -26,6 +26,7 @@
 //       (scratch: qdwconv_scratch_bytes(p)), so every window is read without bounds checks (3x3:
 //       unrolled, the 9 weights in registers). __dsp keeps the rows in int16 and does each
 //       window row as one SMLAD (taps 0, 1) and one multiply-add.
+// The Helium (__mve) rows are in onnxc/qconv_variants_mve.h; their layouts are prepared here.
 // No heap; stack below 256 bytes.
 #ifndef ONNXC_QCONV_VARIANTS_H
 #define ONNXC_QCONV_VARIANTS_H
@@ -39,6 +40,9 @@
 
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
+#endif
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>  // (the plane and row copies of the int8 rows)
 #endif
 
 namespace onnxc {
@@ -191,6 +195,41 @@ inline index_t qdw_ring_rows(const QConvS8Params& p) {
 // int16 rows for SMLAD; 1: the scalar rows).
 inline index_t qdwconv_scratch_bytes(const QConvS8Params& p, index_t element_bytes) {
   return (p.dw_rows * qdw_plane_width(p) * element_bytes + 3) / 4 * 4;
+}
+
+// ---- The Helium (MVE) rows' layouts -----------------------------------------------------------
+// s8_qconv_4x2__mve: k_padded is k rounded up to 16 (qconv_k_padded_mve), the channels M rounded
+// up to 4 (the channel table too: qconv_channels with that many rows).
+inline index_t qconv_k_padded_mve(index_t k) {
+  return (k + 15) / 16 * 16;
+}
+inline index_t qconv_padded_channels_mve(const QConvS8Params& p) {
+  return (p.conv.c_out + 3) / 4 * 4;
+}
+// The weights as [m_padded / 4][k_padded / 16][4][16]: per group of 4 rows and 16 reduction
+// steps, each row's 16 bytes in turn (one pointer walks a group: 64 bytes per step); zero padding
+// past c_out and k.
+inline void pack_qconv_weights_mve(const QConvS8Params& p, const int8_t* w, index_t m_padded,
+                                   int8_t* out) {
+  for (index_t m = 0; m < m_padded; ++m)
+    for (index_t j = 0; j < p.k_padded; ++j) {
+      const index_t at = (m / 4 * p.k_padded + j - j % 16) * 4 + m % 4 * 16 + j % 16;
+      out[at] = m < p.conv.c_out && j < p.k ? w[m * p.k + j] : int8_t{0};
+    }
+}
+// Scratch of s8_qconv_4x2__mve: two int8 columns of k_padded, and 16 bytes the gather's last
+// vector store may write past them.
+inline index_t qconv_scratch_bytes_mve(const QConvS8Params& p) {
+  return 2 * p.k_padded + 16;
+}
+// Scratch of s8_qdwconv_3x3__mve: int8 rows, and slack for the reads of a row's last vector past
+// its last window (3 more outputs' windows).
+// With the whole plane, the outputs of every padded column (qdwconv_flat_mve) follow: out_h rows
+// of the plane's width, and a vector's overrun.
+inline index_t qdwconv_scratch_bytes_mve(const QConvS8Params& p) {
+  const index_t rows = qdwconv_scratch_bytes(p, 1) + (3 * p.conv.stride[2] + 3) / 4 * 4 + 4;
+  if (p.dw_rows != qdw_plane_rows(p)) return rows;
+  return rows + (p.conv.out[1] * qdw_plane_width(p) + 4 + 3) / 4 * 4;
 }
 
 namespace qconv_detail {
@@ -429,6 +468,21 @@ struct PlaneRows {
 
   ONNXC_ALWAYS_INLINE void load(const int8_t* xc, index_t r, T* dst) const {
     const index_t ih = r - top;
+#if defined(__ARM_FEATURE_MVE)
+    if constexpr (sizeof(T) == 1) {  // (the mve rows) 16 bytes per predicated vector store
+      const bool inside = ih >= 0 && ih < in_h;
+      const int8x16_t fill = vdupq_n_s8(zero_point);
+      for (index_t j = 0; j < width; j += 16)  // padding first; the input row over it
+        vstrbq_p_s8(dst + j, fill, vctp8q(static_cast<uint32_t>(width - j)));
+      if (!inside) return;
+      const int8_t* src = xc + ih * in_w;
+      for (index_t j = 0; j < in_w; j += 16) {
+        const mve_pred16_t bytes = vctp8q(static_cast<uint32_t>(in_w - j));
+        vstrbq_p_s8(dst + left + j, vldrbq_z_s8(src + j, bytes), bytes);
+      }
+      return;
+    }
+#endif
     if (ih < 0 || ih >= in_h) {
       for (index_t j = 0; j < width; ++j) dst[j] = zero_point;
       return;
@@ -508,6 +562,18 @@ struct DwWindow3x3Dsp {
 };
 #endif
 
+// One output row of a depthwise channel: each output the Window's sum from the folded bias,
+// requantized. Returns the next row's first output.
+template <bool kTies, typename Window>
+ONNXC_ALWAYS_INLINE int8_t* dw_output_row(const Window& window,
+                                          const typename Window::Elem* const* rows, index_t out_w,
+                                          index_t col_stride, uint32_t bias, const Requant& q,
+                                          int8_t* yc) {
+  for (index_t ow = 0; ow < out_w; ++ow, ++yc)
+    *yc = requantize<kTies>(static_cast<int32_t>(window.sum(rows, ow * col_stride, bias)), q);
+  return yc;
+}
+
 // Every depthwise channel: per output row, the padded rows its windows read are loaded into a
 // ring of qdw_ring_rows rows (each plane row once: a stride-1 step loads one row), then per
 // output the Window's sum from the folded bias, requantized.
@@ -552,8 +618,7 @@ inline void qdwconv_ring(const QConvS8Params& params, const int8_t* x, const int
         if (slot >= ring_rows) slot -= ring_rows;
       }
       for (first_slot += row_stride; first_slot >= ring_rows;) first_slot -= ring_rows;
-      for (index_t ow = 0; ow < out_w; ++ow, ++yc)
-        *yc = requantize<kTies>(static_cast<int32_t>(window.sum(rows, ow * col_stride, bias)), q);
+      yc = dw_output_row<kTies>(window, rows, out_w, col_stride, bias, q, yc);
     }
   }
 }
@@ -581,9 +646,19 @@ inline void qdwconv_plane(const QConvS8Params& params, const int8_t* x, const in
   for (index_t nc = 0; nc < channel_count; ++nc) {  // batch x channels (C = M: same planes)
     const index_t ch = nc % c.c_out;
     const int8_t* xc = x + nc * in_plane;
-    for (index_t r = 0; r < in_h; ++r)
-      for (index_t j = 0; j < in_w; ++j)
-        inside[r * width + j] = static_cast<Elem>(xc[r * in_w + j]);
+#if defined(__ARM_FEATURE_MVE)
+    if constexpr (sizeof(Elem) == 1) {  // (the mve rows) 16 bytes per predicated vector copy
+      for (index_t r = 0; r < in_h; ++r)
+        for (index_t j = 0; j < in_w; j += 16) {
+          const mve_pred16_t bytes = vctp8q(static_cast<uint32_t>(in_w - j));
+          vstrbq_p_s8(reinterpret_cast<int8_t*>(inside) + r * width + j,
+                      vldrbq_z_s8(xc + r * in_w + j, bytes), bytes);
+        }
+    } else
+#endif
+      for (index_t r = 0; r < in_h; ++r)
+        for (index_t j = 0; j < in_w; ++j)
+          inside[r * width + j] = static_cast<Elem>(xc[r * in_w + j]);
     const Window window(params, w + ch * taps);
     const int32_t* channel = channels + ch * kQConvChannelWords;
     const uint32_t bias = static_cast<uint32_t>(channel[kFoldedBias]);
@@ -591,8 +666,7 @@ inline void qdwconv_plane(const QConvS8Params& params, const int8_t* x, const in
     int8_t* yc = y + nc * out_h * out_w;
     for (index_t kh = 0; kh < window_rows; ++kh) rows[kh] = plane + kh * row_step;
     for (index_t oh = 0; oh < out_h; ++oh) {
-      for (index_t ow = 0; ow < out_w; ++ow, ++yc)
-        *yc = requantize<kTies>(static_cast<int32_t>(window.sum(rows, ow * col_stride, bias)), q);
+      yc = dw_output_row<kTies>(window, rows, out_w, col_stride, bias, q, yc);
       for (index_t kh = 0; kh < window_rows; ++kh) rows[kh] += row_stride;
     }
   }

@@ -73,8 +73,10 @@
   /* float MaxPool without indices: vectorized along output rows, split by channel */              \
   X(f32, maxpool, rows, scalar, "pool.h", any, any, any, 0, 8)                                     \
   /* int8 QLinearConv (group 1, then depthwise) with compile-time requantization */                \
+  X(s8, qconv, 4x2, mve, "qconv_variants_mve.h", any, constant, any, 0, 0)                             \
   X(s8, qconv, 2x2, dsp, "qconv_variants.h", any, constant, any, 0, 0)                             \
   X(s8, qconv, 2x2, scalar, "qconv_variants.h", any, constant, any, 0, 0)                          \
+  X(s8, qdwconv, 3x3, mve, "qconv_variants_mve.h", window_kxk, constant, any, 0, 0)                    \
   X(s8, qdwconv, 3x3, dsp, "qconv_variants.h", window_kxk, constant, any, 0, 0)                    \
   X(s8, qdwconv, 3x3, scalar, "qconv_variants.h", window_kxk, constant, any, 0, 0)                 \
   X(s8, qdwconv, any, scalar, "qconv_variants.h", any, constant, any, 0, 0)

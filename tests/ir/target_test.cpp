@@ -38,6 +38,17 @@ TEST_CASE("microcontroller targets limit kernel stack to 256 bytes", "[target]")
   CHECK(isa_name(find_target("x86-64-v3")->isa) == "avx2_fma");
 }
 
+TEST_CASE("the Cortex-M55 is a microcontroller with Helium and a double-precision FPU",
+          "[target]") {
+  const Target& m55 = *find_target("cortex-m55");
+  CHECK(m55.is_microcontroller());
+  CHECK(m55.isa == Isa::mve);
+  CHECK(isa_name(m55.isa) == "mve");
+  CHECK(m55.fpu == Fpu::kDouble);
+  CHECK(m55.cxx_flags.find("-mcpu=cortex-m55") != std::string_view::npos);
+  CHECK_FALSE(host_can_run(m55));
+}
+
 TEST_CASE("flag --max-scratch: caps the scratch budget of a copy of the target", "[target]") {
   const Target& m4 = *find_target("cortex-m4");
   CHECK(m4.scratch_budget() == m4.cache_bytes);

@@ -295,14 +295,16 @@ ModelBuilder qconv_model(onnx::TensorProto::DataType type, int w_zero_point = 0)
 
 }  // namespace
 
-TEST_CASE("select-kernels: int8 QLinearConv runs the s8 rows, dsp on the Cortex-M4",
-          "[passes][kernels][qconv]") {
+TEST_CASE(
+    "select-kernels: int8 QLinearConv runs the s8 rows, dsp on the Cortex-M4 and mve on the M55",
+    "[passes][kernels][qconv]") {
   struct Case {
     const char *target, *dw, *pw;
   };
   for (const Case& c : {Case{"generic", "s8_qdwconv_3x3__scalar", "s8_qconv_2x2__scalar"},
                         Case{"cortex-m4", "s8_qdwconv_3x3__dsp", "s8_qconv_2x2__dsp"},
                         Case{"cortex-m7", "s8_qdwconv_3x3__dsp", "s8_qconv_2x2__dsp"},
+                        Case{"cortex-m55", "s8_qdwconv_3x3__mve", "s8_qconv_4x2__mve"},
                         Case{"cortex-m0plus", "s8_qdwconv_3x3__scalar", "s8_qconv_2x2__scalar"},
                         Case{"x86-64-v4", "s8_qdwconv_3x3__scalar", "s8_qconv_2x2__scalar"}}) {
     ModelBuilder mb = qconv_model(onnx::TensorProto::INT8);
@@ -316,6 +318,14 @@ TEST_CASE("select-kernels: int8 QLinearConv runs the s8 rows, dsp on the Cortex-
                            "%pw_input8_packed)",
                            std::string("CHECK-SAME: kernel: ") + c.pw}) == "");
   }
+}
+
+TEST_CASE("an mve target may run the dsp and scalar rows and a dsp target no mve row",
+          "[passes][kernels]") {
+  CHECK(isa_allows(Isa::mve, Isa::dsp));
+  CHECK(isa_allows(Isa::mve, Isa::scalar));
+  CHECK_FALSE(isa_allows(Isa::dsp, Isa::mve));
+  CHECK_FALSE(isa_allows(Isa::mve, Isa::neon));
 }
 
 TEST_CASE("select-kernels: uint8 or asymmetric weights keep qlinear_conv_ref",

@@ -92,6 +92,11 @@ struct Compiled {
 #else
 #define ONNXC_IF_ISA_dsp(x)
 #endif
+#if defined(__ARM_FEATURE_MVE)
+#define ONNXC_IF_ISA_mve(x) x,
+#else
+#define ONNXC_IF_ISA_mve(x)
+#endif
 #define ONNXC_IF_OP_qconv(x)
 #define ONNXC_IF_OP_qdwconv(x)
 #define ONNXC_IF_OP_conv(x) x

@@ -3,8 +3,9 @@
 // padding on each side, strides and dilations, odd channel and position counts (the 2x2 tiles'
 // tails), K not a multiple of 4, fused Relu, zero points at both ends of the range, per-tensor and
 // per-channel weight scales, with and without bias. Built with each target's flags by
-// qconv_variants_kernels_test.cpp: natively, and for the Cortex-M4 (the __dsp row) and M0+ as a
-// bare-metal program run by qemu-system-arm. No heap (static buffers), so it runs on the boards.
+// qconv_variants_kernels_test.cpp: natively, and for the Cortex-M4 (the __dsp rows), the M0+ and
+// the Cortex-M55 (the __mve rows, and the __dsp ones again) as bare-metal programs run by
+// qemu-system-arm. No heap (static buffers), so it runs on the boards.
 // Prints "ran <variant> <cases>" per row and "qconv check PASS" or "... FAIL".
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <initializer_list>
 
 #include "onnxc/qconv_variants.h"
+#include "onnxc/qconv_variants_mve.h"
 #include "onnxc/quantize.h"
 #include "onnxc/variants.h"
 
@@ -26,6 +28,7 @@ struct Compiled {
   const char* op;
   int window;            // the KxK window the row takes (0: any)
   int dw_element_bytes;  // depthwise rows: the bytes of a scratch row element (the compiler's)
+  bool mve;              // an __mve row: its own weight layout and scratch (the *_mve functions)
   QConvFn forms[2][2];   // [ties][whole plane]: the template instances (qconv: no plane form)
 };
 
@@ -35,6 +38,11 @@ struct Compiled {
 #define ONNXC_IF_ISA_dsp(x) x,
 #else
 #define ONNXC_IF_ISA_dsp(x)
+#endif
+#if defined(__ARM_FEATURE_MVE)
+#define ONNXC_IF_ISA_mve(x) x,
+#else
+#define ONNXC_IF_ISA_mve(x)
 #endif
 #define ONNXC_IF_ISA_sse2(x)
 #define ONNXC_IF_ISA_avx2_fma(x)
@@ -57,6 +65,9 @@ constexpr int window_of(const char* fits, const char* tile) {
 constexpr int element_bytes_of(const char* isa) {
   return isa[0] == 'd' ? 2 : 1;
 }
+constexpr bool is_mve(const char* isa) {
+  return isa[0] == 'm';
+}
 #define ONNXC_FORMS_qconv(fn) \
   {                           \
     {fn<false>, fn<false>}, { \
@@ -70,7 +81,7 @@ constexpr int element_bytes_of(const char* isa) {
     }                                      \
   }
 #define ONNXC_COMPILED_AS(fn, op, fits, tile, isa) \
-  { #fn, #op, window_of(#fits, #tile), element_bytes_of(#isa), ONNXC_FORMS_##op(fn) }
+  { #fn, #op, window_of(#fits, #tile), element_bytes_of(#isa), is_mve(#isa), ONNXC_FORMS_##op(fn) }
 #define ONNXC_COMPILED(dtype, op, tile, isa, header, fits, weights, targets, panel, gflops) \
   ONNXC_IF_OP_##op(                                                                         \
       ONNXC_IF_ISA_##isa(ONNXC_COMPILED_AS(dtype##_##op##_##tile##__##isa, op, fits, tile, isa)))
@@ -114,7 +125,7 @@ struct Random {
 };
 
 constexpr int kMax = 8192;
-int8_t g_x[kMax], g_w[kMax], g_w_packed[kMax], g_want[kMax], g_got[kMax];
+int8_t g_x[kMax], g_w[kMax], g_w_packed[kMax], g_w_packed_mve[kMax], g_want[kMax], g_got[kMax];
 int32_t g_bias[256], g_channels[256 * kQConvChannelWords];
 float g_w_scale[256];
 int16_t g_scratch[kMax];
@@ -140,7 +151,7 @@ ConvParams geometry(const Case& c) {
 // Runs every compiled row that takes case `c` against the reference; false on a mismatch.
 // Runs row v on the prepared case against g_want: the outputs, and that neither the output nor
 // the scratch the compiler plans is written past.
-bool run_variant(const Compiled& v, const QConvS8Params& s, bool depthwise, int index, index_t y_n,
+bool run_variant(const Compiled& v, QConvS8Params s, bool depthwise, int index, index_t y_n,
                  int* runs) {
   const ConvParams& p = s.conv;
   if (std::strcmp(v.op, depthwise ? "qdwconv" : "qconv") != 0) return true;
@@ -148,12 +159,15 @@ bool run_variant(const Compiled& v, const QConvS8Params& s, bool depthwise, int 
   bool ok = true;
   std::memset(g_got, 0x5A, sizeof(g_got));
   // The scratch the compiler plans, followed by a painted guard that must stay untouched.
+  if (v.mve) s.k_padded = qconv_k_padded_mve(s.k);  // as the compiler sets it for these rows
   const index_t bytes =
-      depthwise ? qdwconv_scratch_bytes(s, v.dw_element_bytes) : qconv_scratch_bytes(s);
+      v.mve       ? (depthwise ? qdwconv_scratch_bytes_mve(s) : qconv_scratch_bytes_mve(s))
+      : depthwise ? qdwconv_scratch_bytes(s, v.dw_element_bytes)
+                  : qconv_scratch_bytes(s);
   unsigned char* scratch = reinterpret_cast<unsigned char*>(g_scratch);
   std::memset(scratch, 0xA5, sizeof(g_scratch));
   const QConvFn fn = v.forms[s.ties][s.dw_rows == qdw_plane_rows(s)];
-  fn(s, g_x, depthwise ? g_w : g_w_packed, g_channels, g_got, scratch);
+  fn(s, g_x, depthwise ? g_w : v.mve ? g_w_packed_mve : g_w_packed, g_channels, g_got, scratch);
   for (index_t i = bytes; i < bytes + 64; ++i)
     if (scratch[i] != 0xA5) {
       std::printf("FAIL %s case %d: wrote past its %d bytes of scratch\n", v.name, index,
@@ -209,8 +223,13 @@ bool check_case(const Case& c, int index, int* runs) {
   s.x_zero_point = x_zp, s.y_zero_point = y_zp, s.y_min = c.relu ? y_zp : -128;
   const bool depthwise = p.group > 1;
   const index_t m_padded = depthwise ? p.c_out : qconv_padded_channels(s);
-  qconv_channels(s, g_w, bias, x_scale, g_w_scale, c.per_channel, y_scale, m_padded, g_channels);
+  // (rows past c_out are zero: the mve rows' 4-row groups read up to a multiple of 4)
+  qconv_channels(s, g_w, bias, x_scale, g_w_scale, c.per_channel, y_scale,
+                 depthwise ? p.c_out : qconv_padded_channels_mve(s), g_channels);
   pack_qconv_weights(s, g_w, m_padded, g_w_packed);
+  QConvS8Params s_mve = s;
+  s_mve.k_padded = qconv_k_padded_mve(s.k);
+  pack_qconv_weights_mve(s_mve, g_w, qconv_padded_channels_mve(s), g_w_packed_mve);
   bool ok = true;
   // Depthwise rows run twice: with the whole padded plane in scratch, and with the ring of rows.
   // Each also with the tie check on when the compiler would leave it out (both must agree).

@@ -451,10 +451,23 @@ std::string s8_literal(const QConvS8Params& s) {
       s.ties);
 }
 
-// The per-channel rows the int8 variants read (qconv_channels), padded to the 2x2 tiles' even
-// channel count for group-1 convolutions.
+// Whether the node runs an __mve row: its group-1 weights are packed for the 4x2 tiles
+// (pack_qconv_weights_mve: k_padded a multiple of 16, channels in groups of 4), its depthwise
+// scratch holds int8 rows with slack.
+bool mve_layout(const QConvState& s) {
+  return s.variant && s.variant->isa == Isa::mve;
+}
+
+// The group-1 channels the packed weights and the channel table are padded to: the 2x2 tiles'
+// even count, or the 4x2 tiles' multiple of 4.
+index_t padded_channels(const QConvState& s) {
+  return mve_layout(s) ? qconv_padded_channels_mve(s.s8) : qconv_padded_channels(s.s8);
+}
+
+// The per-channel rows the int8 variants read (qconv_channels), padded to the tiles' channel count
+// for group-1 convolutions.
 Tensor channel_rows(const Node& node, const QConvState& s) {
-  const index_t m_padded = is_depthwise(s.p.conv) ? s.p.conv.c_out : qconv_padded_channels(s.s8);
+  const index_t m_padded = is_depthwise(s.p.conv) ? s.p.conv.c_out : padded_channels(s);
   const Tensor* bias = constant_input(node, 8);
   Tensor channels = Tensor::zeros(DataType::kInt32, {m_padded, kQConvChannelWords});
   qconv_channels(s.s8, constant_input(node, 3)->as<int8_t>(), bias ? bias->as<int32_t>() : nullptr,
@@ -524,16 +537,22 @@ class QLinearConvOp final : public OpHandler {
     auto& s = static_cast<QConvState&>(*node.state);
     s.variant = &v;
     s.s8 = s8_params(node, s.p);
+    if (mve_layout(s)) s.s8.k_padded = qconv_k_padded_mve(s.s8.k);
     s.s8.ties = qconv_ties_possible(s.s8, channel_rows(node, s).as<int32_t>(), s.p.conv.c_out);
-    if (!is_depthwise(s.p.conv)) return static_cast<size_t>(qconv_scratch_bytes(s.s8));
+    if (!is_depthwise(s.p.conv))
+      return static_cast<size_t>(mve_layout(s) ? qconv_scratch_bytes_mve(s.s8)
+                                               : qconv_scratch_bytes(s.s8));
     // The whole padded plane (the faster form) while it takes at most 1/16 of the target's
     // scratch budget (1 KiB on a Cortex-M4), else the ring of rows one output row spans: a
     // larger plane would weigh on a microcontroller's peak RAM.
     const index_t element_bytes = v.isa == Isa::dsp ? 2 : 1;  // the dsp rows keep int16 rows
+    auto bytes = [&] {
+      return static_cast<size_t>(mve_layout(s) ? qdwconv_scratch_bytes_mve(s.s8)
+                                               : qdwconv_scratch_bytes(s.s8, element_bytes));
+    };
     s.s8.dw_rows = qdw_plane_rows(s.s8);
-    if (static_cast<size_t>(qdwconv_scratch_bytes(s.s8, element_bytes)) > s.scratch_budget / 16)
-      s.s8.dw_rows = qdw_ring_rows(s.s8);
-    return static_cast<size_t>(qdwconv_scratch_bytes(s.s8, element_bytes));
+    if (bytes() > s.scratch_budget / 16) s.s8.dw_rows = qdw_ring_rows(s.s8);
+    return bytes();
   }
   // The channel constants replace B (input 8); group-1 weights are packed for the 2x2 tiles.
   std::vector<PackedInput> packed_inputs(const Node& node) const override {
@@ -543,10 +562,13 @@ class QLinearConvOp final : public OpHandler {
     std::vector<PackedInput> out;
     out.push_back({8, channel_rows(node, s)});
     if (!depthwise) {
-      const index_t m_padded = qconv_padded_channels(s.s8);
+      const index_t m_padded = padded_channels(s);
       const int8_t* w = constant_input(node, 3)->as<int8_t>();
       Tensor packed = Tensor::zeros(DataType::kInt8, {m_padded, s.s8.k_padded});
-      pack_qconv_weights(s.s8, w, m_padded, packed.as<int8_t>());
+      if (mve_layout(s))
+        pack_qconv_weights_mve(s.s8, w, m_padded, packed.as<int8_t>());
+      else
+        pack_qconv_weights(s.s8, w, m_padded, packed.as<int8_t>());
       out.push_back({3, std::move(packed)});
     }
     return out;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The tables of compare_cmsis_nn.sh, run in its work folder:
     compare.py WORK_DIR MODEL...
-For each model and each CPU folder WORK_DIR/<model>/<cpu> (m4f, m0plus) it reads
+For each model and each CPU folder WORK_DIR/<model>/<cpu> (m4f, m0plus, m55) it reads
     figures.txt   lines "<what> <text> <data> <bss>" (arm-none-eabi-size, Berkeley: text includes
                   rodata) for onnxc_object (the generated model) and cmsis_object
                   (network_cmsis.o: the network's calls and constant data), and
@@ -18,7 +18,8 @@ import re
 import struct
 import sys
 
-CPUS = (("m4f", "Cortex-M4F (mps2-an386)"), ("m0plus", "Cortex-M0+ (mps2-an385)"))
+CPUS = (("m4f", "Cortex-M4F (mps2-an386)"), ("m0plus", "Cortex-M0+ (mps2-an385)"),
+        ("m55", "Cortex-M55 (mps3-an547)"))
 CALIBRATION_INSNS = 2_000_000  # the calibration loop of main.cpp and main_cmsis.cpp
 CMSIS_OBJECT_DIR = "cmsis-nn/"  # where compare_cmsis_nn.sh puts the CMSIS-NN objects
 
@@ -172,9 +173,9 @@ def compare_model(work, model):
         return False
     table(rows)
     worst = max(details(name, m, scale, zp, count) for name, m in rows)
-    same = rows[0][1]["cmsis"]["q"] == rows[1][1]["cmsis"]["q"]
-    print(f"\n{model}: CMSIS-NN logits identical on both CPUs: {'yes' if same else 'no'}")
-    print(f"{model}: largest onnxc / CMSIS-NN logit difference over both CPUs: {worst} step(s)")
+    same = all(m["cmsis"]["q"] == rows[0][1]["cmsis"]["q"] for _, m in rows)
+    print(f"\n{model}: CMSIS-NN logits identical on all CPUs: {'yes' if same else 'no'}")
+    print(f"{model}: largest onnxc / CMSIS-NN logit difference over all CPUs: {worst} step(s)")
     # Requantization rounding (CMSIS-NN rounds twice at the pool, onnxc once) explains a step or
     # two; more means one of the two builds computes another network.
     if worst > 2 or not same:
