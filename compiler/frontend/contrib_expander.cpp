@@ -16,7 +16,7 @@
 // One small function per op, in a table per group: contrib_fused.cpp (session-optimizer fusions,
 // Gelu family), contrib_transformer.cpp (SkipLayerNormalization, Attention,
 // EmbedLayerNormalization, their quantized QAttention and QEmbedLayerNormalization),
-// contrib_qlinear.cpp (QOperator quantized ops, DynamicQuantizeMatMul). A
+// contrib_qlinear.cpp (QOperator quantized ops, DynamicQuantizeMatMul, DynamicQuantizeLSTM). A
 // com.microsoft op without a rule is left for the importer, which refuses it: "op X
 // (com.microsoft) is not supported".
 #include "frontend/contrib_expander.h"

@@ -598,3 +598,38 @@ TEST_CASE("QEmbedLayerNormalization: dequantized tables and a mask counting ones
   check_close(got[0], y, 1e-4);
   CHECK(got[1] == std::vector<double>{2});
 }
+
+TEST_CASE("DynamicQuantizeLSTM: dequantized transposed weights into a float LSTM",
+          "[frontend][contrib]") {
+  constexpr int T = 3, I = 2, H = 1;
+  const std::vector<double> x = {0.5, -1.0, 0.25, 0.75, -0.5, 1.5};      // T x 1 x I
+  const std::vector<int32_t> w = {100, -20, 64, 5, -90, 33, 127, -128};  // 1 x I x 4H (iofc)
+  const std::vector<int32_t> r = {140, 90, 255, 3};                      // 1 x H x 4H, uint8
+  ModelBuilder mb = contrib_model();
+  mb.input("x", TensorProto::FLOAT, {T, 1, I});
+  mb.int_initializer("w", TensorProto::INT8, {1, I, 4 * H}, w);
+  mb.int_initializer("r", TensorProto::UINT8, {1, H, 4 * H}, r);
+  mb.initializer("ws", {1, 4 * H}, {0.01f, 0.02f, 0.015f, 0.03f});
+  mb.int_initializer("wz", TensorProto::INT8, {1, 4 * H}, {0, 0, 0, 0});
+  mb.initializer("rs", {1}, {0.02f});
+  mb.int_initializer("rz", TensorProto::UINT8, {1}, {128});
+  mb.output("y", TensorProto::FLOAT, {T, 1, 1, H});
+  ModelBuilder::int_attr(
+      ms_node(mb, "DynamicQuantizeLSTM",
+              {"x", "w", "r", "", "", "", "", "", "ws", "wz", "rs", "rz"}, {"y"}),
+      "hidden_size", H);
+  auto got = run_model(mb, {f32(x)}, {f32_out(T * H)});
+  const double ws[4] = {0.01f, 0.02f, 0.015f, 0.03f}, rs = 0.02f;
+  auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+  double h = 0, c = 0;
+  std::vector<double> y;
+  for (int t = 0; t < T; ++t) {
+    double g[4];
+    for (int k = 0; k < 4; ++k)
+      g[k] = x[t * I] * w[k] * ws[k] + x[t * I + 1] * w[4 + k] * ws[k] + h * (r[k] - 128) * rs;
+    c = sigmoid(g[2]) * c + sigmoid(g[0]) * std::tanh(g[3]);
+    h = sigmoid(g[1]) * std::tanh(c);
+    y.push_back(h);
+  }
+  check_close(got[0], y, 1e-5);
+}

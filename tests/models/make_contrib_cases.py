@@ -207,7 +207,7 @@ def transformer_cases():
         yield c
 
 
-# ---- quantized ops with float outputs (contrib_transformer.cpp) ----------------------------
+# ---- quantized ops with float outputs (contrib_transformer.cpp; DynamicQuantizeLSTM: qlinear) -
 
 def rand_i8(*shape):
     return rng.integers(-128, 128, shape).astype(np.int8)
@@ -264,6 +264,36 @@ def quantized_float_output_cases():
                epsilon=1e-12)
         c.output("y")
         c.output("mask_index", TensorProto.INT32)
+        yield c
+
+    # DynamicQuantizeLSTM: W (D, I, 4H) and R (D, H, 4H), int8 (zero point 0) or uint8 (one zero
+    # point), scales per direction or per row; ORT quantizes X and H at every step as well.
+    for name, (seq, batch, inp, hid), direction, signed, per_row, extra in (
+            ("dynamic_quantize_lstm", (4, 2, 3, 5), "forward", True, False, False),
+            ("dynamic_quantize_lstm_u8_bidirectional_per_row", (3, 2, 4, 3), "bidirectional",
+             False, True, True)):
+        c = Case(name)
+        d = 2 if direction == "bidirectional" else 1
+
+        def qweights(prefix, k):
+            q = rand_i8(d, k, 4 * hid) if signed else rand_u8(d, k, 4 * hid)
+            shape = (d, 4 * hid) if per_row else (d,)
+            zp = np.zeros(shape, np.int8) if signed else np.full(shape, 128, np.uint8)
+            return c.const(prefix, q), c.const(prefix + "_scale", (
+                0.002 + 0.004 * rng.random(shape)).astype(np.float32)), c.const(prefix + "_zp", zp)
+        w, w_scale, w_zp = qweights("w", inp)
+        r, r_scale, r_zp = qweights("r", hid)
+        inputs = [c.feed("x", rand(seq, batch, inp)), w, r]
+        if extra:
+            inputs += [c.const("b", 0.1 * rand(d, 8 * hid)), "",
+                       c.feed("h0", 0.5 * rand(d, batch, hid)),
+                       c.feed("c0", 0.5 * rand(d, batch, hid)), ""]
+        else:
+            inputs += [""] * 5
+        c.node("DynamicQuantizeLSTM", inputs + [w_scale, w_zp, r_scale, r_zp], ["y", "y_h", "y_c"],
+               hidden_size=hid, direction=direction)
+        for o in ("y", "y_h", "y_c"):
+            c.output(o)
         yield c
 
 
