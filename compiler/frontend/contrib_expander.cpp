@@ -14,9 +14,11 @@
 //   - value names are "NODE/what", unique in the model; constants become initializers of the
 //     node's graph.
 // One small function per op, in a table per group: contrib_fused.cpp (session-optimizer fusions,
-// Gelu family), contrib_transformer.cpp (SkipLayerNormalization, Attention), contrib_qlinear.cpp
-// (QOperator quantized ops). A com.microsoft op without a rule is left for the importer, which
-// refuses it: "op X (com.microsoft) is not supported".
+// Gelu family), contrib_transformer.cpp (SkipLayerNormalization, Attention,
+// EmbedLayerNormalization, their quantized QAttention and QEmbedLayerNormalization),
+// contrib_qlinear.cpp (QOperator quantized ops, DynamicQuantizeMatMul, DynamicQuantizeLSTM). A
+// com.microsoft op without a rule is left for the importer, which refuses it: "op X
+// (com.microsoft) is not supported".
 #include "frontend/contrib_expander.h"
 
 #include <algorithm>

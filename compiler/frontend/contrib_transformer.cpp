@@ -1,8 +1,11 @@
-// com.microsoft transformer fusions (ORT's transformer optimizer) as standard ONNX nodes (see
-// contrib_expander.cpp). Definitions: ORT docs/ContribOperators.md, version 1; the CPU kernels
-// in onnxruntime/contrib_ops/cpu/bert decide where the text is silent.
+// com.microsoft transformer fusions (ORT's transformer optimizer) and their quantized forms
+// (QAttention, QEmbedLayerNormalization) as standard ONNX nodes (see contrib_expander.cpp).
+// Definitions: ORT docs/ContribOperators.md, version 1; the CPU kernels in
+// onnxruntime/contrib_ops/cpu/bert and cpu/quantization decide where the text is silent.
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "frontend/contrib_expand_util.h"
 
@@ -77,31 +80,39 @@ bool skip_simplified_layer_norm(Expansion& e) {
   return true;
 }
 
+// The inputs of EmbedLayerNormalization and of its quantized form (tables already float).
+struct EmbedInputs {
+  std::string ids, segment_ids, word, position, segment, gamma, beta, mask, position_ids;
+};
+
 // EmbedLayerNormalization (contrib_ops/cpu/bert/embed_layer_norm.cc): inputs input_ids (B, S),
 // segment_ids, word_embedding, position_embedding, segment_embedding, gamma, beta, mask,
 // position_ids; s = word[input_ids] + position[position_ids or 0..S-1] (+ segment[segment_ids]);
-// output = LayerNormalization(s) * gamma + beta; mask_index = the count of non-zero mask entries
-// per sequence (int32, zeros without a mask); embedding_sum (output 2) is s.
-bool embed_layer_norm(Expansion& e) {
-  std::string s = e.emit1("Gather", {e.in(2), e.in(0)});
-  std::string pos = e.in(8);
+// output = LayerNormalization(s) * gamma + beta; mask_index = the count of mask entries that are
+// non-zero (`ones_only`: equal to 1, as QEmbedLayerNormalization counts) per sequence (int32,
+// zeros without a mask); embedding_sum (output 2) is s.
+bool embed_layer_norm_of(Expansion& e, const EmbedInputs& in, bool ones_only) {
+  std::string s = e.emit1("Gather", {in.word, in.ids});
+  std::string pos = in.position_ids;
   if (pos.empty()) {
-    std::string len = e.emit1("Gather", {e.emit1("Shape", {e.in(0)}), e.const_i64({1}, {})});
+    std::string len = e.emit1("Gather", {e.emit1("Shape", {in.ids}), e.const_i64({1}, {})});
     pos = e.emit1("Range", {e.const_i64({0}, {}), len, e.const_i64({1}, {})});
   }
-  s = e.emit1("Add", {s, e.emit1("Gather", {e.in(3), pos})});
-  if (e.has_in(1) && e.has_in(4)) s = e.emit1("Add", {s, e.emit1("Gather", {e.in(4), e.in(1)})});
+  s = e.emit1("Add", {s, e.emit1("Gather", {in.position, pos})});
+  if (!in.segment_ids.empty() && !in.segment.empty())
+    s = e.emit1("Add", {s, e.emit1("Gather", {in.segment, in.segment_ids})});
   if (!e.out(2).empty()) e.emit("Identity", {s}, {e.out(2)});
-  layer_norm(e, s, e.in(5), e.in(6), e.attr_f("epsilon", 1e-12f), {e.out(0), "", ""});
+  layer_norm(e, s, in.gamma, in.beta, e.attr_f("epsilon", 1e-12f), {e.out(0), "", ""});
   if (e.out(1).empty()) return true;
-  if (!e.has_in(7)) {  // no mask: zeros, one per sequence
-    onnx::NodeProto* first = e.emit("Gather", {e.in(0), e.const_i64({0}, {})}, {""});
+  if (in.mask.empty()) {  // no mask: zeros, one per sequence
+    onnx::NodeProto* first = e.emit("Gather", {in.ids, e.const_i64({0}, {})}, {""});
     set_attr(first, "axis", int64_t{1});
     e.emit("Mul", {first->output(0), e.const_i32({0})}, {e.out(1)});
     return true;
   }
-  onnx::NodeProto* nonzero =
-      e.emit("Cast", {e.emit1("Not", {e.emit1("Equal", {e.in(7), e.const_i32({0})})})}, {""});
+  std::string counted = ones_only ? e.emit1("Equal", {in.mask, e.const_i32({1})})
+                                  : e.emit1("Not", {e.emit1("Equal", {in.mask, e.const_i32({0})})});
+  onnx::NodeProto* nonzero = e.emit("Cast", {counted}, {""});
   set_attr(nonzero, "to", int64_t{onnx::TensorProto::INT32});
   onnx::NodeProto* count = e.emit("ReduceSum", {nonzero->output(0)}, {e.out(1)});
   if (e.opset >= 13)
@@ -110,6 +121,32 @@ bool embed_layer_norm(Expansion& e) {
     set_attr(count, "axes", std::vector<int64_t>{1});
   set_attr(count, "keepdims", int64_t{0});
   return true;
+}
+bool embed_layer_norm(Expansion& e) {
+  return embed_layer_norm_of(
+      e, {e.in(0), e.in(1), e.in(2), e.in(3), e.in(4), e.in(5), e.in(6), e.in(7), e.in(8)}, false);
+}
+
+// QEmbedLayerNormalization (contrib_ops/cpu/quantization/qembed_layer_norm.cc): inputs
+// input_ids, segment_ids, word_embedding, position_embedding, segment_embedding, gamma, beta,
+// mask, then the scales (8-12) and zero points (13-17) of the five quantized tables (uint8 or
+// int8, per tensor); no position_ids (positions 0..S-1). Each table is dequantized
+// (DequantizeLinear: (q - zero_point) * scale), then EmbedLayerNormalization as above, with
+// mask_index counting the mask entries equal to 1, as the kernel does. Outputs 0 and 1 only.
+bool qembed_layer_norm(Expansion& e) {
+  if (!e.out(2).empty()) return e.fail("output 2 (embedding_sum) does not exist in this op");
+  auto table = [&](int k) {
+    if (!e.has_in(k)) return std::string();
+    if (!e.has_in(k + 6) || !e.has_in(k + 11)) return std::string("?");
+    return e.emit1("DequantizeLinear", {e.in(k), e.in(k + 6), e.in(k + 11)});
+  };
+  EmbedInputs in{e.in(0),  e.in(1),  table(2), table(3), e.has_in(1) ? table(4) : std::string(),
+                 table(5), table(6), e.in(7),  ""};
+  for (const std::string* t : {&in.word, &in.position, &in.segment, &in.gamma, &in.beta})
+    if (*t == "?") return e.fail("every quantized table needs its scale and zero point");
+  if (in.word.empty() || in.position.empty() || in.gamma.empty() || in.beta.empty())
+    return e.fail("word_embedding, position_embedding, gamma and beta are required");
+  return embed_layer_norm_of(e, in, true);
 }
 
 // SimplifiedLayerNormalization (ORT's, registered in the ai.onnx domain;
@@ -190,39 +227,35 @@ void attend(Expansion& e, int64_t heads, const Qkv& qkv, const std::string& scal
   e.emit("Reshape", {back->output(0), e.const_i64({0, 0, -1}, {3})}, {out});
 }
 
-// Attention (contrib_ops/cpu/bert/attention.cc), packed QKV weights:
-//   QKV = input x weights + bias, split along the last axis into Q, K, V (qkv_hidden_sizes or
-//   thirds); each B x S x (N*h) -> B x N x S x h; P = Softmax(scale * Q K^T + mask +
-//   attention_bias); output = (P V) -> B x S x (N*h_v). scale defaults to 1/sqrt(h).
-bool attention(Expansion& e) {
+// Attention's attributes shared with QAttention: the Q, K and V hidden sizes (qkv_hidden_sizes or
+// thirds of the weights' last dim; empty when unknown) and the score scale (default 1/sqrt(h)).
+bool attention_sizes(Expansion& e, std::vector<int64_t>* sizes, float* scale) {
   const int64_t heads = e.attr_i("num_heads", 0);
   if (heads <= 0) return e.fail("num_heads must be positive");
   if (e.attr_i("unidirectional", 0)) return e.fail("unidirectional=1 is not supported");
   if (e.attr_i("do_rotary", 0)) return e.fail("do_rotary=1 is not supported");
-  if (e.has_in(4) || !e.out(1).empty() || e.has_in(6))
-    return e.fail("past/present state is not supported");
-  std::vector<int64_t> sizes = e.attr_ints("qkv_hidden_sizes");
-  if (!sizes.empty() && sizes.size() != 3) return e.fail("qkv_hidden_sizes must have 3 values");
-  if (sizes.empty()) {
+  *sizes = e.attr_ints("qkv_hidden_sizes");
+  if (!sizes->empty() && sizes->size() != 3) return e.fail("qkv_hidden_sizes must have 3 values");
+  if (sizes->empty()) {
     if (const onnx::TensorProto* w = e.initializer(e.in(1)); w && w->dims_size() == 2) {
       if (w->dims(1) % 3) return e.fail("weights' last dim {} is not 3 hidden sizes", w->dims(1));
-      sizes.assign(3, w->dims(1) / 3);
+      sizes->assign(3, w->dims(1) / 3);
     }
   }
-  float scale = e.attr_f("scale", 0.0f);
-  if (scale == 0.0f) {
-    if (sizes.empty())
+  *scale = e.attr_f("scale", 0.0f);
+  if (*scale == 0.0f) {
+    if (sizes->empty())
       return e.fail("the head size is unknown (weights not an initializer, no qkv_hidden_sizes)");
-    if (sizes[0] % heads) return e.fail("hidden size {} is not a multiple of num_heads", sizes[0]);
-    scale = 1.0f / std::sqrt(static_cast<float>(sizes[0] / heads));
+    if ((*sizes)[0] % heads)
+      return e.fail("hidden size {} is not a multiple of num_heads", (*sizes)[0]);
+    *scale = 1.0f / std::sqrt(static_cast<float>((*sizes)[0] / heads));
   }
-  std::string mask;
-  if (e.has_in(3) &&
-      !attention_mask(e, e.in(3), e.in(0), e.attr_f("mask_filter_value", -10000.0f), &mask))
-    return false;
+  return true;
+}
 
-  std::string qkv = e.emit1("MatMul", {e.in(0), e.in(1)});
-  if (e.has_in(2)) qkv = e.emit1("Add", {qkv, e.in(2)});
+// Splits the packed projection `qkv` into Q, K and V of `sizes` (thirds when empty) and attends.
+void split_and_attend(Expansion& e, const std::string& qkv, const std::vector<int64_t>& sizes,
+                      float scale, const std::string& mask, const std::string& bias) {
   onnx::NodeProto* split = e.emit("Split", {qkv}, {"", "", ""});
   set_attr(split, "axis", int64_t{-1});
   if (!sizes.empty()) {
@@ -233,8 +266,56 @@ bool attention(Expansion& e) {
   } else if (e.opset >= 18) {
     set_attr(split, "num_outputs", int64_t{3});
   }
-  attend(e, heads, {split->output(0), split->output(1), split->output(2)}, e.const_f({scale}), mask,
-         e.in(5), e.out(0));
+  attend(e, e.attr_i("num_heads", 0), {split->output(0), split->output(1), split->output(2)},
+         e.const_f({scale}), mask, bias, e.out(0));
+}
+
+// Attention (contrib_ops/cpu/bert/attention.cc), packed QKV weights:
+//   QKV = input x weights + bias, split along the last axis into Q, K, V (qkv_hidden_sizes or
+//   thirds); each B x S x (N*h) -> B x N x S x h; P = Softmax(scale * Q K^T + mask +
+//   attention_bias); output = (P V) -> B x S x (N*h_v). scale defaults to 1/sqrt(h).
+bool attention(Expansion& e) {
+  std::vector<int64_t> sizes;
+  float scale = 0.0f;
+  if (!attention_sizes(e, &sizes, &scale)) return false;
+  if (e.has_in(4) || !e.out(1).empty() || e.has_in(6))
+    return e.fail("past/present state is not supported");
+  std::string mask;
+  if (e.has_in(3) &&
+      !attention_mask(e, e.in(3), e.in(0), e.attr_f("mask_filter_value", -10000.0f), &mask))
+    return false;
+  std::string qkv = e.emit1("MatMul", {e.in(0), e.in(1)});
+  if (e.has_in(2)) qkv = e.emit1("Add", {qkv, e.in(2)});
+  split_and_attend(e, qkv, sizes, scale, mask, e.in(5));
+  return true;
+}
+
+// QAttention (contrib_ops/cpu/quantization/attention_quant.cc): inputs input (uint8), weights
+// (uint8 or int8, D x 3H), bias (float, 3H), input_scale, weight_scale (per tensor or per column
+// of the 3H), mask_index, input_zero_point, weight_zero_point (per tensor or per column), past.
+// The kernel's projection is exact in integers then scaled once, as emitted here:
+//   QKV = float((input - izp) x (weights - wzp)) * (input_scale * weight_scale) + bias
+// (MatMulInteger, Cast, Mul, Add); the rest is Attention's, Q, K and V thirds of 3H.
+bool qattention(Expansion& e) {
+  std::vector<int64_t> sizes;
+  float scale = 0.0f;
+  if (!attention_sizes(e, &sizes, &scale)) return false;
+  if (e.has_in(8) || !e.out(1).empty()) return e.fail("past/present state is not supported");
+  if (!e.has_in(2) || !e.has_in(3) || !e.has_in(4))
+    return e.fail("bias, input_scale and weight_scale are required");
+  if (sizes.size() == 3 && (sizes[0] != sizes[1] || sizes[1] != sizes[2]))
+    return e.fail("unequal qkv_hidden_sizes are not supported (the kernel splits thirds)");
+  std::string mask;
+  if (e.has_in(5) &&
+      !attention_mask(e, e.in(5), e.in(0), e.attr_f("mask_filter_value", -10000.0f), &mask))
+    return false;
+  onnx::NodeProto* mm = e.emit("MatMulInteger", {e.in(0), e.in(1)}, {""});
+  if (e.has_in(6) || e.has_in(7)) mm->add_input(e.in(6));
+  if (e.has_in(7)) mm->add_input(e.in(7));
+  onnx::NodeProto* cast = e.emit("Cast", {mm->output(0)}, {""});
+  set_attr(cast, "to", int64_t{onnx::TensorProto::FLOAT});
+  std::string qkv = e.emit1("Mul", {cast->output(0), e.emit1("Mul", {e.in(3), e.in(4)})});
+  split_and_attend(e, e.emit1("Add", {qkv, e.in(2)}), sizes, scale, mask, "");
   return true;
 }
 
@@ -351,8 +432,10 @@ std::vector<ExpandRule> transformer_rules() {
   return {{"SkipLayerNormalization", skip_layer_norm},
           {"SkipSimplifiedLayerNormalization", skip_simplified_layer_norm},
           {"Attention", attention},
+          {"QAttention", qattention},
           {"MultiHeadAttention", multi_head_attention},
           {"EmbedLayerNormalization", embed_layer_norm},
+          {"QEmbedLayerNormalization", qembed_layer_norm},
           {"RotaryEmbedding", rotary_embedding},
           {"SimplifiedLayerNormalization", simplified_layer_norm, ""}};
 }

@@ -493,3 +493,143 @@ TEST_CASE("com.microsoft QLinearConv is the standard one, channels_last=1 is ref
     CHECK(got[0] == want);
   }
 }
+
+TEST_CASE("QAttention: integer QKV projection with per-column scales and a 2-D mask",
+          "[frontend][contrib]") {
+  constexpr int S = 3, D = 2, H = 2, N = 1;                   // B = 1, one head of size 2
+  const std::vector<double> x = {140, 90, 255, 3, 128, 177};  // S x D, zero point 128
+  const std::vector<int32_t> w = {-100, 27, 64, -3, 127, -128, 5, 44, -61, 90, 17, -7};  // D x 3H
+  const std::vector<float> sw = {0.01f, 0.02f, 0.015f, 0.012f, 0.03f, 0.025f};
+  const std::vector<float> bias = {0.1f, -0.2f, 0.3f, 0.05f, -0.4f, 0.25f};
+  const std::vector<double> mask = {1, 1, 0};  // the last key is masked
+  ModelBuilder mb = contrib_model();
+  mb.input("x", TensorProto::UINT8, {1, S, D}).input("mask", TensorProto::INT32, {1, S});
+  mb.int_initializer("w", TensorProto::INT8, {D, 3 * H}, w);
+  mb.initializer("sw", {3 * H}, sw).initializer("bias", {3 * H}, bias);
+  scalar(mb, "sx", 0.047f), zp_u8(mb, "zx", 128);
+  mb.int_initializer("zw", TensorProto::INT8, {3 * H}, {0, 1, -1, 2, 0, -2});
+  mb.output("y", TensorProto::FLOAT, {1, S, H});
+  ModelBuilder::int_attr(
+      ms_node(mb, "QAttention", {"x", "w", "bias", "sx", "sw", "mask", "zx", "zw"}, {"y"}),
+      "num_heads", N);
+  auto got = run_model(mb, {Buf{"uint8_t", x}, Buf{"int32_t", mask}}, {f32_out(S * H)});
+  const int zw[3 * H] = {0, 1, -1, 2, 0, -2};
+  std::vector<double> qkv(S * 3 * H), y(S * H);
+  for (int s = 0; s < S; ++s)
+    for (int c = 0; c < 3 * H; ++c) {
+      double acc = 0;
+      for (int k = 0; k < D; ++k) acc += (x[s * D + k] - 128) * (w[k * 3 * H + c] - zw[c]);
+      qkv[s * 3 * H + c] = acc * double(0.047f) * sw[c] + bias[c];
+    }
+  for (int i = 0; i < S; ++i) {
+    double p[S], total = 0, top = -1e30;
+    for (int j = 0; j < S; ++j) {
+      double dot = 0;
+      for (int d = 0; d < H; ++d) dot += qkv[i * 3 * H + d] * qkv[j * 3 * H + H + d];
+      p[j] = dot / std::sqrt(double(H)) + (mask[j] > 0 ? 0.0 : -10000.0);
+      top = std::max(top, p[j]);
+    }
+    for (double& v : p) total += (v = std::exp(v - top));
+    for (int d = 0; d < H; ++d) {
+      double s = 0;
+      for (int j = 0; j < S; ++j) s += p[j] / total * qkv[j * 3 * H + 2 * H + d];
+      y[i * H + d] = s;
+    }
+  }
+  check_close(got[0], y, 1e-4);
+
+  // past/present state: refused in one line naming the node.
+  ModelBuilder past = contrib_model();
+  past.input("x", TensorProto::UINT8, {1, S, D}).input("past", TensorProto::FLOAT, {2, 1, 1, 1, 2});
+  past.int_initializer("w", TensorProto::INT8, {D, 3 * H}, w);
+  past.initializer("sw", {3 * H}, sw).initializer("bias", {3 * H}, bias);
+  scalar(past, "sx", 0.047f), zp_u8(past, "zx", 128);
+  past.output("y", TensorProto::FLOAT, {1, S, H});
+  auto& n =
+      ms_node(past, "QAttention", {"x", "w", "bias", "sx", "sw", "", "zx", "", "past"}, {"y"});
+  n.set_name("qatt");
+  ModelBuilder::int_attr(n, "num_heads", N);
+  Diagnostics diag;
+  CHECK_FALSE(lower_model(past.write(), ImportOptions{}, diag));
+  CHECK(diag.count() == 1);
+  CHECK_THAT(diag.str(), Catch::Contains("node 'qatt' (com.microsoft QAttention): past/present "
+                                         "state is not supported"));
+}
+
+TEST_CASE("QEmbedLayerNormalization: dequantized tables and a mask counting ones",
+          "[frontend][contrib]") {
+  constexpr int S = 3, H = 4;
+  const std::vector<int32_t> word = {10, 200, 30, 77, 128, 0, 255, 90, 60, 61, 62, 250};   // 3 x H
+  const std::vector<int32_t> pos = {100, 120, 140, 160, 5, 15, 25, 35, 128, 128, 1, 254};  // 3 x H
+  const std::vector<int32_t> gamma = {140, 150, 160, 170}, beta = {100, 128, 156, 0};
+  const std::vector<double> ids = {2, 0, 1}, mask = {1, 0, 1};
+  ModelBuilder mb = contrib_model();
+  mb.input("ids", TensorProto::INT32, {1, S}).input("mask", TensorProto::INT32, {1, S});
+  mb.int_initializer("word", TensorProto::UINT8, {3, H}, word);
+  mb.int_initializer("pos", TensorProto::UINT8, {3, H}, pos);
+  mb.int_initializer("gamma", TensorProto::UINT8, {H}, gamma);
+  mb.int_initializer("beta", TensorProto::UINT8, {H}, beta);
+  const float sc[5] = {0.02f, 0.03f, 0, 0.01f, 0.005f};
+  const int zp[5] = {128, 120, 0, 100, 128};
+  for (const char* t : {"word", "pos", "gamma", "beta"}) {
+    const int k = std::string(t) == "word" ? 0 : std::string(t) == "pos" ? 1 : t[0] == 'g' ? 3 : 4;
+    scalar(mb, std::string(t) + "_s", sc[k]), zp_u8(mb, std::string(t) + "_z", zp[k]);
+  }
+  mb.output("y", TensorProto::FLOAT, {1, S, H}).output("mi", TensorProto::INT32, {1});
+  ms_node(mb, "QEmbedLayerNormalization",
+          {"ids", "", "word", "pos", "", "gamma", "beta", "mask", "word_s", "pos_s", "", "gamma_s",
+           "beta_s", "word_z", "pos_z", "", "gamma_z", "beta_z"},
+          {"y", "mi"});
+  auto got = run_model(mb, {Buf{"int32_t", ids}, Buf{"int32_t", mask}},
+                       {f32_out(S * H), Buf{"int32_t", std::vector<double>(1)}});
+  std::vector<double> y;
+  for (int s = 0; s < S; ++s) {
+    double e[H], mean = 0, var = 0;
+    for (int i = 0; i < H; ++i) {
+      e[i] = (word[int(ids[s]) * H + i] - zp[0]) * double(sc[0]) +
+             (pos[s * H + i] - zp[1]) * double(sc[1]);
+      mean += e[i] / H;
+    }
+    for (double v : e) var += (v - mean) * (v - mean) / H;
+    for (int i = 0; i < H; ++i)
+      y.push_back((e[i] - mean) / std::sqrt(var + 1e-12) * (gamma[i] - zp[3]) * double(sc[3]) +
+                  (beta[i] - zp[4]) * double(sc[4]));
+  }
+  check_close(got[0], y, 1e-4);
+  CHECK(got[1] == std::vector<double>{2});
+}
+
+TEST_CASE("DynamicQuantizeLSTM: dequantized transposed weights into a float LSTM",
+          "[frontend][contrib]") {
+  constexpr int T = 3, I = 2, H = 1;
+  const std::vector<double> x = {0.5, -1.0, 0.25, 0.75, -0.5, 1.5};      // T x 1 x I
+  const std::vector<int32_t> w = {100, -20, 64, 5, -90, 33, 127, -128};  // 1 x I x 4H (iofc)
+  const std::vector<int32_t> r = {140, 90, 255, 3};                      // 1 x H x 4H, uint8
+  ModelBuilder mb = contrib_model();
+  mb.input("x", TensorProto::FLOAT, {T, 1, I});
+  mb.int_initializer("w", TensorProto::INT8, {1, I, 4 * H}, w);
+  mb.int_initializer("r", TensorProto::UINT8, {1, H, 4 * H}, r);
+  mb.initializer("ws", {1, 4 * H}, {0.01f, 0.02f, 0.015f, 0.03f});
+  mb.int_initializer("wz", TensorProto::INT8, {1, 4 * H}, {0, 0, 0, 0});
+  mb.initializer("rs", {1}, {0.02f});
+  mb.int_initializer("rz", TensorProto::UINT8, {1}, {128});
+  mb.output("y", TensorProto::FLOAT, {T, 1, 1, H});
+  ModelBuilder::int_attr(
+      ms_node(mb, "DynamicQuantizeLSTM",
+              {"x", "w", "r", "", "", "", "", "", "ws", "wz", "rs", "rz"}, {"y"}),
+      "hidden_size", H);
+  auto got = run_model(mb, {f32(x)}, {f32_out(T * H)});
+  const double ws[4] = {0.01f, 0.02f, 0.015f, 0.03f}, rs = 0.02f;
+  auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+  double h = 0, c = 0;
+  std::vector<double> y;
+  for (int t = 0; t < T; ++t) {
+    double g[4];
+    for (int k = 0; k < 4; ++k)
+      g[k] = x[t * I] * w[k] * ws[k] + x[t * I + 1] * w[4 + k] * ws[k] + h * (r[k] - 128) * rs;
+    c = sigmoid(g[2]) * c + sigmoid(g[0]) * std::tanh(g[3]);
+    h = sigmoid(g[1]) * std::tanh(c);
+    y.push_back(h);
+  }
+  check_close(got[0], y, 1e-5);
+}

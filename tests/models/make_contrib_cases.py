@@ -207,6 +207,96 @@ def transformer_cases():
         yield c
 
 
+# ---- quantized ops with float outputs (contrib_transformer.cpp; DynamicQuantizeLSTM: qlinear) -
+
+def rand_i8(*shape):
+    return rng.integers(-128, 128, shape).astype(np.int8)
+
+
+def quantized_float_output_cases():
+    # QAttention: uint8 input (the only input type ORT's CPU kernel registers), int8 or uint8
+    # weights with per-tensor or per-column scales and zero points, the mask forms of Attention.
+    for name, (b, s, d, hidden, heads), signed, per_column, mask in (
+            ("qattention", (2, 4, 8, 8, 2), True, False, None),
+            ("qattention_u8_per_column_mask_end", (2, 4, 8, 8, 2), False, True,
+             np.array([4, 2], np.int32)),
+            ("qattention_i8_per_column_mask_2d", (1, 5, 6, 16, 4), True, True,
+             np.array([[1, 1, 1, 0, 1]], np.int32)),
+            ("qattention_u8_mask_3d", (2, 3, 8, 12, 3), False, False,
+             rng.integers(0, 2, (2, 3, 3)).astype(np.int32) | np.eye(3, dtype=np.int32))):
+        c = Case(name)
+        n = 3 * hidden
+        w = rand_i8(d, n) if signed else rand_u8(d, n)
+        wscale = (0.005 + 0.01 * rng.random(n)).astype(np.float32) if per_column \
+            else np.float32(0.01)
+        wzp_type = np.int8 if signed else np.uint8
+        if per_column:
+            wzp = (rng.integers(-3, 4, n) if signed else rng.integers(120, 136, n)).astype(wzp_type)
+        else:
+            wzp = wzp_type(0 if signed else 128)
+        inputs = [c.feed("x", rand_u8(b, s, d)), c.const("w", w), c.const("bias", rand(n)),
+                  c.const("x_scale", np.float32(0.02)), c.const("w_scale", wscale),
+                  c.feed("mask", mask) if mask is not None else "",
+                  c.const("x_zp", np.uint8(128)), c.const("w_zp", wzp)]
+        c.node("QAttention", inputs, ["y"], num_heads=heads)
+        c.output("y")
+        yield c
+    # QEmbedLayerNormalization: uint8 or int8 tables, with and without segments and a mask.
+    for name, signed, segments, mask in (
+            ("qembed_layer_norm", False, True, np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]],
+                                                        np.int32)),
+            ("qembed_layer_norm_i8_no_segment_no_mask", True, False, None)):
+        c = Case(name)
+        table = rand_i8 if signed else rand_u8
+        zp = np.int8 if signed else np.uint8
+        names = ("word", "position", "segment", "gamma", "beta")
+        shapes = ((20, 8), (16, 8), (2, 8), (8,), (8,))
+        tables = [c.const(t, table(*shape)) if t != "segment" or segments else ""
+                  for t, shape in zip(names, shapes)]
+        scales = [c.const(t + "_scale", np.float32(0.01 + 0.01 * k)) if tables[k] else ""
+                  for k, t in enumerate(names)]
+        zps = [c.const(t + "_zp", zp(rng.integers(-5, 5) if signed else rng.integers(120, 136)))
+               if tables[k] else "" for k, t in enumerate(names)]
+        inputs = [c.feed("ids", rng.integers(0, 20, (2, 5)).astype(np.int32)),
+                  c.feed("segments", rng.integers(0, 2, (2, 5)).astype(np.int32)) if segments
+                  else ""] + tables + [c.feed("mask", mask) if mask is not None else ""]
+        c.node("QEmbedLayerNormalization", inputs + scales + zps, ["y", "mask_index"],
+               epsilon=1e-12)
+        c.output("y")
+        c.output("mask_index", TensorProto.INT32)
+        yield c
+
+    # DynamicQuantizeLSTM: W (D, I, 4H) and R (D, H, 4H), int8 (zero point 0) or uint8 (one zero
+    # point), scales per direction or per row; ORT quantizes X and H at every step as well.
+    for name, (seq, batch, inp, hid), direction, signed, per_row, extra in (
+            ("dynamic_quantize_lstm", (4, 2, 3, 5), "forward", True, False, False),
+            ("dynamic_quantize_lstm_u8_bidirectional_per_row", (3, 2, 4, 3), "bidirectional",
+             False, True, True)):
+        c = Case(name)
+        d = 2 if direction == "bidirectional" else 1
+
+        def qweights(prefix, k):
+            q = rand_i8(d, k, 4 * hid) if signed else rand_u8(d, k, 4 * hid)
+            shape = (d, 4 * hid) if per_row else (d,)
+            zp = np.zeros(shape, np.int8) if signed else np.full(shape, 128, np.uint8)
+            return c.const(prefix, q), c.const(prefix + "_scale", (
+                0.002 + 0.004 * rng.random(shape)).astype(np.float32)), c.const(prefix + "_zp", zp)
+        w, w_scale, w_zp = qweights("w", inp)
+        r, r_scale, r_zp = qweights("r", hid)
+        inputs = [c.feed("x", rand(seq, batch, inp)), w, r]
+        if extra:
+            inputs += [c.const("b", 0.1 * rand(d, 8 * hid)), "",
+                       c.feed("h0", 0.5 * rand(d, batch, hid)),
+                       c.feed("c0", 0.5 * rand(d, batch, hid)), ""]
+        else:
+            inputs += [""] * 5
+        c.node("DynamicQuantizeLSTM", inputs + [w_scale, w_zp, r_scale, r_zp], ["y", "y_h", "y_c"],
+               hidden_size=hid, direction=direction)
+        for o in ("y", "y_h", "y_c"):
+            c.output(o)
+        yield c
+
+
 # ---- QOperator quantized ops (contrib_qlinear.cpp) --------------------------------------------
 
 def qparams(c, prefix, scale, zero_point):
@@ -345,7 +435,8 @@ def main():
         return expect(sys.argv[2])
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    for group in (fused_cases, transformer_cases, qlinear_cases):
+    # New groups go last: the shared generator keeps the earlier cases' inputs unchanged.
+    for group in (fused_cases, transformer_cases, qlinear_cases, quantized_float_output_cases):
         for case in group():
             case.save(sys.argv[1])
     return 0
