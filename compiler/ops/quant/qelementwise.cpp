@@ -51,6 +51,20 @@ bool positive_finite(std::initializer_list<double> scales) {
 
 }  // namespace
 
+bool quant_scale_and_zero_point(InferContext& ctx, size_t i, DataType type, double& scale,
+                                int32_t& zero_point) {
+  const Value *sv = ctx.input(i), *z = ctx.input(i + 1);
+  if (!sv || !sv->is_constant() || sv->numel() != 1 || sv->dtype != DataType::kFloat)
+    return ctx.fail("input {} (a scale) must be a single float constant", i);
+  if (z && (!z->is_constant() || z->numel() != 1 || z->dtype != type))
+    return ctx.fail("input {} (a zero point) must be a single constant of X's type", i + 1);
+  scale = static_cast<double>(static_cast<float>(sv->constant->double_at(0)));
+  zero_point = z ? static_cast<int32_t>(z->constant->double_at(0)) : 0;
+  if (!(scale > 0) || !std::isfinite(scale))
+    return ctx.fail("input {} (a scale) must be positive and finite, is {}", i, scale);
+  return true;
+}
+
 bool qlinear_add_params(double a_scale, double b_scale, double y_scale, int32_t a_zero_point,
                         int32_t b_zero_point, int32_t y_zero_point, DataType type, bool relu,
                         QAddParams& out) {
@@ -288,7 +302,7 @@ class QLinearConcatOp final : public OpHandler {
     if (axis < 0) axis += rank;
     double y_scale;
     int32_t y_zero_point;
-    if (!scale_and_zero_point(ctx, 0, type, y_scale, y_zero_point)) return false;
+    if (!quant_scale_and_zero_point(ctx, 0, type, y_scale, y_zero_point)) return false;
     auto& s = ctx.make_state<QConcatState>();
     s.y_zero_point = y_zero_point;
     s.outer = 1;
@@ -310,7 +324,7 @@ class QLinearConcatOp final : public OpHandler {
       QConcatInput in{};
       in.extent = s.outer ? shape_numel(x->shape) / s.outer : 0;
       double scale;
-      if (!scale_and_zero_point(ctx, i + 1, type, scale, in.x_zero_point)) return false;
+      if (!quant_scale_and_zero_point(ctx, i + 1, type, scale, in.x_zero_point)) return false;
       in.copy = scale == y_scale && in.x_zero_point == y_zero_point;
       if (!in.copy && !qlinear_scale(scale / y_scale, in.scale))
         return ctx.fail(
@@ -352,22 +366,6 @@ class QLinearConcatOp final : public OpHandler {
         "onnxc::qlinear_concat_ref<{}>(qconcat_sources, qconcat_parts, /*count=*/{}, /*outer=*/{}, "
         "/*y_zero_point=*/{}, {});",
         type, s.inputs.size(), s.outer, s.y_zero_point, ctx.out(0));
-  }
-
- private:
-  // The single constant scale at input i and the zero point at i + 1 (0 when absent).
-  static bool scale_and_zero_point(InferContext& ctx, size_t i, DataType type, double& scale,
-                                   int32_t& zero_point) {
-    const Value *sv = ctx.input(i), *z = ctx.input(i + 1);
-    if (!sv || !sv->is_constant() || sv->numel() != 1 || sv->dtype != DataType::kFloat)
-      return ctx.fail("input {} (a scale) must be a single float constant", i);
-    if (z && (!z->is_constant() || z->numel() != 1 || z->dtype != type))
-      return ctx.fail("input {} (a zero point) must be a single constant of X's type", i + 1);
-    scale = static_cast<double>(static_cast<float>(sv->constant->double_at(0)));
-    zero_point = z ? static_cast<int32_t>(z->constant->double_at(0)) : 0;
-    if (!(scale > 0) || !std::isfinite(scale))
-      return ctx.fail("input {} (a scale) must be positive and finite, is {}", i, scale);
-    return true;
   }
 };
 

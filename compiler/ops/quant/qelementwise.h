@@ -8,6 +8,7 @@
 
 #include "ir/dtype.h"
 #include "onnxc/quantize.h"
+#include "ops/op.h"
 
 namespace onnxc {
 
@@ -31,5 +32,11 @@ bool qlinear_mul_params(double a_scale, double b_scale, double y_scale, int32_t 
 // The QScale of a factor m (onnxc/quantize.h): multiplier = round(m * 2^shift) in [2^30, 2^31)
 // with shift in [16, 62]. False when m lies outside [2^-32, 2^15) (or is not a number).
 bool qlinear_scale(double m, QScale& out);
+
+// The single constant float scale at input i and the zero point (of `type`) at input i + 1 (0 when
+// absent) of a quantized op's node; reports through ctx (naming the input) and returns false
+// otherwise. Shared by the QLinear handlers (qelementwise.cpp, qpool.cpp).
+bool quant_scale_and_zero_point(InferContext& ctx, size_t i, DataType type, double& scale,
+                                int32_t& zero_point);
 
 }  // namespace onnxc

@@ -156,8 +156,8 @@ class QLinearAveragePoolOp final : public OpHandler {
     if (!ctx.has_attr("kernel_shape")) return ctx.fail("attribute 'kernel_shape' is required");
     double x_scale, y_scale;
     int32_t x_zero_point, y_zero_point;
-    if (!scale_and_zero_point(ctx, 1, x->dtype, x_scale, x_zero_point) ||
-        !scale_and_zero_point(ctx, 3, x->dtype, y_scale, y_zero_point))
+    if (!quant_scale_and_zero_point(ctx, 1, x->dtype, x_scale, x_zero_point) ||
+        !quant_scale_and_zero_point(ctx, 3, x->dtype, y_scale, y_zero_point))
       return false;
     const std::vector<int64_t> in(x->shape.begin() + 2, x->shape.end());
     WindowGeometry g;
@@ -229,22 +229,6 @@ class QLinearAveragePoolOp final : public OpHandler {
     ctx.line("static constexpr onnxc::QScale qpool_scales[] = {{{}}};", scales);
     ctx.line("onnxc::qlinear_avgpool_ref<{}>(p, qpool_scales, {}, {});",
              dtype_cpp(ctx.input(0)->dtype), ctx.in(0), ctx.out(0));
-  }
-
- private:
-  // The single constant scale at input i and the zero point at i + 1 (0 when absent).
-  static bool scale_and_zero_point(InferContext& ctx, size_t i, DataType type, double& scale,
-                                   int32_t& zero_point) {
-    const Value *sv = ctx.input(i), *z = ctx.input(i + 1);
-    if (!sv || !sv->is_constant() || sv->numel() != 1 || sv->dtype != DataType::kFloat)
-      return ctx.fail("input {} (a scale) must be a single float constant", i);
-    if (z && (!z->is_constant() || z->numel() != 1 || z->dtype != type))
-      return ctx.fail("input {} (a zero point) must be a single constant of X's type", i + 1);
-    scale = static_cast<double>(static_cast<float>(sv->constant->double_at(0)));
-    zero_point = z ? static_cast<int32_t>(z->constant->double_at(0)) : 0;
-    if (!(scale > 0) || !std::isfinite(scale))
-      return ctx.fail("input {} (a scale) must be positive and finite, is {}", i, scale);
-    return true;
   }
 };
 
