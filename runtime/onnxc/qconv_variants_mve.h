@@ -36,6 +36,24 @@ namespace onnxc {
 
 namespace qconv_detail {
 
+// The ties of requantize_mve: where the product's low word `lo` and the dropped bits are both 0,
+// clears bit 0 of `v` (1 where both are 0, else 0; then v - (v & that). Without a predicate:
+// GCC 12 crashes on a predicated subtraction here).
+ONNXC_ALWAYS_INLINE int32x4_t even_at_ties(int32x4_t v, int32x4_t lo, int32x4_t dropped) {
+  const uint32x4_t one = vdupq_n_u32(1);
+  const uint32x4_t tie =
+      vsubq_u32(one, vminq_u32(vreinterpretq_u32_s32(vorrq_s32(lo, dropped)), one));
+  return vsubq_s32(v, vandq_s32(v, vreinterpretq_s32_u32(tie)));
+}
+
+// Adds the output zero point, saturates to int8 and applies a fused Relu's floor.
+ONNXC_ALWAYS_INLINE int32x4_t zero_point_and_clamp(int32x4_t v, int32_t y_zero_point,
+                                                   int32x4_t y_min) {
+  v = vaddq_n_s32(v, y_zero_point);
+  v = vshrq_n_s32(vqshlq_n_s32(v, 24), 24);  // saturated to [-128, 127]
+  return vmaxq_s32(v, y_min);
+}
+
 // requantize<kTies> on 4 int32 lanes: VMULH gives the high word of acc * multiplier, and half a
 // step (whose low word is 0) adds to the high word only, so the sum's high word is that plus
 // kHalfHigh; shifted right by r it rounds half up. A tie (the product's low word 0 and the high
@@ -49,16 +67,9 @@ ONNXC_ALWAYS_INLINE int32x4_t requantize_mve(int32x4_t acc, int32x4_t multiplier
   if constexpr (kTies) {
     const int32x4_t lo = vmulq_s32(acc, multiplier);
     const int32x4_t dropped = vshlq_s32(hi, vaddq_n_s32(neg_shift, 32));  // hi << (32 - r)
-    // 1 where both are 0 (a tie), else 0; then v - (v & that) clears bit 0 of ties. (Without a
-    // predicate: GCC 12 crashes on a predicated subtraction here.)
-    const uint32x4_t one = vdupq_n_u32(1);
-    const uint32x4_t tie =
-        vsubq_u32(one, vminq_u32(vreinterpretq_u32_s32(vorrq_s32(lo, dropped)), one));
-    v = vsubq_s32(v, vandq_s32(v, vreinterpretq_s32_u32(tie)));
+    v = even_at_ties(v, lo, dropped);
   }
-  v = vaddq_n_s32(v, y_zero_point);
-  v = vshrq_n_s32(vqshlq_n_s32(v, 24), 24);  // saturated to [-128, 127]
-  return vmaxq_s32(v, y_min);
+  return zero_point_and_clamp(v, y_zero_point, y_min);
 }
 
 // The same with one channel's constants in all lanes, as scalars where MVE takes them.
@@ -71,14 +82,9 @@ ONNXC_ALWAYS_INLINE int32x4_t requantize_mve_n(int32x4_t acc, int32x4_t multipli
   if constexpr (kTies) {
     const int32x4_t lo = vmulq_s32(acc, multiplier);
     const int32x4_t dropped = vshlq_r_s32(hi, neg_shift + 32);  // hi << (32 - r)
-    const uint32x4_t one = vdupq_n_u32(1);
-    const uint32x4_t tie =
-        vsubq_u32(one, vminq_u32(vreinterpretq_u32_s32(vorrq_s32(lo, dropped)), one));
-    v = vsubq_s32(v, vandq_s32(v, vreinterpretq_s32_u32(tie)));
+    v = even_at_ties(v, lo, dropped);
   }
-  v = vaddq_n_s32(v, y_zero_point);
-  v = vshrq_n_s32(vqshlq_n_s32(v, 24), 24);  // saturated to [-128, 127]
-  return vmaxq_s32(v, y_min);
+  return zero_point_and_clamp(v, y_zero_point, y_min);
 }
 
 // Column `col` (k_padded int8) of output position o: the steps in the weights' order (channel,
