@@ -77,6 +77,17 @@ void take_output(Node& producer, Value* from, Value* to) {
   from->producer = nullptr;
 }
 
+std::unique_ptr<Node> clone_op(const Node& n) {
+  auto c = std::make_unique<Node>();
+  c->name = n.name;
+  c->op_type = n.op_type;
+  c->domain = n.domain;
+  c->opset = n.opset;
+  c->attributes = n.attributes;
+  c->inputs = n.inputs;
+  return c;
+}
+
 void erase_nodes(Graph& g, const std::vector<const Node*>& dead) {
   std::set<const Node*> d(dead.begin(), dead.end());
   for (const Node* n : dead)  // their outputs now have no producer (unless taken over)

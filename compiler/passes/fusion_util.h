@@ -34,6 +34,11 @@ Value* add_constant(Graph& g, const std::string& base, Tensor t);
 // without a producer (unused). Used when node B(A(x)) collapses into A writing B's output.
 void take_output(Node& producer, Value* from, Value* to);
 
+// A new node of n's op (name, op, domain, opset, attributes), reading n's inputs, with no
+// outputs, handler, state or kernel yet: for a pass that reruns n elsewhere (in a scratch graph,
+// in a body) on other inputs.
+std::unique_ptr<Node> clone_op(const Node& n);
+
 // Removes the given nodes from g (their outputs must be unused by then; they lose their producer).
 void erase_nodes(Graph& g, const std::vector<const Node*>& dead);
 

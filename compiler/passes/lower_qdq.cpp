@@ -439,14 +439,8 @@ bool lookup_table(const std::vector<const Node*>& chain, const Value* xq, const 
   Value* v = scratch.add_constant("bytes", std::move(bytes));
   Diagnostics diag;
   for (const Node* n : chain) {
-    auto copy = std::make_unique<Node>();
-    copy->name = n->name;
-    copy->op_type = n->op_type;
-    copy->domain = n->domain;
-    copy->opset = n->opset;
-    copy->attributes = n->attributes;
+    std::unique_ptr<Node> copy = fusion::clone_op(*n);
     copy->handler = n->handler;
-    copy->inputs = n->inputs;
     copy->inputs[0] = v;
     v = scratch.add_value(n->name + "/table");
     copy->outputs = {v};

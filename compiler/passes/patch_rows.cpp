@@ -284,13 +284,7 @@ bool best_plan(const Graph& g, const Target& target, size_t budget, Plan& best, 
 // ---- Rewrite ------------------------------------------------------------------------------------
 
 std::unique_ptr<Node> body_node(const Stage& s, Value* window, Value* band) {
-  const Node& n = *s.node;
-  auto c = std::make_unique<Node>();
-  c->name = n.name;
-  c->op_type = n.op_type;
-  c->domain = n.domain;
-  c->opset = n.opset;
-  c->attributes = n.attributes;
+  std::unique_ptr<Node> c = fusion::clone_op(*s.node);
   if (!s.pads.empty()) {
     c->attributes.erase("auto_pad");
     Attribute pads;
@@ -298,7 +292,6 @@ std::unique_ptr<Node> body_node(const Stage& s, Value* window, Value* band) {
     pads.ints = s.pads;
     c->attributes["pads"] = pads;
   }
-  c->inputs = n.inputs;
   c->inputs[0] = window;
   c->outputs = {band};
   band->producer = c.get();
