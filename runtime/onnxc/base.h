@@ -13,26 +13,19 @@ namespace onnxc {
 using index_t = std::ptrdiff_t;
 constexpr int kMaxRank = 8;
 
-// For the few small functions a loop must inline to vectorize (onnxc/vmath.h): in a generated
-// translation unit of a large model, g++'s unit-growth limits otherwise leave them as calls, and a
-// loop over exp_poly runs one element per call (efficientnet_b0's Sigmoids took 10x longer).
-// Not on Arm's M profile: no vector unit to gain, and flash to lose.
+// Small functions a loop must inline to vectorize (vmath.h; g++'s unit-growth limits left them as
+// calls in large models: efficientnet_b0's Sigmoids 10x slower). Not on the M profile: no gain.
 #if defined(__GNUC__) && !(defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
 #define ONNXC_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define ONNXC_ALWAYS_INLINE inline
 #endif
 
-// Run-time ISA dispatch, for code built for the x86-64 baseline or SSE4.2 (--target generic and
-// x86-64-v2 built with no -march) by g++ or clang++: the hot register tiles (conv.h, gemm.h) are
-// the same C++ compiled for AVX-512 and for AVX2 + FMA besides the baseline, and each call picks
-// the copy the CPU runs, from the features libgcc (or compiler-rt) read at start-up
-// (__builtin_cpu_supports reads that record; onnxc keeps no state of its own). Each element's
-// sum runs in the same order at every vector width, so the copies agree bit for bit unless the
-// compiler contracts a * b + c into an FMA (clang's default; onnxc test and bench pass
-// -ffp-contract=off). ONNXC_NO_ISA_DISPATCH turns it off (the baseline copy only);
-// ONNXC_NO_AVX512_DISPATCH leaves out the AVX-512 copy (the tests use both to run every copy on
-// one machine).
+// Run-time ISA dispatch in code built for the x86-64 baseline or SSE4.2 (--target generic and
+// x86-64-v2 with no -march) by g++ or clang++: the hot register tiles (conv.h, gemm.h) are also
+// compiled for AVX-512 and for AVX2 + FMA, and each call picks the copy the CPU runs (from what
+// libgcc or compiler-rt recorded at start-up; onnxc keeps no state). ONNXC_NO_ISA_DISPATCH: the
+// baseline copy only; ONNXC_NO_AVX512_DISPATCH: no AVX-512 copy (the tests run each copy so).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX__) && !defined(ONNXC_NO_ISA_DISPATCH)
 #define ONNXC_X86_ISA_DISPATCH 1
 #if !defined(ONNXC_NO_AVX512_DISPATCH)
@@ -43,22 +36,32 @@ constexpr int kMaxRank = 8;
 #define ONNXC_CPU_HAS_AVX2_FMA() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 #endif
 
-// a * b + c in the scalar float tiles: one fused multiply-add (VFMA.F32, one rounding) on the
-// M profile where the FPU has it (Cortex-M4F, M7), from g++ and clang alike (-ffp-contract=off,
-// which both backends build with, fuses only what the code asks for: without this the M4F's float
-// models ran 9-11% more instructions); elsewhere the product rounded, then the sum.
+// a * b + c in the register tiles as one fused multiply-add on x86-64 and aarch64 (unfused, Intel
+// cores ran them at half speed). Builds use -ffp-contract=off: g++ fuses per function, clang per
+// statement; a body with ONNXC_CONTRACT inlines only into ONNXC_CONTRACT_FN functions.
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define ONNXC_CONTRACT _Pragma("clang fp contract(fast)")
+#else  // (32-bit Arm: clang fuses no contracted statement; the M profile calls fmaf)
+#define ONNXC_CONTRACT
+#endif
+#if !defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define ONNXC_CONTRACT_FN __attribute__((optimize("fp-contract=fast")))
+#else
+#define ONNXC_CONTRACT_FN
+#endif
+
+// a * b + c in the scalar float tiles, fused (the M4F's float models: 9-11% fewer instructions).
 ONNXC_ALWAYS_INLINE float scalar_mul_add(float a, float b, float c) {
 #if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' && defined(__ARM_FEATURE_FMA)
-  return __builtin_fmaf(a, b, c);
+  return __builtin_fmaf(a, b, c);  // clang fuses no M-profile statement contracted as below
 #else
+  ONNXC_CONTRACT
   return c + a * b;
 #endif
 }
 
-// Before a loop that reads or writes with a stride (a strided copy of a row): clang 14 vectorizes
-// it with AVX-512 gathers or scatters, which run slower than the scalar loop (Winograd's
-// unstaging and im2col's stride-2 rows took twice g++'s time in the LLVM backend's code). g++
-// builds such loops without them.
+// Before a loop that reads or writes with a stride: clang 14 vectorizes it with AVX-512 gathers or
+// scatters, slower than scalar (Winograd's unstaging, im2col's stride-2 rows: 2x g++'s time).
 #if defined(__clang__)
 #define ONNXC_NO_GATHER_LOOP _Pragma("clang loop vectorize(disable)")
 #else
@@ -85,8 +88,7 @@ constexpr int kErrorMapKey = 8;         // CastMap: repeated keys, or a key outs
 constexpr int kErrorTripCount = 9;      // a Loop would run more iterations than --max-trip-count
 constexpr int kErrorCastString = 10;    // Cast: a string spells no number (onnxc/cast_string.h)
 
-// The steps i in [0, n) whose position i * step + offset lies in [0, size): the range [*lo, *hi),
-// empty when none does (a convolution's outputs whose tap is inside a row, a window's taps).
+// The steps i in [0, n) with i * step + offset in [0, size): [*lo, *hi), empty when none is.
 inline void steps_in_range(index_t n, index_t step, index_t offset, index_t size, index_t* lo,
                            index_t* hi) {
   *lo = offset >= 0 ? 0 : (-offset + step - 1) / step;

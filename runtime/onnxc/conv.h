@@ -509,6 +509,7 @@ inline void dw_tap_offsets(const ConvParams& p, index_t* offsets) {
 template <index_t kLanes>
 ONNXC_ALWAYS_INLINE void dw_blocks_lanes(const float* src, const index_t* offsets, index_t taps,
                                          const float* wk, float bias, float* out, index_t n) {
+  ONNXC_CONTRACT
   typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
   for (index_t j = 0; j < n; j += kDwVectors * kLanes) {
     vfloat acc[kDwVectors];
@@ -529,19 +530,22 @@ ONNXC_ALWAYS_INLINE void dw_blocks_lanes(const float* src, const index_t* offset
 // The run-time ISA dispatch (ONNXC_X86_ISA_DISPATCH, see onnxc/base.h) of the blocks, at most
 // kDwSlack floats each.
 #if defined(ONNXC_X86_ISA_DISPATCH)
-__attribute__((target("avx512f"), noinline)) inline void dw_blocks_avx512f(
+__attribute__((target("avx512f"), noinline)) ONNXC_CONTRACT_FN inline void dw_blocks_avx512f(
     const float* src, const index_t* offsets, index_t taps, const float* wk, float bias, float* out,
     index_t n) {
   dw_blocks_lanes<16>(src, offsets, taps, wk, bias, out, n);
 }
-__attribute__((target("avx2,fma"), noinline)) inline void dw_blocks_avx2_fma(
+__attribute__((target("avx2,fma"), noinline)) ONNXC_CONTRACT_FN inline void dw_blocks_avx2_fma(
     const float* src, const index_t* offsets, index_t taps, const float* wk, float bias, float* out,
     index_t n) {
   dw_blocks_lanes<8>(src, offsets, taps, wk, bias, out, n);
 }
 #endif
-inline void dw_blocks(const float* src, const index_t* offsets, index_t taps, const float* wk,
-                      float bias, float* out, index_t n) {
+__attribute__((noinline)) ONNXC_CONTRACT_FN inline void dw_blocks(const float* src,
+                                                                  const index_t* offsets,
+                                                                  index_t taps, const float* wk,
+                                                                  float bias, float* out,
+                                                                  index_t n) {
 #if defined(ONNXC_X86_ISA_DISPATCH)
   if (ONNXC_CPU_HAS_AVX512F()) return dw_blocks_avx512f(src, offsets, taps, wk, bias, out, n);
   if (ONNXC_CPU_HAS_AVX2_FMA()) return dw_blocks_avx2_fma(src, offsets, taps, wk, bias, out, n);

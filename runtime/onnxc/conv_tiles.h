@@ -1,7 +1,6 @@
 // The register tiles of the convolution GEMM (onnxc/conv.h): y[0..mr) x [0..nr) = (accumulate ?
-// y : bias) + a[mr x kc] panel[kc x NR], as MR x NR tiles of scalar accumulators (FPUs without
-// vectors) or of vectors of the width the C++ compiler was told the CPU has, with their run-time
-// ISA copies on x86-64 baseline builds (ONNXC_X86_ISA_DISPATCH, onnxc/base.h).
+// y : bias) + a[mr x kc] panel[kc x NR], in scalar accumulators (FPUs without vectors) or native
+// vectors, with run-time ISA copies in x86-64 baseline builds (onnxc/base.h).
 #ifndef ONNXC_CONV_TILES_H
 #define ONNXC_CONV_TILES_H
 
@@ -12,11 +11,10 @@
 namespace onnxc {
 namespace conv_detail {
 
-// The register tiles use a GCC/Clang vector extension type of one native vector (plain loops
-// over float arrays get vectorized across the wrong loop, with gathers, by g++ 12). It must be
-// the width the C++ compiler was told the CPU has: a wider type is split into pieces through
-// memory (g++ -O2 at the x86-64 baseline ran the 6 x 16 tile with 8-float vectors at 2.7
-// GFLOP/s, with 4-float ones at 41; --target generic builds with no -march at all).
+// The register tiles use a GCC/Clang vector extension type of one native vector (g++ 12
+// vectorizes plain float loops across the wrong loop). A type wider than the compiler was told the
+// CPU has is split through memory (the 6 x 16 tile at the x86-64 baseline: 2.7 GFLOP/s, 41 with
+// 4-float vectors).
 #if defined(__AVX512F__)
 constexpr index_t kLanes = 16;
 #elif defined(__AVX__)
@@ -28,12 +26,13 @@ constexpr index_t kLanes = 4;
 typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
 
 // y[0..mr) x [0..nr) = (accumulate ? y : bias) + a[mr x kc] panel[kc x NR], for FPUs without
-// vectors: MR x NR scalar accumulators (a 4 x 8 tile: 32 of them, with few spills on an FPU of 32
-// single registers).
+// vectors: MR x NR scalar accumulators (4 x 8: 32, few spills on an FPU of 32 registers).
 template <index_t MR, index_t NR>
-__attribute__((noinline)) void scalar_gemm_tile(const float* a, index_t lda, const float* panel,
-                                                index_t kc, float* y, index_t ldy, index_t mr,
-                                                index_t nr, const float* bias, bool accumulate) {
+__attribute__((noinline)) ONNXC_CONTRACT_FN void scalar_gemm_tile(const float* a, index_t lda,
+                                                                  const float* panel, index_t kc,
+                                                                  float* y, index_t ldy, index_t mr,
+                                                                  index_t nr, const float* bias,
+                                                                  bool accumulate) {
   float acc[MR][NR];
   for (index_t r = 0; r < MR; ++r)
     for (index_t j = 0; j < NR; ++j)
@@ -50,17 +49,15 @@ __attribute__((noinline)) void scalar_gemm_tile(const float* a, index_t lda, con
       if (r < mr && j < nr) y[r * ldy + j] = acc[r][j];
 }
 
-// y[0..mr) x [0..nr) = (accumulate ? y : bias) + a[mr x kc] panel[kc x NR]. Rows past mr
-// re-read the last row and are not stored; columns past nr are zeros in the panel.
-// The accumulators stay in registers only if every loop over them is unrolled before g++'s
-// scalar replacement runs (hence the pragmas, which clang also honours) and their address is
-// never taken (hence the copies through a temporary). gemm_tile below, noinline: inlined into
-// the block loops, the tile's accumulators get spilled.
-// kLanes: floats per vector (the tile is written once, instantiated per vector width).
+// y[0..mr) x [0..nr) = (accumulate ? y : bias) + a[mr x kc] panel[kc x NR]; rows past mr re-read
+// the last row, unstored; columns past nr are panel zeros. The accumulators stay in registers if
+// every loop over them is unrolled before g++'s scalar replacement (the pragmas) and their address
+// is never taken (copies through a temporary); gemm_tile is noinline, or they spill.
 template <index_t MR, index_t NR, index_t kLanes>
 ONNXC_ALWAYS_INLINE void gemm_tile_lanes(const float* a, index_t lda, const float* panel,
                                          index_t kc, float* y, index_t ldy, index_t mr, index_t nr,
                                          const float* bias, bool accumulate) {
+  ONNXC_CONTRACT
   typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
   constexpr index_t kVecs = NR / kLanes;
   static_assert(NR % kLanes == 0, "a panel row is whole vectors");
@@ -114,18 +111,17 @@ ONNXC_ALWAYS_INLINE void gemm_tile_lanes(const float* a, index_t lda, const floa
   }
 }
 
-// The run-time ISA dispatch of the tile (ONNXC_X86_ISA_DISPATCH, see onnxc/base.h). Measured
-// (pointwise 96 -> 576 at 14x14, 6 x 16 tile, g++ 12 -O2, Zen 5): SSE2 41 GFLOP/s, AVX2 + FMA
-// 119, AVX-512 143; built with -march=native 166.
+// The run-time ISA dispatch of the tile (onnxc/base.h). Pointwise 96 -> 576 at 14x14, Zen 5:
+// SSE2 41 GFLOP/s, AVX2 + FMA 119, AVX-512 143; -march=native 166.
 #if defined(ONNXC_X86_ISA_DISPATCH)
 template <index_t MR, index_t NR>
-__attribute__((target("avx512f"), noinline)) void gemm_tile_avx512f(
+__attribute__((target("avx512f"), noinline)) ONNXC_CONTRACT_FN void gemm_tile_avx512f(
     const float* a, index_t lda, const float* panel, index_t kc, float* y, index_t ldy, index_t mr,
     index_t nr, const float* bias, bool accumulate) {
   gemm_tile_lanes<MR, NR, 16>(a, lda, panel, kc, y, ldy, mr, nr, bias, accumulate);
 }
 template <index_t MR, index_t NR>
-__attribute__((target("avx2,fma"), noinline)) void gemm_tile_avx2_fma(
+__attribute__((target("avx2,fma"), noinline)) ONNXC_CONTRACT_FN void gemm_tile_avx2_fma(
     const float* a, index_t lda, const float* panel, index_t kc, float* y, index_t ldy, index_t mr,
     index_t nr, const float* bias, bool accumulate) {
   gemm_tile_lanes<MR, NR, 8>(a, lda, panel, kc, y, ldy, mr, nr, bias, accumulate);
@@ -133,9 +129,10 @@ __attribute__((target("avx2,fma"), noinline)) void gemm_tile_avx2_fma(
 #endif
 
 template <index_t MR, index_t NR>
-__attribute__((noinline)) void gemm_tile(const float* a, index_t lda, const float* panel,
-                                         index_t kc, float* y, index_t ldy, index_t mr, index_t nr,
-                                         const float* bias, bool accumulate) {
+__attribute__((noinline)) ONNXC_CONTRACT_FN void gemm_tile(const float* a, index_t lda,
+                                                           const float* panel, index_t kc, float* y,
+                                                           index_t ldy, index_t mr, index_t nr,
+                                                           const float* bias, bool accumulate) {
 #if defined(ONNXC_X86_ISA_DISPATCH)
   if (NR % 16 == 0 && ONNXC_CPU_HAS_AVX512F())
     return gemm_tile_avx512f<MR, NR>(a, lda, panel, kc, y, ldy, mr, nr, bias, accumulate);
