@@ -29,8 +29,10 @@ std::string transpose(Expansion& e, const std::string& x, std::vector<int64_t> p
   return t->output(0);
 }
 
-std::string concat(Expansion& e, std::vector<std::string> xs, int64_t axis) {
-  onnx::NodeProto* c = e.emit("Concat", std::move(xs), {""});
+// Concat of `xs` along `axis` into `to` (a fresh name when "").
+std::string concat(Expansion& e, std::vector<std::string> xs, int64_t axis,
+                   const std::string& to = "") {
+  onnx::NodeProto* c = e.emit("Concat", std::move(xs), {to});
   set_attr(c, "axis", axis);
   return c->output(0);
 }
@@ -217,7 +219,7 @@ bool attend_packed(Expansion& e, const std::string& qkv, const std::vector<int64
       n.p = dim_of(e, st.past, 3);
       n.t = e.emit1("Add", {n.p, n.s});
     }
-    e.emit1("Identity", {concat(e, {unsqueeze(e, k, 0), unsqueeze(e, h.v, 0)}, 0)}, st.present);
+    concat(e, {unsqueeze(e, k, 0), unsqueeze(e, h.v, 0)}, 0, st.present);
     h.kt = transpose(e, k, {0, 1, 3, 2});
   }
   std::string mask;
@@ -351,13 +353,14 @@ bool multi_head_attention(Expansion& e) {
   std::string q, k, v;
   mha_heads(e, &q, &k, &v);
   MaskSizes n{dim_of(e, e.in(0), 1), "", "", ""};
-  if (e.has_in(6)) {
-    k = concat(e, {e.in(6), k}, 2);
-    v = concat(e, {e.in(7), v}, 2);
+  if (e.has_in(6)) {  // present_key and present_value are required here
+    k = concat(e, {e.in(6), k}, 2, e.out(1));
+    v = concat(e, {e.in(7), v}, 2, e.out(2));
     n.p = dim_of(e, e.in(6), 2);
+  } else {
+    if (!e.out(1).empty()) k = e.emit1("Identity", {k}, e.out(1));
+    if (!e.out(2).empty()) v = e.emit1("Identity", {v}, e.out(2));
   }
-  if (!e.out(1).empty()) e.emit1("Identity", {k}, e.out(1));
-  if (!e.out(2).empty()) e.emit1("Identity", {v}, e.out(2));
   n.t = dim_of(e, k, 2);
   std::string mask;
   if (!score_mask(e, e.in(4), n, &mask)) return false;
