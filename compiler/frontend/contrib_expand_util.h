@@ -97,9 +97,11 @@ struct ExpandRule {
   // name (SimplifiedLayerNormalization).
   const char* domain = "com.microsoft";
 };
-// The rules of each group (contrib_fused.cpp, contrib_transformer.cpp, contrib_qlinear.cpp).
+// The rules of each group (contrib_fused.cpp, contrib_transformer.cpp, contrib_attention.cpp,
+// contrib_qlinear.cpp).
 std::vector<ExpandRule> fused_rules();
 std::vector<ExpandRule> transformer_rules();
+std::vector<ExpandRule> attention_rules();
 std::vector<ExpandRule> qlinear_rules();
 
 }  // namespace onnxc::contrib

@@ -14,11 +14,11 @@
 //   - value names are "NODE/what", unique in the model; constants become initializers of the
 //     node's graph.
 // One small function per op, in a table per group: contrib_fused.cpp (session-optimizer fusions,
-// Gelu family), contrib_transformer.cpp (SkipLayerNormalization, Attention,
-// EmbedLayerNormalization, their quantized QAttention and QEmbedLayerNormalization),
-// contrib_qlinear.cpp (QOperator quantized ops, DynamicQuantizeMatMul, DynamicQuantizeLSTM). A
-// com.microsoft op without a rule is left for the importer, which refuses it: "op X
-// (com.microsoft) is not supported".
+// Gelu family), contrib_transformer.cpp (SkipLayerNormalization, EmbedLayerNormalization and
+// QEmbedLayerNormalization, RotaryEmbedding), contrib_attention.cpp (Attention, QAttention,
+// MultiHeadAttention), contrib_qlinear.cpp (QOperator quantized ops, DynamicQuantizeMatMul,
+// DynamicQuantizeLSTM). A com.microsoft op without a rule is left for the importer, which refuses
+// it: "op X (com.microsoft) is not supported".
 #include "frontend/contrib_expander.h"
 
 #include <algorithm>
@@ -196,7 +196,8 @@ using contrib::ExpandRule;
 const std::vector<ExpandRule>& all_rules() {
   static const std::vector<ExpandRule> rules = [] {
     std::vector<ExpandRule> r;
-    for (auto group : {contrib::fused_rules, contrib::transformer_rules, contrib::qlinear_rules})
+    for (auto group : {contrib::fused_rules, contrib::transformer_rules, contrib::attention_rules,
+                       contrib::qlinear_rules})
       for (const auto& rule : group()) r.push_back(rule);
     return r;
   }();

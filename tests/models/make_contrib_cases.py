@@ -409,6 +409,84 @@ def qlinear_cases():
     yield c
 
 
+# ---- Attention and MultiHeadAttention state, causal and mask forms (contrib_attention.cpp) ----
+
+def attention_state_cases():
+    # Attention: unidirectional=1 (ORT's causal mask: the lowest float, the last query unmasked),
+    # past (2, B, N, P, h) -> present (2, B, N, P + S, h), the mask_index forms over P + S keys.
+    b, s, n, h, p = 2, 3, 2, 4, 2
+    d = n * h
+    ends_starts = np.array([3, 2, 0, 1], np.int32)  # ends of both batches, then starts
+    for name, mask, past, present, attrs in (
+            ("attention_causal", None, False, False, {"unidirectional": 1}),
+            ("attention_present_only", None, False, True, {}),
+            ("attention_past_present", None, True, True, {}),
+            ("attention_past_causal_one_query", None, True, True, {"unidirectional": 1}),
+            ("attention_past_causal_mask_2d", np.array([[1, 1, 1, 1, 0], [0, 1, 1, 1, 1]]),
+             True, True, {"unidirectional": 1}),
+            ("attention_past_mask_end", np.array([4, 2]), True, True, {}),
+            ("attention_mask_start_end", ends_starts, False, False, {}),
+            ("attention_mask_start_end_causal", ends_starts, False, False, {"unidirectional": 1}),
+            ("attention_mask_3d_causal", rng.random((b, s, s)) > 0.3, False, False,
+             {"unidirectional": 1}),
+            ("attention_mask_filter_value", np.array([[1, 1, 0], [1, 0, 0]]), False, False,
+             {"mask_filter_value": -1.0})):
+        c = Case(name)
+        seq = 1 if name.endswith("one_query") else s
+        inputs = [c.feed("x", rand(b, seq, d)), c.const("w", 0.3 * rand(d, 3 * d)),
+                  c.const("b", rand(3 * d)),
+                  c.feed("mask", mask.astype(np.int32)) if mask is not None else ""]
+        if past:
+            inputs.append(c.feed("past", rand(2, b, n, p, h)))
+        while inputs[-1] == "":
+            inputs.pop()
+        outputs = ["y", "present"] if present else ["y"]
+        c.node("Attention", inputs, outputs, num_heads=n, **attrs)
+        for o in outputs:
+            c.output(o)
+        yield c
+    # MultiHeadAttention: unidirectional=1 (self and cross attention), 4-D key/value (B, N, L, H)
+    # (no K/V bias), past_key/past_value (B, N, P, H) -> present_key/present_value, 3-D masks.
+    kv = 4
+    def mha(name, inputs, outputs=("y",), **attrs):
+        c = Case(name)
+        c.node("MultiHeadAttention", [x(c) if callable(x) else x for x in inputs], list(outputs),
+               num_heads=n, **attrs)
+        for o in outputs:
+            c.output(o)
+        return c
+    q = lambda c: c.feed("q", rand(b, s, d))
+    k3 = lambda c: c.feed("k", rand(b, s, d))
+    v3 = lambda c: c.feed("v", rand(b, s, d))
+    k4 = lambda c: c.feed("k", rand(b, n, kv, h))
+    v4 = lambda c: c.feed("v", rand(b, n, kv, h))
+    past_kv = [lambda c: c.feed("past_key", rand(b, n, p, h)),
+               lambda c: c.feed("past_value", rand(b, n, p, h))]
+    present = ("y", "present_key", "present_value")
+    yield mha("multi_head_attention_causal", [q, k3, v3], unidirectional=1)
+    yield mha("multi_head_attention_causal_cross",
+              [q, lambda c: c.feed("k", rand(b, kv, d)), lambda c: c.feed("v", rand(b, kv, d))],
+              unidirectional=1)
+    yield mha("multi_head_attention_kv_4d_bias_mask",
+              [q, k4, v4, lambda c: c.const("bias", rand(3 * d)),
+               lambda c: c.feed("key_padding_mask", np.array([[1, 1, 1, 0], [1, 1, 0, 0]],
+                                                              np.int32))])
+    yield mha("multi_head_attention_kv_4d_present", [q, k4, v4], present)
+    yield mha("multi_head_attention_kv_4d_past", [q, k4, v4, "", "", ""] + past_kv, present)
+    yield mha("multi_head_attention_past_present",
+              [q, k3, v3, lambda c: c.const("bias", rand(3 * d)), "", ""] + past_kv, present)
+    yield mha("multi_head_attention_past_causal_masks",
+              [q, k3, v3, "",
+               lambda c: c.feed("key_padding_mask", np.array([[1, 1, 1, 1, 0], [0, 1, 1, 1, 1]],
+                                                              np.int32)),
+               lambda c: c.feed("attention_bias", rand(1, n, s, p + s))] + past_kv, present,
+              unidirectional=1)
+    mask_3d = (rng.random((b, s, kv)) > 0.3).astype(np.int32)
+    yield mha("multi_head_attention_mask_3d",
+              [q, lambda c: c.feed("k", rand(b, kv, d)), lambda c: c.feed("v", rand(b, kv, d)), "",
+               lambda c: c.feed("key_padding_mask", mask_3d)])
+
+
 def expect(root):
     """ORT's raw outputs (output_K.bin, typed in outputs.json) as output_K.pb, and their shapes
     declared on the model's outputs (onnxc then checks that its inferred shapes agree)."""
@@ -436,7 +514,8 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     # New groups go last: the shared generator keeps the earlier cases' inputs unchanged.
-    for group in (fused_cases, transformer_cases, qlinear_cases, quantized_float_output_cases):
+    for group in (fused_cases, transformer_cases, qlinear_cases, quantized_float_output_cases,
+                  attention_state_cases):
         for case in group():
             case.save(sys.argv[1])
     return 0
