@@ -124,6 +124,8 @@ bool class_fits(TargetClass c, const Target& target) {
       return target.is_microcontroller();
     case TargetClass::wide:
       return !target.is_microcontroller() && target.isa == Isa::avx512f;
+    case TargetClass::baseline:
+      return !target.is_microcontroller() && (target.isa == Isa::scalar || target.isa == Isa::sse2);
   }
   return false;
 }

@@ -14,6 +14,10 @@
 //       registers, each loaded input row feeding every output row that uses it, and the
 //       epilogue (residual, Relu, Clip) is applied before the one store.
 //       Scratch: f32_dwconv_kxk_scratch_bytes(p). Defined only when the compiler may use the ISA.
+//   f32_dwconv_3x3__scalar, f32_dwconv_5x5__scalar
+//       the same kernel in plain C++ (GCC/Clang vector extensions), for the x86-64 baseline's
+//       targets (generic, x86-64-v2): in an x86-64 build without AVX it runs an AVX-512 or
+//       AVX2 + FMA copy picked per call by the CPU (ONNXC_X86_ISA_DISPATCH, onnxc/base.h).
 // The portable variants of the table are defined in onnxc/conv.h: f32_dwconv_any__scalar (any
 // depthwise shape), and the convolution GEMM with its tiles, f32_conv_8x32__scalar (plain C++,
 // fastest where AVX-512 is available), f32_conv_6x16__scalar and f32_conv_4x8__scalar
@@ -22,6 +26,10 @@
 // No heap; stack below 1 KiB.
 #ifndef ONNXC_CONV_VARIANTS_H
 #define ONNXC_CONV_VARIANTS_H
+
+#include <cstdint>
+#include <cstring>
+#include <utility>
 
 #include "onnxc/activation.h"
 #include "onnxc/base.h"
@@ -46,6 +54,16 @@ constexpr bool f32_dwconv_kxk_applies(const ConvParams& p, index_t k) {
          p.dilation[2] == 1 && p.stride[0] == 1 && p.stride[1] == p.stride[2] &&
          (p.stride[1] == 1 || p.stride[1] == 2);
 }
+
+// The run-time ISA copies of the portable rows (f32_dwconv_KxK__scalar below) instantiate these
+// templates with 32- and 64-byte vectors in code built for the x86-64 baseline: g++ and clang
+// warn that returning them changes the ABI, but every such call is inlined into a copy built for
+// the ISA (flatten), so no call crosses that ABI. g++ reports it at the end of the translation
+// unit, past any pop: the warning stays off from here on. (Vector parameters pass by reference:
+// g++ notes those whatever the pragmas say.)
+#if defined(ONNXC_X86_ISA_DISPATCH)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 
 namespace dwkxk_detail {
 
@@ -178,7 +196,7 @@ constexpr InRegisters in_registers() {
 // row kh, for every kh where that is a whole row of the block: loaded once, used up to K times.
 template <class I, index_t K, index_t S, index_t R, class Act>
 inline void block(const float* plane, index_t ld, index_t half, const typename I::V* wv,
-                  typename I::V bias, index_t oh0, index_t ow0, index_t n, float* y,
+                  const typename I::V& bias, index_t oh0, index_t ow0, index_t n, float* y,
                   const float* res, index_t out_w, const Epilogue<Act>& e) {
   using V = typename I::V;
   constexpr InRegisters act = in_registers<Act>();
@@ -215,8 +233,9 @@ inline void block(const float* plane, index_t ld, index_t half, const typename I
 
 // Rows [oh0, oh0 + R) of one channel, all columns.
 template <class I, index_t K, index_t S, index_t R, class Act>
-inline void rows(const Geometry& g, const float* plane, const typename I::V* wv, typename I::V bias,
-                 index_t oh0, float* y, const float* res, const Epilogue<Act>& e) {
+inline void rows(const Geometry& g, const float* plane, const typename I::V* wv,
+                 const typename I::V& bias, index_t oh0, float* y, const float* res,
+                 const Epilogue<Act>& e) {
   constexpr index_t L = I::kLanes;
   index_t ow0 = 0;
   for (; ow0 + L <= g.out_w; ow0 += L)
@@ -228,7 +247,7 @@ inline void rows(const Geometry& g, const float* plane, const typename I::V* wv,
 // The last out_h - oh0 < R + 1 rows in one block: each input row is loaded once for all of them.
 template <class I, index_t K, index_t S, index_t R, class Act>
 inline void last_rows(const Geometry& g, const float* plane, const typename I::V* wv,
-                      typename I::V bias, index_t oh0, float* y, const float* res,
+                      const typename I::V& bias, index_t oh0, float* y, const float* res,
                       const Epilogue<Act>& e) {
   if constexpr (R > 0) {
     if (g.out_h - oh0 == R) return rows<I, K, S, R>(g, plane, wv, bias, oh0, y, res, e);
@@ -411,6 +430,112 @@ struct NeonFma {
 };
 #endif
 
+// Portable ISA traits on GCC/Clang vector extensions of L floats: the baseline build's traits of
+// f32_dwconv_KxK__scalar (4 lanes: SSE2, NEON), and, compiled inside the target-attribute copies
+// below, its AVX-512 (16) and AVX2 (8) forms. Products are a multiply, then an add (an FMA where
+// the C++ build contracts them); the tails go through a stack copy, as Sse2's do.
+template <index_t L>
+struct Lanes {
+  typedef float V __attribute__((vector_size(L * sizeof(float))));
+  typedef std::int32_t Mask __attribute__((vector_size(L * sizeof(float))));
+  static constexpr index_t kLanes = L;
+  static constexpr index_t kRows = L == 16 ? 8 : 4;  // as Avx512 and Avx2 / Sse2
+  static ONNXC_ALWAYS_INLINE V set1(float f) { return f - V{}; }
+  static ONNXC_ALWAYS_INLINE V load(const float* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static ONNXC_ALWAYS_INLINE V load_once(const float* p) { return load(p); }
+  static ONNXC_ALWAYS_INLINE void store(float* p, const V& v) { std::memcpy(p, &v, sizeof v); }
+  // dst[0..n) = src[0..n), n < L, in pieces of 8, 4, 2 and 1 floats (a loop of n became a
+  // library call, and narrow planes, all tails, ran at half the any-shape kernel's speed).
+  static ONNXC_ALWAYS_INLINE void copy_head(float* dst, const float* src, index_t n) {
+    index_t i = 0;
+    for (index_t piece = L / 2; piece >= 1; piece /= 2)
+      if (n & piece) std::memcpy(dst + i, src + i, piece * sizeof(float)), i += piece;
+  }
+  static ONNXC_ALWAYS_INLINE V load_n(const float* p, index_t n) {
+    if (n == L) return load(p);
+    float t[L] = {};
+    copy_head(t, p, n);
+    return load(t);
+  }
+  static ONNXC_ALWAYS_INLINE void store_n(float* p, const V& v, index_t n) {
+    if (n == L) return store(p, v);
+    float t[L];
+    store(t, v);
+    copy_head(p, t, n);
+  }
+  // Lanes 0, 2, 4, ... and 1, 3, 5, ... of the pair (a, b): one shuffle each where the compiler
+  // has __builtin_shufflevector (clang, g++ 12 on), else through a stack copy.
+  template <std::size_t... I>
+  static ONNXC_ALWAYS_INLINE void deinterleave_as(const V& a, const V& b, V* even, V* odd,
+                                                  std::index_sequence<I...>) {
+#if defined(__clang__) || __GNUC__ >= 12
+    *even = __builtin_shufflevector(a, b, (2 * I)...);
+    *odd = __builtin_shufflevector(a, b, (2 * I + 1)...);
+#else
+    float t[2 * L], e[L], o[L];
+    store(t, a), store(t + L, b);
+    for (index_t i = 0; i < L; ++i) e[i] = t[2 * i], o[i] = t[2 * i + 1];
+    *even = load(e), *odd = load(o);
+#endif
+  }
+  static ONNXC_ALWAYS_INLINE void deinterleave(const V& a, const V& b, V* even, V* odd) {
+    deinterleave_as(a, b, even, odd, std::make_index_sequence<L>{});
+  }
+  static ONNXC_ALWAYS_INLINE V fma(const V& a, const V& b, const V& c) {
+    return a * b + c;
+  }
+  static ONNXC_ALWAYS_INLINE V add(const V& a, const V& b) {
+    return a + b;
+  }
+  // m ? a : b, lane by lane.
+  static ONNXC_ALWAYS_INLINE V select(const Mask& m, const V& a, const V& b) {
+    return (V)((m & (Mask)a) | (~m & (Mask)b));
+  }
+  // The NaN behaviour of the scalar epilogue: Relu(NaN) = 0, Clip(NaN) = NaN.
+  static ONNXC_ALWAYS_INLINE V relu(const V& v) {
+    return select(v > V{}, v, V{});
+  }
+  static ONNXC_ALWAYS_INLINE V clip(const V& v, float lo, float hi) {
+    const V l = set1(lo), h = set1(hi);
+    const V t = select(v < l, l, v);
+    return select(t > h, h, t);
+  }
+};
+
+// The portable rows' kernel: in code built for the x86-64 baseline (ONNXC_X86_ISA_DISPATCH,
+// onnxc/base.h), the copy of the CPU's widest vectors, each built for its ISA with every call
+// inlined (flatten); AVX-512 takes rows of at most 8 outputs in 8-lane vectors, as
+// f32_dwconv_KxK__avx512f does. Elsewhere the vectors the build has.
+#if defined(ONNXC_X86_ISA_DISPATCH)
+template <index_t K, class Act>
+__attribute__((target("avx512f,avx2,fma"), flatten, noinline)) void run_avx512f(
+    const ConvParams& p, const float* x, const float* w, const float* b, float* y, void* scratch,
+    const Epilogue<Act>& e, const float* residual) {
+  if (p.out[2] <= 8) return run<Lanes<8>, K>(p, x, w, b, y, scratch, e, residual);
+  run<Lanes<16>, K>(p, x, w, b, y, scratch, e, residual);
+}
+template <index_t K, class Act>
+__attribute__((target("avx2,fma"), flatten, noinline)) void run_avx2_fma(
+    const ConvParams& p, const float* x, const float* w, const float* b, float* y, void* scratch,
+    const Epilogue<Act>& e, const float* residual) {
+  run<Lanes<8>, K>(p, x, w, b, y, scratch, e, residual);
+}
+#endif
+
+template <index_t K, class Act>
+inline void run_portable(const ConvParams& p, const float* x, const float* w, const float* b,
+                         float* y, void* scratch, const Epilogue<Act>& e, const float* residual) {
+#if defined(ONNXC_X86_ISA_DISPATCH)
+  if (ONNXC_CPU_HAS_AVX512F()) return run_avx512f<K>(p, x, w, b, y, scratch, e, residual);
+  if (ONNXC_CPU_HAS_AVX2_FMA()) return run_avx2_fma<K>(p, x, w, b, y, scratch, e, residual);
+#endif
+  run<Lanes<conv_detail::kLanes>, K>(p, x, w, b, y, scratch, e, residual);
+}
+
 }  // namespace dwkxk_detail
 
 constexpr index_t f32_dwconv_kxk_scratch_bytes(const ConvParams& p) {
@@ -503,6 +628,29 @@ inline void f32_dwconv_5x5__neonfma(const ConvParams& p, const float* x, const f
   dwkxk_detail::run<dwkxk_detail::NeonFma, 5>(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
 }
 #endif
+
+// The portable rows (plain C++, for the x86-64 baseline: targets class "baseline"), run-time
+// dispatched where the build is x86-64 (dwkxk_detail::run_portable).
+template <class Act>
+inline void f32_dwconv_3x3__scalar(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
+                                   const float* residual) {
+  dwkxk_detail::run_portable<3>(p, x, w, b, y, scratch, e, residual);
+}
+inline void f32_dwconv_3x3__scalar(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch) {
+  dwkxk_detail::run_portable<3>(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
+}
+template <class Act>
+inline void f32_dwconv_5x5__scalar(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
+                                   const float* residual) {
+  dwkxk_detail::run_portable<5>(p, x, w, b, y, scratch, e, residual);
+}
+inline void f32_dwconv_5x5__scalar(const ConvParams& p, const float* x, const float* w,
+                                   const float* b, float* y, void* scratch) {
+  dwkxk_detail::run_portable<5>(p, x, w, b, y, scratch, Epilogue<>{}, nullptr);
+}
 
 }  // namespace onnxc
 

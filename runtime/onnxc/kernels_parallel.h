@@ -180,6 +180,8 @@ inline void f32_conv_wino4x4__scalar(const ConvParams& p, const float* x, const 
                                  par, tasks);                                                      \
   }
 
+ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_3x3__scalar)
+ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_5x5__scalar)
 #if defined(__AVX512F__)
 ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_3x3__avx512f)
 ONNXC_DWCONV_KXK_PARALLEL(f32_dwconv_5x5__avx512f)

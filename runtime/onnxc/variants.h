@@ -25,7 +25,9 @@
 //   targets: the target class it is meant for (ONNXC_TARGET_CLASSES): any; hosted (not a
 //            microcontroller); mcu (microcontrollers: no vector unit, a 256-byte kernel stack);
 //            wide (hosted targets with AVX-512's 32 vector registers, which tiles such as 8x32
-//            are tuned for, though written in plain C++).
+//            are tuned for, though written in plain C++); baseline (hosted targets of the x86-64
+//            baseline, isa scalar or sse2: generic, x86-64-v2, whose plain C++ rows run AVX-512 or
+//            AVX2 copies picked at run time where the build is x86-64, ONNXC_X86_ISA_DISPATCH).
 //   panel:   for gemm_packed: the B panel width NR its register tile loads (pack_gemm_b<NR>); 0
 //            for the others.
 //   gflops:  about how fast it runs on one core (bench/run --layers on an AVX-512 core), the rate
@@ -50,9 +52,11 @@
   X(f32, dwconv, 3x3, avx2_fma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                    \
   X(f32, dwconv, 3x3, neonfma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
   X(f32, dwconv, 3x3, sse2, "conv_variants_sse2.h", dwconv_kxk, any, any, 0, 15)                   \
+  X(f32, dwconv, 3x3, scalar, "conv_variants.h", dwconv_kxk, any, baseline, 0, 15)                 \
   X(f32, dwconv, 5x5, avx512f, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
   X(f32, dwconv, 5x5, avx2_fma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                    \
   X(f32, dwconv, 5x5, neonfma, "conv_variants.h", dwconv_kxk, any, any, 0, 15)                     \
+  X(f32, dwconv, 5x5, scalar, "conv_variants.h", dwconv_kxk, any, baseline, 0, 15)                 \
   X(f32, dwconv, any, scalar, "conv.h", any, any, any, 0, 15)                                      \
   /* any other float convolution: Winograd (rate: direct-convolution flops / time), or a GEMM */   \
   X(f32, conv, wino4x4, scalar, "conv_winograd.h", winograd, constant, wide, 0, 450)               \
