@@ -1,6 +1,6 @@
 // `onnxc inspect`: what a model is (inputs and outputs with their symbolic dims named, opsets,
 // producer, op histogram, parameter bytes, FLOPs per op type) and, with --ir, --plan or --memory,
-// what onnxc makes of it.
+// what onnxc makes of it; with --threads N, how its kernels split and the predicted speedup.
 //
 // A model whose graph inputs have symbolic dims that no --dim or --shape pins (a torchvision
 // export's `batch`) is still shown, and inspect exits 0: the user asked to see the model, not to
@@ -20,6 +20,7 @@
 #include "driver/commands.h"
 #include "driver/lower_flags.h"
 #include "driver/node_flops.h"
+#include "driver/thread_report.h"
 #include "frontend/model_loader.h"
 #include "ir/dtype.h"
 #include "ir/printer.h"
@@ -282,6 +283,7 @@ int run_inspect(const InspectArgs& args) {
   std::string out =
       module_summary(*module, proto, pins, dims.empty() ? "" : pinning_hint(dims, true));
   if (args.plan) out += print_memory_plan(*module);
+  if (module->target->threads > 1) out += thread_report(*module);
   std::fputs(out.c_str(), stdout);
   return kExitOk;
 }

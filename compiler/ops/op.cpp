@@ -203,4 +203,15 @@ std::string labeled(const std::vector<Field>& fields) {
   return out;
 }
 
+PartsPlan OpHandler::parts_plan(const Node& node) const {
+  const int64_t tasks = kernel_tasks(node);
+  if (tasks < 2) return {"whole", 1.0};
+  const int64_t units = describe_kernel_query(node).max_parts;
+  if (units == INT64_MAX || units < tasks)
+    return {fmt::format("{} equal parts", tasks), 1.0 / tasks};
+  const int64_t largest = (units + tasks - 1) / tasks;
+  return {fmt::format("{} parts of {} units", tasks, units),
+          static_cast<double>(largest) / static_cast<double>(units)};
+}
+
 }  // namespace onnxc

@@ -212,6 +212,14 @@ struct PackedInput {
   Tensor tensor;
 };
 
+// How a node split into kernel_tasks() parts divides its work (`onnxc inspect --threads`): the
+// grid its parallel form runs, and its largest part's share of the serial work (above 1 / parts
+// where the parts are unequal, or repeat work as a convolution's packing does).
+struct PartsPlan {
+  std::string grid;
+  double largest_share = 1.0;
+};
+
 struct OpHandler {
   virtual ~OpHandler() = default;
   // Random ops override this; the default says "not random".
@@ -238,6 +246,9 @@ struct OpHandler {
   }
   // After use_kernel: the parts (--threads) the chosen variant runs in, 1 when it stays whole.
   virtual int kernel_tasks(const Node& /*node*/) const { return 1; }
+  // After use_kernel: how those parts divide the work. The default: kernel_tasks() parts of the
+  // query's max_parts units (channels, columns) in whole units, else equal parts.
+  virtual PartsPlan parts_plan(const Node& node) const;
   // The constant inputs the chosen variant reads in a layout of its own (weights packed into the
   // panels its register tiles load, per-channel constants computed at compile time):
   // pack-weights replaces input `input` by `tensor` (an absent optional input is added). Empty

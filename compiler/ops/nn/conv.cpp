@@ -18,6 +18,7 @@
 
 #include "onnxc/conv_variants.h"
 #include "onnxc/conv_winograd.h"
+#include "onnxc/kernels_parallel.h"
 #include "onnxc/parallel.h"
 #include "ops/dispatch.h"
 #include "ops/epilogue.h"
@@ -139,6 +140,26 @@ struct ConvState : OpState {
   int tasks = 1;               // parts the variant runs in (onnxc/parallel.h); set with the variant
   int64_t winograd_bands = 0;  // > 0: Winograd pays and fits, in blocks of this many bands
 };
+
+// The grids the parallel forms run (onnxc/kernels_parallel.h, onnxc/conv_winograd.h): the same
+// constant expressions, so the shares are of the costs those grids were picked by.
+PartsPlan winograd_parts(const ConvParams& p, int tasks) {
+  const WinogradGrid g = winograd_grid(p, tasks);
+  return {fmt::format("{} band blocks x {} channel panels", g.block_groups, g.panel_groups),
+          static_cast<double>(winograd_part_cost(p, g)) /
+              static_cast<double>(winograd_part_cost(p, {1, 1}))};
+}
+
+PartsPlan gemm_parts(const ConvState& s, int tasks) {
+  const std::string& tile = s.variant->tile;
+  const index_t mr = tile_rows(tile.c_str()), nr = std::stoll(tile.substr(tile.find('x') + 1));
+  const ConvGrid g = conv_gemm_grid(s.p, mr, nr, tasks);
+  const index_t positions = s.p.out[0] * s.p.out[1] * s.p.out[2], rows = s.p.c_out / s.p.group;
+  const index_t depth = s.p.c_in / s.p.group * s.p.kernel[0] * s.p.kernel[1] * s.p.kernel[2];
+  return {fmt::format("{} position groups x {} channel groups", g.position_groups, g.row_groups),
+          static_cast<double>(conv_part_cost(positions, rows, depth, mr, nr, g)) /
+              static_cast<double>(conv_part_cost(positions, rows, depth, mr, nr, {1, 1}))};
+}
 
 // Multiply-adds x 2 of a convolution.
 double conv_flops(const ConvParams& p) {
@@ -347,6 +368,12 @@ class ConvOp final : public ConvLikeOp {
     return q;
   }
   int kernel_tasks(const Node& node) const override { return node.state_as<ConvState>().tasks; }
+  PartsPlan parts_plan(const Node& node) const override {
+    const auto& s = node.state_as<ConvState>();
+    if (s.tasks > 1 && is_winograd(s.variant)) return winograd_parts(s.p, s.tasks);
+    if (s.tasks > 1 && s.kernel == &kConvGemm && s.variant) return gemm_parts(s, s.tasks);
+    return OpHandler::parts_plan(node);  // depthwise: channels
+  }
   size_t use_kernel(Node& node, const KernelVariant& v, int tasks) const override {
     auto& s = static_cast<ConvState&>(*node.state);
     s.variant = &v;
