@@ -36,16 +36,16 @@ constexpr int kMaxRank = 8;
 #define ONNXC_CPU_HAS_AVX2_FMA() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 #endif
 
-// a * b + c in the register tiles as one fused multiply-add on x86-64 and aarch64 (unfused, Intel
-// cores ran them at half speed). Builds use -ffp-contract=off: g++ fuses per function, clang per
-// statement; a body with ONNXC_CONTRACT inlines only into ONNXC_CONTRACT_FN functions.
-#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+// a * b + c in the register tiles as one fused multiply-add where the build's ISA has one (x86
+// FMA, aarch64): unfused, Intel cores ran them at half speed. Under -ffp-contract=off g++ fuses per
+// function (ONNXC_CONTRACT_FN, always at -O2), clang per statement (every body it inlines).
+#if defined(__clang__) && (defined(__FMA__) || defined(__aarch64__))
 #define ONNXC_CONTRACT _Pragma("clang fp contract(fast)")
 #else  // (32-bit Arm: clang fuses no contracted statement; the M profile calls fmaf)
 #define ONNXC_CONTRACT
 #endif
-#if !defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
-#define ONNXC_CONTRACT_FN __attribute__((optimize("fp-contract=fast")))
+#if !defined(__clang__) && (defined(__FMA__) || defined(__aarch64__))
+#define ONNXC_CONTRACT_FN __attribute__((optimize("O2", "fp-contract=fast")))
 #else
 #define ONNXC_CONTRACT_FN
 #endif

@@ -209,7 +209,8 @@ inline void pack_b_panel(const GemmParams& p, const float* b, index_t k0, index_
 template <index_t MR, index_t NR, bool kTransA>
 ONNXC_ALWAYS_INLINE void tile_body(const float* a, index_t lda, const float* panel, index_t kc,
                                    float* y, index_t ldy, index_t mr, index_t nr, float alpha) {
-  const float* rows[MR];
+  ONNXC_CONTRACT  // also y += alpha * acc below: g++ fuses the whole function
+      const float* rows[MR];
   for (index_t r = 0; r < MR; ++r) rows[r] = a + (r < mr ? r : mr - 1) * (kTransA ? 1 : lda);
   float acc[MR][NR] = {};
   for (index_t kk = 0; kk < kc; ++kk) {

@@ -4,7 +4,6 @@
 #include "driver/thread_report.h"
 
 #include <catch2/catch.hpp>
-#include <random>
 #include <regex>
 
 #include "harness/filecheck.h"
@@ -13,25 +12,14 @@
 
 using namespace onnxc;
 using onnxc::testing::filecheck;
-using onnxc::testing::ModelBuilder;
 
 namespace {
 
-// conv 16 -> 32 channels, 3x3 dilated 2 on 32x32 (9.4 MFLOP: a GEMM, split), then a pointwise
-// conv 32 -> 2 (0.13 MFLOP: under the 20 us a split pays for, whole).
+// onnxc::testing::split_and_whole_convs lowered for x86-64-v4 at `threads`.
 std::unique_ptr<Module> two_convs(int threads) {
-  std::mt19937 rng(5);
-  ModelBuilder mb(13);
-  mb.input("x", onnx::TensorProto::FLOAT, {1, 16, 32, 32});
-  mb.initializer("w1", {32, 16, 3, 3}, onnxc::testing::random_values(32 * 16 * 9, rng));
-  mb.initializer("w2", {2, 32, 1, 1}, onnxc::testing::random_values(64, rng));
-  auto& big = mb.node("Conv", {"x", "w1"}, {"c"}, "big");
-  ModelBuilder::ints_attr(big, "pads", {2, 2, 2, 2});
-  ModelBuilder::ints_attr(big, "dilations", {2, 2});
-  mb.node("Conv", {"c", "w2"}, {"y"}, "small");
-  mb.output("y", onnx::TensorProto::FLOAT, {1, 2, 32, 32});
   Diagnostics diag;
-  std::unique_ptr<Module> m = import_model(mb.proto(), ImportOptions{}, diag);
+  std::unique_ptr<Module> m =
+      import_model(onnxc::testing::split_and_whole_convs(), ImportOptions{}, diag);
   REQUIRE(m);
   m->target = with_threads(*find_target("x86-64-v4"), threads);
   PassOptions options;

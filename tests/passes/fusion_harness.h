@@ -102,6 +102,23 @@ inline std::vector<float> random_values(size_t n, std::mt19937& rng, float lo = 
   return v;
 }
 
+// Two convolutions, one worth splitting over threads and one not: "big", 16 -> 32 channels 3x3
+// dilated 2 on 32x32 (9.4 MFLOP; dilated, so a GEMM, not Winograd), then "small", pointwise
+// 32 -> 2 (0.13 MFLOP).
+inline onnx::ModelProto split_and_whole_convs() {
+  std::mt19937 rng(5);
+  ModelBuilder mb(13);
+  mb.input("x", onnx::TensorProto::FLOAT, {1, 16, 32, 32});
+  mb.initializer("w1", {32, 16, 3, 3}, random_values(32 * 16 * 9, rng));
+  mb.initializer("w2", {2, 32, 1, 1}, random_values(64, rng));
+  auto& big = mb.node("Conv", {"x", "w1"}, {"c"}, "big");
+  ModelBuilder::ints_attr(big, "pads", {2, 2, 2, 2});
+  ModelBuilder::ints_attr(big, "dilations", {2, 2});
+  mb.node("Conv", {"c", "w2"}, {"y"}, "small");
+  mb.output("y", onnx::TensorProto::FLOAT, {1, 2, 32, 32});
+  return mb.proto();
+}
+
 // The fused and unfused graphs agree on random inputs within `tol` (relative to 1 + |want|).
 inline void check_same_results(ModelBuilder& mb, float tol = 1e-5f) {
   FusionLowered fused = lower(mb, true), plain = lower(mb, false);

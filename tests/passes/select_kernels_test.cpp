@@ -158,21 +158,10 @@ TEST_CASE("pack-weights stores a constant B as the chosen variant's panels", "[p
 
 TEST_CASE("select-kernels with --threads 2 splits the kernels of 20 us or more",
           "[passes][kernels][threads]") {
-  // conv 16 -> 32 channels 3x3 on 32x32 (9.4 MFLOP; dilated, so a GEMM, not Winograd), then a
-  // pointwise conv 32 -> 2 (0.13 MFLOP).
-  std::mt19937 rng(5);
-  ModelBuilder mb(13);
-  mb.input("x", onnx::TensorProto::FLOAT, {1, 16, 32, 32});
-  mb.initializer("w1", {32, 16, 3, 3}, onnxc::testing::random_values(32 * 16 * 9, rng));
-  mb.initializer("w2", {2, 32, 1, 1}, onnxc::testing::random_values(64, rng));
-  auto& big = mb.node("Conv", {"x", "w1"}, {"c"}, "big");
-  ModelBuilder::ints_attr(big, "pads", {2, 2, 2, 2});
-  ModelBuilder::ints_attr(big, "dilations", {2, 2});
-  mb.node("Conv", {"c", "w2"}, {"y"}, "small");
-  mb.output("y", onnx::TensorProto::FLOAT, {1, 2, 32, 32});
+  const onnx::ModelProto model = onnxc::testing::split_and_whole_convs();
   for (int threads : {1, 2}) {
     Diagnostics diag;
-    std::unique_ptr<Module> m = import_model(mb.proto(), ImportOptions{}, diag);
+    std::unique_ptr<Module> m = import_model(model, ImportOptions{}, diag);
     REQUIRE(m);
     m->target = with_threads(*find_target("x86-64-v4"), threads);
     PassOptions options;
