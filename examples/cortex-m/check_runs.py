@@ -133,7 +133,8 @@ def check_budgets(committed_path, measured_path, rows):
     committed_keys = {tuple(line.split("\t")[:2]) for line in lines[1:]}
     for config, model in rows:
         if (config, model) not in committed_keys:
-            print(f"budget {config} {model}: no row in {committed_path} (copy it from {measured_path})")
+            print(f"budget {config} {model}: no row in {committed_path} (add its row from {measured_path};"
+                  " the file holds every configuration's rows: merge, do not copy over it)")
             ok = False
     if fell:
         print("figures below budget (update examples/cortex-m/budgets.tsv from "
