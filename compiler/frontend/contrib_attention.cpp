@@ -253,16 +253,17 @@ bool attention(Expansion& e) {
 
 // QAttention (contrib_ops/cpu/quantization/attention_quant.cc): inputs input (uint8), weights
 // (uint8 or int8, D x 3H), bias (float, 3H), input_scale, weight_scale (per tensor or per column
-// of the 3H), mask_index, input_zero_point, weight_zero_point (per tensor or per column), past.
-// The kernel's projection is exact in integers then scaled once, as emitted here:
+// of the 3H), mask_index, input_zero_point, weight_zero_point (per tensor or per column), past;
+// output 1 the present. The kernel's projection is exact in integers then scaled once, as here:
 //   QKV = float((input - izp) x (weights - wzp)) * (input_scale * weight_scale) + bias
-// (MatMulInteger, Cast, Mul, Add); the rest is Attention's, Q, K and V thirds of 3H.
+// (MatMulInteger, Cast, Mul, Add); the rest is Attention's (the same AttentionCPUBase in ORT):
+// Q, K and V thirds of 3H, past/present, every mask_index form and unidirectional=1.
 bool qattention(Expansion& e) {
   std::vector<int64_t> sizes;
   float scale = 0.0f;
   if (!attention_sizes(e, &sizes, &scale)) return false;
-  if (e.attr_i("unidirectional", 0)) return e.fail("unidirectional=1 is not supported");
-  if (e.has_in(8) || !e.out(1).empty()) return e.fail("past/present state is not supported");
+  if (e.has_in(8) && e.out(1).empty())
+    return e.fail("past without the present output (ORT's kernel refuses it too)");
   if (!e.has_in(2) || !e.has_in(3) || !e.has_in(4))
     return e.fail("bias, input_scale and weight_scale are required");
   if (sizes.size() == 3 && (sizes[0] != sizes[1] || sizes[1] != sizes[2]))
@@ -273,7 +274,7 @@ bool qattention(Expansion& e) {
   std::string qkv = e.emit1("Mul", {cast(e, mm->output(0), onnx::TensorProto::FLOAT),
                                     e.emit1("Mul", {e.in(3), e.in(4)})});
   return attend_packed(e, e.emit1("Add", {qkv, e.in(2)}), sizes, scale,
-                       {e.in(5), false, "", "", ""});
+                       {e.in(5), true, e.in(8), e.out(1), ""});
 }
 
 // ---- MultiHeadAttention ----------------------------------------------------------------------

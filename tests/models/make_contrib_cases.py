@@ -487,6 +487,40 @@ def attention_state_cases():
                lambda c: c.feed("key_padding_mask", mask_3d)])
 
 
+def qattention_state_cases():
+    # QAttention with Attention's state and mask forms (one AttentionCPUBase in ORT):
+    # unidirectional=1, past (2, B, N, P, h) -> present (2, B, N, P + S, h), 1-D end then start
+    # positions (2B), a 2-D mask over P + S keys; uint8 input, int8 or uint8 weights.
+    b, s, n, h, p = 2, 3, 2, 4, 2
+    d = n * h
+    for name, seq, signed, mask, past, present, attrs in (
+            ("qattention_causal", s, True, None, False, False, {"unidirectional": 1}),
+            ("qattention_u8_present_only", s, False, None, False, True, {}),
+            ("qattention_past_present", s, True, None, True, True, {}),
+            ("qattention_past_causal_one_query", 1, True, None, True, True,
+             {"unidirectional": 1}),
+            ("qattention_u8_past_causal_mask_2d", s, False,
+             np.array([[1, 1, 1, 1, 0], [0, 1, 1, 1, 1]]), True, True, {"unidirectional": 1}),
+            ("qattention_mask_start_end", s, True, np.array([3, 2, 0, 1]), False, False, {}),
+            ("qattention_mask_start_end_causal", s, False, np.array([3, 2, 1, 0]), False,
+             False, {"unidirectional": 1})):
+        c = Case(name)
+        w = rand_i8(d, 3 * d) if signed else rand_u8(d, 3 * d)
+        inputs = [c.feed("x", rand_u8(b, seq, d)), c.const("w", w), c.const("bias", rand(3 * d)),
+                  c.const("x_scale", np.float32(0.02)), c.const("w_scale", np.float32(0.01)),
+                  c.feed("mask", mask.astype(np.int32)) if mask is not None else "",
+                  c.const("x_zp", np.uint8(128)),
+                  c.const("w_zp", np.int8(0) if signed else np.uint8(128)),
+                  c.feed("past", rand(2, b, n, p, h)) if past else ""]
+        while inputs[-1] == "":
+            inputs.pop()
+        outputs = ["y", "present"] if present else ["y"]
+        c.node("QAttention", inputs, outputs, num_heads=n, **attrs)
+        for o in outputs:
+            c.output(o)
+        yield c
+
+
 def expect(root):
     """ORT's raw outputs (output_K.bin, typed in outputs.json) as output_K.pb, and their shapes
     declared on the model's outputs (onnxc then checks that its inferred shapes agree)."""
@@ -515,7 +549,7 @@ def main():
         sys.exit(__doc__)
     # New groups go last: the shared generator keeps the earlier cases' inputs unchanged.
     for group in (fused_cases, transformer_cases, qlinear_cases, quantized_float_output_cases,
-                  attention_state_cases):
+                  attention_state_cases, qattention_state_cases):
         for case in group():
             case.save(sys.argv[1])
     return 0
