@@ -9,13 +9,20 @@
 // activation: Relu, Clip (constant bounds), LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh,
 // Gelu (both approximations), Swish (fuse-swish makes it from x * Sigmoid(x)).
 // When R is computed after P, P moves down to the Add's place (P's own inputs are older).
+// When R's producer Q could take the residual as well (a ResNet block's main branch and its
+// downsampling conv), the deeper of the two (the longer path from the graph's inputs; on a tie the
+// producer of the Add's first operand) takes it, whatever the node order: the shallow one then
+// runs first, next to the other readers of its input, and a model saved by a tool in another
+// topological order (ONNX Runtime at `extended`) compiles to the same schedule as the export.
 //
 // It does NOT fuse: when an intermediate value has another user or is a graph output; an Add
 // that broadcasts (other than a constant bias row), adds P to itself, or is not float; a bias
 // into a Gemm whose C varies along rows or is computed at run time; an activation followed by an
 // Add (only acc + bias -> + residual -> activation is fused, the order the kernels apply); a second
 // activation; Clip with bounds computed at run time; ConvTranspose; non-float nodes.
+#include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 #include "ops/epilogue.h"
 #include "passes/fusion_util.h"
@@ -113,13 +120,48 @@ bool fuse_bias(Graph& g, Node& p, PassContext& stats) {
   return true;
 }
 
+// A float Conv, Gemm or MatMul whose epilogue is still free: it may take a bias, a residual and
+// an activation.
+bool is_candidate(const Node& n) {
+  return (n.op_type == "Conv" || n.op_type == "Gemm" || n.op_type == "MatMul") &&
+         n.domain.empty() && n.outputs.size() == 1 && n.output(0) &&
+         n.output(0)->dtype == DataType::kFloat && n.input(0) &&
+         n.input(0)->dtype == DataType::kFloat && !n.input(kResidualInput) &&
+         !n.attr(kFusedActivation);
+}
+
+// Each node's depth: the most nodes on a path from the graph's inputs and constants to it.
+// The graph is in topological order, so one sweep sets every producer's depth before its users'.
+using Depths = std::unordered_map<const Node*, size_t>;
+Depths node_depths(const Graph& g) {
+  Depths depth;
+  for (const auto& n : g.nodes) {
+    size_t d = 1;
+    for (const Value* v : n->inputs)
+      if (v && v->producer) d = std::max(d, depth[v->producer] + 1);
+    depth[n.get()] = d;
+  }
+  return depth;
+}
+
+// Whether the residual Add u = Add(y, r) of p's output y goes to r's producer instead: when that
+// producer is a candidate too and is deeper than p, or as deep and produces u's first operand.
+bool residual_goes_to_other(const Graph& g, const Node& p, const Node& u, const Value* r,
+                            const Depths& depth) {
+  const Node* q = r->producer;
+  if (!q || q == &p || !is_candidate(*q) || fusion::sole_user(g, r) != &u) return false;
+  const size_t dp = depth.at(&p), dq = depth.at(q);
+  return dq > dp || (dq == dp && u.input(0) == r);
+}
+
 // Fuses the residual Add reading p's output, if there is one. p may move down to the Add.
-bool fuse_residual(Graph& g, Node& p, PassContext& stats) {
+bool fuse_residual(Graph& g, Node& p, const Depths& depth, PassContext& stats) {
   Value* y = p.output(0);
   Node* u = fusion::sole_user(g, y);
   if (!u || u->op_type != "Add" || !u->domain.empty() || !u->output(0)) return false;
   Value* r = fusion::other_operand(*u, y);
-  if (!r || r->dtype != DataType::kFloat || r->shape != y->shape || u->output(0)->shape != y->shape)
+  if (!r || r->dtype != DataType::kFloat || r->shape != y->shape ||
+      u->output(0)->shape != y->shape || residual_goes_to_other(g, p, *u, r, depth))
     return false;
   const size_t at = fusion::position(g, &p), add_at = fusion::position(g, u);
   if (r->producer && fusion::position(g, r->producer) > at) {
@@ -162,18 +204,16 @@ bool fuse_activation(Graph& g, Node& p, PassContext& stats) {
 bool run_fuse_epilogue(Module& module, PassContext& stats) {
   Diagnostics& diag = stats.diag();
   Graph& g = *module.graph;
-  // Candidates first: fusing moves nodes, so walk a snapshot.
+  // Candidates first: fusing moves nodes, so walk a snapshot. Fusing erases only Adds and
+  // activations after candidates, so the candidates' depths stay as computed here.
   std::vector<Node*> candidates;
   for (const auto& n : g.nodes)
-    if ((n->op_type == "Conv" || n->op_type == "Gemm" || n->op_type == "MatMul") &&
-        n->domain.empty() && n->outputs.size() == 1 && n->output(0) &&
-        n->output(0)->dtype == DataType::kFloat && n->input(0)->dtype == DataType::kFloat &&
-        !n->input(kResidualInput) && !n->attr(kFusedActivation))
-      candidates.push_back(n.get());
+    if (is_candidate(*n)) candidates.push_back(n.get());
+  const Depths depth = node_depths(g);
   bool changed = false;
   for (Node* p : candidates) {
     const bool bias = fuse_bias(g, *p, stats);
-    const bool residual = fuse_residual(g, *p, stats);
+    const bool residual = fuse_residual(g, *p, depth, stats);
     const bool activation = fuse_activation(g, *p, stats);
     if (!bias && !residual && !activation) continue;
     changed = true;

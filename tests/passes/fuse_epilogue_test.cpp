@@ -118,6 +118,45 @@ TEST_CASE("fuse-epilogue moves the Conv down when the residual is computed after
   onnxc::testing::check_same_results(mb);
 }
 
+TEST_CASE(
+    "fuse-epilogue gives a ResNet downsampling block's residual to the deeper Conv, in any "
+    "node order",
+    "[passes][fusion]") {
+  // main = Conv_b(Relu(Conv_a(x))), side = Conv_d(x) (1x1); y = Relu(main + side) or
+  // Relu(side + main). ONNX Runtime saves Conv_d first, exporters after the main branch: either
+  // way Conv_b (deeper) takes side as its residual and Conv_d runs before it (where the graph
+  // has it, before Conv_a or after it).
+  for (bool side_first : {true, false})
+    for (bool main_operand_first : {true, false}) {
+      ModelBuilder mb(13);
+      mb.input("x", onnx::TensorProto::FLOAT, {1, 4, 6, 6});
+      mb.initializer("a_w", {4, 4, 3, 3}, onnxc::testing::random_values(144, rng));
+      mb.initializer("b_w", {4, 4, 3, 3}, onnxc::testing::random_values(144, rng));
+      mb.initializer("d_w", {4, 4, 1, 1}, onnxc::testing::random_values(16, rng));
+      auto side = [&] { mb.node("Conv", {"x", "d_w"}, {"side"}, "d_conv"); };
+      if (side_first) side();
+      auto& a = mb.node("Conv", {"x", "a_w"}, {"a"}, "a_conv");
+      ModelBuilder::ints_attr(a, "pads", {1, 1, 1, 1});
+      mb.node("Relu", {"a"}, {"a_relu"}, "a_relu");
+      auto& b = mb.node("Conv", {"a_relu", "b_w"}, {"main"}, "b_conv");
+      ModelBuilder::ints_attr(b, "pads", {1, 1, 1, 1});
+      if (!side_first) side();
+      mb.node("Add",
+              main_operand_first ? std::vector<std::string>{"main", "side"}
+                                 : std::vector<std::string>{"side", "main"},
+              {"sum"}, "add");
+      mb.node("Relu", {"sum"}, {"y"}, "relu");
+      mb.output("y", onnx::TensorProto::FLOAT, {1, 4, 6, 6});
+      auto l = onnxc::testing::lower(mb, true);
+      INFO("side first " << side_first << ", main operand first " << main_operand_first << "\n"
+                         << l.ir);
+      CHECK(filecheck(l.ir, {"CHECK: %side: float[1x4x6x6] = Conv@13(%x, %d_w)",
+                             "CHECK: %y: float[1x4x6x6] = Conv@13(%a_relu, %b_w, none, "
+                             "%side) {fused_activation=\"Relu\""}) == "");
+      onnxc::testing::check_same_results(mb);
+    }
+}
+
 TEST_CASE("fuse-epilogue keeps the graph's order: Relu then Add fuses only the Relu",
           "[passes][fusion]") {
   ModelBuilder mb = conv_model();
