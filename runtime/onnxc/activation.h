@@ -47,7 +47,9 @@ ONNXC_UNARY_FUNCTOR(LeakyRelu, x >= T(0) ? x : static_cast<T>(x * static_cast<T>
 // Float (and the half types, computed in float) through the vectorizable sigmoid_poly.
 ONNXC_UNARY_FUNCTOR(Sigmoid, sigmoid_of(x))
 ONNXC_UNARY_FUNCTOR(HardSigmoid, clamp_unit(static_cast<T>(alpha) * x + static_cast<T>(beta)))
-ONNXC_UNARY_FUNCTOR(HardSwish, clamp_unit(x / T(6) + T(0.5)) * x)
+// HardSwish multiplies by float(1/6) as the spec's alpha does (and HardSigmoid with that alpha):
+// x * HardSigmoid(x), the form exporters wrote before opset 14, is HardSwish bit for bit.
+ONNXC_UNARY_FUNCTOR(HardSwish, clamp_unit(static_cast<T>(1.0 / 6) * x + T(0.5)) * x)
 ONNXC_UNARY_FUNCTOR(Tanh, tanh_of(x))
 ONNXC_UNARY_FUNCTOR(GeluErf, T(0.5) * x * (T(1) + erf_of(x / std::sqrt(T(2)))))
 ONNXC_UNARY_FUNCTOR(GeluTanh, T(0.5) * x *

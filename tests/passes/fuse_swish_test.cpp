@@ -97,3 +97,42 @@ TEST_CASE("fuse-swish leaves a Sigmoid with another user, or a Mul by something 
     CHECK(filecheck(l.ir, {"CHECK: = Mul@13(%s, %s)"}) == "");
   }
 }
+
+TEST_CASE(
+    "fuse-swish: x * HardSigmoid(x) {1/6, 1/2} (hardswish before opset 14) becomes a "
+    "HardSwish epilogue, bit for bit",
+    "[passes][fusion]") {
+  ModelBuilder mb(13);
+  mb.input("x", onnx::TensorProto::FLOAT, {1, 3, 6, 6});
+  mb.initializer("w", {4, 3, 3, 3}, onnxc::testing::random_values(108, rng));
+  auto& conv = mb.node("Conv", {"x", "w"}, {"c"}, "conv");
+  ModelBuilder::ints_attr(conv, "pads", {1, 1, 1, 1});
+  auto& gate = mb.node("HardSigmoid", {"c"}, {"s"}, "hardsigmoid");
+  onnxc::testing::float_attr(gate, "alpha", static_cast<float>(1.0 / 6));
+  mb.node("Mul", {"c", "s"}, {"y"}, "mul");
+  mb.output("y", onnx::TensorProto::FLOAT, {1, 4, 6, 6});
+  auto l = onnxc::testing::lower(mb, true);
+  INFO(l.ir);
+  CHECK(filecheck(l.ir, {"CHECK-NOT: HardSigmoid", "CHECK-NOT: Mul@",
+                         "CHECK: %y: float[1x4x6x6] = Conv@13(%x, %w) "
+                         "{fused_activation=\"HardSwish\", pads=[1, 1, 1, 1]}"}) == "");
+  CHECK(l.stats.at("HardSigmoid * x fused into HardSwish") == 1);
+  onnxc::testing::check_same_results(mb, 0.0f);
+}
+
+TEST_CASE("fuse-swish leaves x * HardSigmoid(x) of other alpha or beta", "[passes][fusion]") {
+  for (const auto& [alpha, beta] : {std::pair{0.2f, 0.5f}, std::pair{1.0f / 6, 0.25f}}) {
+    ModelBuilder mb(13);
+    mb.input("x", onnx::TensorProto::FLOAT, {2, 40});
+    auto& gate = mb.node("HardSigmoid", {"x"}, {"s"}, "hardsigmoid");
+    onnxc::testing::float_attr(gate, "alpha", alpha);
+    onnxc::testing::float_attr(gate, "beta", beta);
+    mb.node("Mul", {"x", "s"}, {"y"}, "mul");
+    mb.output("y", onnx::TensorProto::FLOAT, {2, 40});
+    auto l = onnxc::testing::lower(mb, true);
+    INFO(l.ir);
+    CHECK(filecheck(l.ir, {"CHECK: %s: float[2x40] = HardSigmoid@13(%x)",
+                           "CHECK-NEXT: %y: float[2x40] = Mul@13(%x, %s)"}) == "");
+    CHECK(l.stats.count("HardSigmoid * x fused into HardSwish") == 0);
+  }
+}
