@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "driver/node_flops.h"
@@ -33,12 +34,14 @@ struct NodeCost {
   const Node* node;
   PartsPlan plan;
   double serial_s = 0, split_s = 0;
+  bool rated = false;  // its variant has a measured rate (else kUnratedGflops)
 };
 
 NodeCost cost_of(const Node& n) {
   NodeCost c{&n, {"whole", 1.0}};
   const KernelVariant* v = n.kernel.empty() ? nullptr : find_kernel_variant(n.kernel);
-  const double gflops = v && v->gflops > 0 ? v->gflops : kUnratedGflops;
+  c.rated = v && v->gflops > 0;
+  const double gflops = c.rated ? v->gflops : kUnratedGflops;
   c.serial_s = static_cast<double>(node_flops(n)) / (gflops * 1e9);
   c.split_s = c.serial_s;
   if (n.kernel_tasks > 1 && n.handler) {
@@ -63,20 +66,35 @@ std::string split_table(std::vector<NodeCost> split, int threads) {
   return out;
 }
 
+// The heaviest nodes that run whole (at most kWholeListed): where a parallel form would pay.
+constexpr size_t kWholeListed = 5;
+std::string whole_table(std::vector<NodeCost> whole) {
+  std::sort(whole.begin(), whole.end(),
+            [](const NodeCost& a, const NodeCost& b) { return a.serial_s > b.serial_s; });
+  whole.resize(std::min(whole.size(), kWholeListed));
+  std::string out;
+  for (const NodeCost& c : whole)
+    out += fmt::format("  whole: {} ({}) {:.3f} ms{}\n", c.node->name, c.node->op_type,
+                       c.serial_s * 1e3, c.rated ? "" : " (unrated: a memory-bound guess)");
+  return out;
+}
+
 }  // namespace
 
 std::string thread_report(const Module& m) {
   const int threads = m.target->threads;
-  std::vector<NodeCost> split;
-  double serial = 0, parallel = 0, whole = 0;
+  std::vector<NodeCost> split, whole;
+  double serial = 0, parallel = 0, whole_s = 0;
   for (const auto& n : m.graph->nodes) {
-    if (n->elided) continue;
+    if (n->elided) continue;  // a view: no code runs
     const NodeCost c = cost_of(*n);
     serial += c.serial_s, parallel += c.split_s;
-    if (n->kernel_tasks > 1)
+    if (n->kernel_tasks > 1) {
       split.push_back(c);
-    else
-      whole += c.serial_s;
+    } else {
+      whole.push_back(c);
+      whole_s += c.serial_s;
+    }
   }
   std::string out = fmt::format(
       "threads: {} (predicted from onnxc's kernel rates; see "
@@ -86,9 +104,9 @@ std::string thread_report(const Module& m) {
   out += fmt::format(
       "model: {} split nodes, {} whole ({:.1f}% of the serial time); predicted {:.3f} ms at 1 "
       "thread, {:.3f} ms at {}: speedup {:.2f} (ideal {})\n",
-      split.size(), m.graph->nodes.size() - split.size(), serial > 0 ? 100.0 * whole / serial : 0.0,
-      serial * 1e3, parallel * 1e3, threads, parallel > 0 ? serial / parallel : 1.0, threads);
-  return out;
+      split.size(), whole.size(), serial > 0 ? 100.0 * whole_s / serial : 0.0, serial * 1e3,
+      parallel * 1e3, threads, parallel > 0 ? serial / parallel : 1.0, threads);
+  return out + whole_table(std::move(whole));
 }
 
 }  // namespace onnxc

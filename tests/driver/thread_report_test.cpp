@@ -46,7 +46,8 @@ TEST_CASE("inspect --threads lists each split node with its grid and predicts th
   // 2 x 2 -> 16 x 24 = 30%; 1 x 4 -> 32 x 16 = 40%. So 4 position groups, 25% the largest part.
   CHECK(filecheck(report, {"CHECK: threads: 4", "CHECK: big", "CHECK-SAME: Conv",
                            "CHECK-SAME: 4 position groups x 1 channel groups", "CHECK-SAME: 25.0%",
-                           "CHECK-NOT: small", "CHECK: model: 1 split nodes, 1 whole"}) == "");
+                           "CHECK-NOT: small", "CHECK: model: 1 split nodes, 1 whole",
+                           "CHECK-NEXT: whole: small (Conv)"}) == "");
   // The small conv stays whole and each region costs 6 us: between 1 and 4, under 4 x 25%.
   const double speedup = predicted_speedup(report);
   CHECK(speedup > 1.5);
