@@ -4,7 +4,8 @@
 # user's tool chain hands onnxc, against the plain exports (issue 35):
 #   1. accuracy: `onnxc test` of both forms against ORT's outputs of the plain model
 #      (rtol 1e-4, atol 1e-5);
-#   2. speed: `onnxc bench` of the two forms interleaved, ROUNDS rounds, median of the medians;
+#   2. speed: the two forms built once by `onnxc bench --out`, their timing programs run
+#      interleaved, ROUNDS rounds of ITERS runs, median of the medians;
 #      prints ms per model and the ratio extended / plain (at most 1.0 is the goal).
 # Needs python3-torch/torchvision (apt) and `npm install --ignore-scripts` in bench/.
 # Usage: [TARGET=native] bench/compare_extended.sh [ONNXC] [ITERS] [ROUNDS]
@@ -28,14 +29,23 @@ echo "== accuracy: onnxc --target $target vs onnxruntime (rtol 1e-4, atol 1e-5)"
 "$onnxc" test --target "$target" --rtol 1e-4 --atol 1e-5 "$work/plain" "$work/extended"
 echo "== speed: onnxc --target $target, 1 thread, $rounds interleaved rounds of $iters runs"
 echo "$(uname -m) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+# Each form is built once (`onnxc bench --out --no-run`); the rounds then run the two timing
+# programs one after the other, so both meet the same machine state.
+for case in "$work"/plain/*/; do
+  name=$(basename "$case")
+  for form in plain extended; do
+    "$onnxc" bench "$work/$form/$name/model.onnx" --target "$target" --out "$work/build/$form/$name" \
+      --no-run >/dev/null
+  done
+done
 printf '%-20s %12s %12s %8s\n' model plain_ms extended_ms ratio
 for case in "$work"/plain/*/; do
   name=$(basename "$case")
   plain=() extended=()
   for ((r = 0; r < rounds; ++r)); do
     for form in plain extended; do
-      ms=$("$onnxc" bench "$work/$form/$name/model.onnx" --target "$target" --iters "$iters" |
-        tail -1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+      ms=$(cd "$work/build/$form/$name" && ./bench . "$iters" |
+        sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
       if [[ $form == plain ]]; then plain+=("$ms"); else extended+=("$ms"); fi
     done
   done
