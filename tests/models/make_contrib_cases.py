@@ -271,6 +271,7 @@ def quantized_float_output_cases():
     # at every step (onnxc/qrecurrent.h). extra: B, initial_h, initial_c; lens: sequence_lens;
     # peep: P and clip; outputs: the ones the node has ("" for none: ORT then runs in Y_h).
     # max(sequence_lens) < seq_length in the reverse case: ORT quantizes only the rows it runs.
+    # uint8 weights per direction: one zero point each, drawn.
     for name, (seq, batch, inp, hid), direction, signed, per_row, extra, lens, peep, outputs in (
             ("dynamic_quantize_lstm", (4, 2, 3, 5), "forward", True, False, False, None, False,
              ("y", "y_h", "y_c")),
@@ -283,7 +284,9 @@ def quantized_float_output_cases():
             ("dynamic_quantize_lstm_i8_bidirectional_lens_peephole", (6, 4, 16, 8),
              "bidirectional", True, False, True, [6, 3, 5, 1], True, ("y", "y_h", "y_c")),
             ("dynamic_quantize_lstm_u8_reverse_y_h_only", (7, 5, 12, 10), "reverse", False, True,
-             False, None, False, ("", "y_h"))):
+             False, None, False, ("", "y_h")),
+            ("dynamic_quantize_lstm_u8_bidirectional_activations", (4, 2, 5, 4), "bidirectional",
+             False, False, True, None, False, ("y", "y_h", "y_c"))):
         c = Case(name)
         d = 2 if direction == "bidirectional" else 1
 
@@ -306,6 +309,10 @@ def quantized_float_output_cases():
         attrs = dict(hidden_size=hid, direction=direction)
         if peep:
             attrs["clip"] = 2.5
+        if name.endswith("_activations"):  # each direction its own, alpha/beta; input_forget
+            attrs.update(activations=["HardSigmoid", "Tanh", "Softsign", "Sigmoid", "LeakyRelu",
+                                      "Tanh"], activation_alpha=[0.3, 0.05],
+                         activation_beta=[0.4], input_forget=1)
         c.node("DynamicQuantizeLSTM", inputs + [w_scale, w_zp, r_scale, r_zp], list(outputs),
                **attrs)
         for o in outputs:
