@@ -16,9 +16,10 @@
 // One small function per op, in a table per group: contrib_fused.cpp (session-optimizer fusions,
 // Gelu family), contrib_transformer.cpp (SkipLayerNormalization, EmbedLayerNormalization and
 // QEmbedLayerNormalization, RotaryEmbedding), contrib_attention.cpp (Attention, QAttention,
-// MultiHeadAttention), contrib_qlinear.cpp (QOperator quantized ops, DynamicQuantizeMatMul,
-// DynamicQuantizeLSTM). A com.microsoft op without a rule is left for the importer, which refuses
-// it: "op X (com.microsoft) is not supported".
+// MultiHeadAttention), contrib_qlinear.cpp (QOperator quantized ops, DynamicQuantizeMatMul). A
+// com.microsoft op without a rule is left for the importer: it runs through its own handler where
+// one exists (DynamicQuantizeLSTM, in integers: ops/nn/recurrent.cpp), else is refused: "op X
+// (com.microsoft) is not supported".
 #include "frontend/contrib_expander.h"
 
 #include <algorithm>

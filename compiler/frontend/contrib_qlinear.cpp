@@ -258,51 +258,6 @@ bool matmul_nbits(Expansion& e) {
   return true;
 }
 
-// DynamicQuantizeLSTM (contrib_ops/cpu/quantization/dynamic_quantize_lstm.cc): LSTM whose W
-// (num_directions x input_size x 4H) and R (num_directions x H x 4H), transposed from ONNX's
-// layout, are uint8 or int8 with W_scale/W_zero_point and R_scale/R_zero_point (inputs 8-11) per
-// direction (num_directions) or per output row (num_directions x 4H); inputs 3-7 and the
-// attributes are LSTM's. Expanded as a float LSTM of the dequantized, transposed weights
-// ((q - zero_point) * scale, folded at compile time). ORT also quantizes X and H to uint8 at
-// every step (as DynamicQuantizeLinear), which this does not mirror: outputs differ from ORT's
-// by that rounding (about 1e-2 on unit-range activations).
-bool dynamic_quantize_lstm(Expansion& e) {
-  for (int k : {1, 2, 8, 9, 10, 11})
-    if (!e.has_in(k)) return e.fail("W, R, their scales and zero points are required");
-  auto weights = [&](int w, int scale, int zp) {
-    const int scale_rank = e.rank(e.in(scale)), zp_rank = e.rank(e.in(zp));
-    if (scale_rank < 1 || scale_rank > 2 || zp_rank < 1 || zp_rank > 2) return std::string();
-    // (D) -> (D, 1, 1); (D, 4H) -> (D, 1, 4H), against (D, K, 4H).
-    auto shaped = [&](const std::string& x, int rank) {
-      onnx::NodeProto* f = e.emit("Cast", {x}, {""});
-      set_attr(f, "to", int64_t{onnx::TensorProto::FLOAT});
-      return e.emit1("Reshape",
-                     {f->output(0), e.const_i64(rank == 1 ? std::vector<int64_t>{-1, 1, 1}
-                                                          : std::vector<int64_t>{0, 1, -1},
-                                                {3})});
-    };
-    onnx::NodeProto* f = e.emit("Cast", {e.in(w)}, {""});
-    set_attr(f, "to", int64_t{onnx::TensorProto::FLOAT});
-    std::string deq = e.emit1("Mul", {e.emit1("Sub", {f->output(0), shaped(e.in(zp), zp_rank)}),
-                                      shaped(e.in(scale), scale_rank)});
-    onnx::NodeProto* t = e.emit("Transpose", {deq}, {""});
-    set_attr(t, "perm", std::vector<int64_t>{0, 2, 1});
-    return t->output(0);
-  };
-  const std::string w = weights(1, 8, 9), r = weights(2, 10, 11);
-  if (w.empty() || r.empty())
-    return e.fail(
-        "scales and zero points must be 1-D (per direction) or 2-D (per row), of "
-        "known rank");
-  std::vector<std::string> inputs = {e.in(0), w, r};
-  for (int k = 3; k < 8; ++k) inputs.push_back(e.in(k));
-  while (inputs.back().empty()) inputs.pop_back();
-  std::vector<std::string> outputs(e.n.output().begin(), e.n.output().end());
-  onnx::NodeProto* lstm = e.emit("LSTM", inputs, outputs);
-  for (const auto& a : e.n.attribute()) *lstm->add_attribute() = a;
-  return true;
-}
-
 }  // namespace
 
 std::vector<ExpandRule> qlinear_rules() {
@@ -319,7 +274,6 @@ std::vector<ExpandRule> qlinear_rules() {
           {"QLinearWhere", qlinear_where},
           {"MatMulIntegerToFloat", matmul_integer_to_float},
           {"DynamicQuantizeMatMul", dynamic_quantize_matmul},
-          {"DynamicQuantizeLSTM", dynamic_quantize_lstm},
           {"MatMulNBits", matmul_nbits}};
 }
 

@@ -599,37 +599,66 @@ TEST_CASE("QEmbedLayerNormalization: dequantized tables and a mask counting ones
   CHECK(got[1] == std::vector<double>{2});
 }
 
-TEST_CASE("DynamicQuantizeLSTM: dequantized transposed weights into a float LSTM",
+// ORT's DynamicQuantizeLSTM (contrib_ops/cpu/quantization/dynamic_quantize_lstm.cc, rnn_helpers'
+// quantized ComputeGemm), written out for one batch entry and H = 1: X quantized once over all
+// steps and h at every step, to uint8 as DynamicQuantizeLinear; int32 products with the weights;
+// float(acc) * (a_scale * w_scale) summed into the gate pre-activations.
+namespace qlstm_reference {
+struct Quantized {
+  std::vector<int32_t> q;
+  float scale;
+  int32_t zp;
+};
+Quantized dynamic_quantize(const std::vector<float>& v) {
+  float lo = 0, hi = 0;
+  for (float e : v) lo = std::min(lo, e), hi = std::max(hi, e);
+  Quantized r{{}, hi == lo ? 1.0f : (hi - lo) / 255.0f, 0};
+  r.zp = static_cast<int32_t>(std::nearbyint(std::clamp(-lo / r.scale, 0.0f, 255.0f)));
+  for (float e : v)
+    r.q.push_back(std::clamp(static_cast<int32_t>(std::nearbyint(e / r.scale)) + r.zp, 0, 255));
+  return r;
+}
+}  // namespace qlstm_reference
+
+TEST_CASE("DynamicQuantizeLSTM: X and h quantized to uint8, integer products, as ORT",
           "[frontend][contrib]") {
+  using namespace qlstm_reference;
   constexpr int T = 3, I = 2, H = 1;
-  const std::vector<double> x = {0.5, -1.0, 0.25, 0.75, -0.5, 1.5};      // T x 1 x I
-  const std::vector<int32_t> w = {100, -20, 64, 5, -90, 33, 127, -128};  // 1 x I x 4H (iofc)
-  const std::vector<int32_t> r = {140, 90, 255, 3};                      // 1 x H x 4H, uint8
+  const std::vector<float> x = {0.5f, -1.0f, 0.25f, 0.75f, -0.5f, 1.5f};  // T x 1 x I
+  const std::vector<int32_t> w = {200, 20, 64, 5, 90, 33, 127, 0};        // 1 x I x 4H (iofc)
+  const std::vector<int32_t> r = {140, 90, 255, 3};                       // 1 x H x 4H
+  const float ws[4] = {0.01f, 0.02f, 0.015f, 0.03f}, rs = 0.02f;
   ModelBuilder mb = contrib_model();
   mb.input("x", TensorProto::FLOAT, {T, 1, I});
-  mb.int_initializer("w", TensorProto::INT8, {1, I, 4 * H}, w);
+  mb.int_initializer("w", TensorProto::UINT8, {1, I, 4 * H}, w);
   mb.int_initializer("r", TensorProto::UINT8, {1, H, 4 * H}, r);
-  mb.initializer("ws", {1, 4 * H}, {0.01f, 0.02f, 0.015f, 0.03f});
-  mb.int_initializer("wz", TensorProto::INT8, {1, 4 * H}, {0, 0, 0, 0});
-  mb.initializer("rs", {1}, {0.02f});
+  mb.initializer("ws", {1, 4 * H}, {ws[0], ws[1], ws[2], ws[3]});
+  mb.int_initializer("wz", TensorProto::UINT8, {1, 4 * H}, {120, 120, 120, 120});
+  mb.initializer("rs", {1}, {rs});
   mb.int_initializer("rz", TensorProto::UINT8, {1}, {128});
   mb.output("y", TensorProto::FLOAT, {T, 1, 1, H});
   ModelBuilder::int_attr(
       ms_node(mb, "DynamicQuantizeLSTM",
               {"x", "w", "r", "", "", "", "", "", "ws", "wz", "rs", "rz"}, {"y"}),
       "hidden_size", H);
-  auto got = run_model(mb, {f32(x)}, {f32_out(T * H)});
-  const double ws[4] = {0.01f, 0.02f, 0.015f, 0.03f}, rs = 0.02f;
-  auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
-  double h = 0, c = 0;
+  auto got = run_model(mb, {f32(std::vector<double>(x.begin(), x.end()))}, {f32_out(T * H)});
+  const Quantized xq = dynamic_quantize(x);
+  auto sigmoid = [](float v) { return 1 / (1 + std::exp(-v)); };
+  float h = 0, c = 0;
   std::vector<double> y;
   for (int t = 0; t < T; ++t) {
-    double g[4];
-    for (int k = 0; k < 4; ++k)
-      g[k] = x[t * I] * w[k] * ws[k] + x[t * I + 1] * w[4 + k] * ws[k] + h * (r[k] - 128) * rs;
-    c = sigmoid(g[2]) * c + sigmoid(g[0]) * std::tanh(g[3]);
-    h = sigmoid(g[1]) * std::tanh(c);
+    const Quantized hq = dynamic_quantize({h});
+    float g[4];
+    for (int k = 0; k < 4; ++k) {
+      int32_t acc = 0;
+      for (int i = 0; i < I; ++i) acc += (xq.q[t * I + i] - xq.zp) * (w[i * 4 + k] - 120);
+      const float xw = static_cast<float>(acc) * (xq.scale * ws[k]);
+      const int32_t hacc = (hq.q[0] - hq.zp) * (r[k] - 128);
+      g[k] = static_cast<float>(hacc) * (hq.scale * rs) + xw;
+    }
+    c = c * sigmoid(g[2]) + sigmoid(g[0]) * std::tanh(g[3]);
+    h = std::tanh(c) * sigmoid(g[1]);
     y.push_back(h);
   }
-  check_close(got[0], y, 1e-5);
+  check_close(got[0], y, 1e-6);
 }

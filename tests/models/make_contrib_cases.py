@@ -267,11 +267,26 @@ def quantized_float_output_cases():
         yield c
 
     # DynamicQuantizeLSTM: W (D, I, 4H) and R (D, H, 4H), int8 (zero point 0) or uint8 (one zero
-    # point), scales per direction or per row; ORT quantizes X and H at every step as well.
-    for name, (seq, batch, inp, hid), direction, signed, per_row, extra in (
-            ("dynamic_quantize_lstm", (4, 2, 3, 5), "forward", True, False, False),
+    # point, as ORT requires per row), scales per direction or per row; ORT quantizes X and H
+    # at every step (onnxc/qrecurrent.h). extra: B, initial_h, initial_c; lens: sequence_lens;
+    # peep: P and clip; outputs: the ones the node has ("" for none: ORT then runs in Y_h).
+    # max(sequence_lens) < seq_length in the reverse case: ORT quantizes only the rows it runs.
+    # uint8 weights per direction: one zero point each, drawn.
+    for name, (seq, batch, inp, hid), direction, signed, per_row, extra, lens, peep, outputs in (
+            ("dynamic_quantize_lstm", (4, 2, 3, 5), "forward", True, False, False, None, False,
+             ("y", "y_h", "y_c")),
             ("dynamic_quantize_lstm_u8_bidirectional_per_row", (3, 2, 4, 3), "bidirectional",
-             False, True, True)):
+             False, True, True, None, False, ("y", "y_h", "y_c")),
+            ("dynamic_quantize_lstm_i8_reverse_per_row_lens", (5, 3, 6, 4), "reverse", True, True,
+             True, [3, 1, 2], False, ("y", "y_h", "y_c")),
+            ("dynamic_quantize_lstm_u8_lens_no_y", (4, 3, 5, 6), "forward", False, False, True,
+             [4, 1, 3], False, ("", "y_h", "y_c")),
+            ("dynamic_quantize_lstm_i8_bidirectional_lens_peephole", (6, 4, 16, 8),
+             "bidirectional", True, False, True, [6, 3, 5, 1], True, ("y", "y_h", "y_c")),
+            ("dynamic_quantize_lstm_u8_reverse_y_h_only", (7, 5, 12, 10), "reverse", False, True,
+             False, None, False, ("", "y_h")),
+            ("dynamic_quantize_lstm_u8_bidirectional_activations", (4, 2, 5, 4), "bidirectional",
+             False, False, True, None, False, ("y", "y_h", "y_c"))):
         c = Case(name)
         d = 2 if direction == "bidirectional" else 1
 
@@ -279,21 +294,30 @@ def quantized_float_output_cases():
             q = rand_i8(d, k, 4 * hid) if signed else rand_u8(d, k, 4 * hid)
             shape = (d, 4 * hid) if per_row else (d,)
             zp = np.zeros(shape, np.int8) if signed else np.full(shape, 128, np.uint8)
+            if not signed and not per_row:
+                zp = rng.integers(100, 156, shape).astype(np.uint8)
             return c.const(prefix, q), c.const(prefix + "_scale", (
                 0.002 + 0.004 * rng.random(shape)).astype(np.float32)), c.const(prefix + "_zp", zp)
         w, w_scale, w_zp = qweights("w", inp)
         r, r_scale, r_zp = qweights("r", hid)
         inputs = [c.feed("x", rand(seq, batch, inp)), w, r]
-        if extra:
-            inputs += [c.const("b", 0.1 * rand(d, 8 * hid)), "",
-                       c.feed("h0", 0.5 * rand(d, batch, hid)),
-                       c.feed("c0", 0.5 * rand(d, batch, hid)), ""]
-        else:
-            inputs += [""] * 5
-        c.node("DynamicQuantizeLSTM", inputs + [w_scale, w_zp, r_scale, r_zp], ["y", "y_h", "y_c"],
-               hidden_size=hid, direction=direction)
-        for o in ("y", "y_h", "y_c"):
-            c.output(o)
+        inputs.append(c.const("b", 0.1 * rand(d, 8 * hid)) if extra else "")
+        inputs.append(c.feed("lens", np.array(lens, np.int32)) if lens else "")
+        inputs += [c.feed("h0", 0.5 * rand(d, batch, hid)), c.feed("c0", 0.5 * rand(d, batch, hid))] \
+            if extra else ["", ""]
+        inputs.append(c.const("p", 0.3 * rand(d, 3 * hid)) if peep else "")
+        attrs = dict(hidden_size=hid, direction=direction)
+        if peep:
+            attrs["clip"] = 2.5
+        if name.endswith("_activations"):  # each direction its own, alpha/beta; input_forget
+            attrs.update(activations=["HardSigmoid", "Tanh", "Softsign", "Sigmoid", "LeakyRelu",
+                                      "Tanh"], activation_alpha=[0.3, 0.05],
+                         activation_beta=[0.4], input_forget=1)
+        c.node("DynamicQuantizeLSTM", inputs + [w_scale, w_zp, r_scale, r_zp], list(outputs),
+               **attrs)
+        for o in outputs:
+            if o:
+                c.output(o)
         yield c
 
 
