@@ -31,6 +31,7 @@ bool qlinear_softmax_plan(const Shape& shape, int64_t axis, int64_t opset, float
   out.outer = out.reduce = out.inner = 1;
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t n = shape[static_cast<size_t>(d)];
+    if (n < 0) return false;  // not a static dim
     if (d < axis)
       out.outer *= n;
     else if (d == axis || opset < 13)
