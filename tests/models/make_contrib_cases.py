@@ -342,8 +342,9 @@ def rand8(dtype, shape, gen=rng_softmax_where):
 def qlinear_softmax_cases():
     """QLinearSoftmax beyond qlinear_softmax: int8, an axis not last (opset 13: that axis alone;
     opset 12: the dims from it on, in a model of opset 12), an opset attribute before 13 on the last
-    axis of an opset-17 model, rows of 1 to 300 codes, and output scales not 1 / integer (ORT
-    multiplies by floor(1 / y_scale))."""
+    axis of an opset-17 model, rows of 2 to 300 codes, output scales not 1 / integer (ORT
+    multiplies by floor(1 / y_scale)), and an opset attribute whose semantics differ from the
+    model's Softmax's off the last axis (12 in a model of 17, 13 in a model of 12)."""
     for name, dtype, shape, axis, opset, model_opset, xq, yq in (
             ("qlinear_softmax_i8_axis1", np.int8, (2, 5, 7), 1, 13, OPSET, (0.08, 0), (1 / 256, -128)),
             ("qlinear_softmax_u8_opset12_axis1", np.uint8, (3, 4, 6), 1, 12, 12, (0.03, 128),
@@ -352,7 +353,12 @@ def qlinear_softmax_cases():
              (0.0039, 0)),
             ("qlinear_softmax_i8_rows_300", np.int8, (4, 300), -1, 13, OPSET, (0.02, 0),
              (0.0041, -100)),
-            ("qlinear_softmax_u8_rows_2", np.uint8, (40, 2), -1, 13, OPSET, (0.1, 0), (1 / 256, 0))):
+            ("qlinear_softmax_u8_rows_2", np.uint8, (40, 2), -1, 13, OPSET, (0.1, 0), (1 / 256, 0)),
+            # The op's semantics other than the model's Softmax's, off the last axis.
+            ("qlinear_softmax_u8_opset12_in_opset17_axis1", np.uint8, (2, 3, 4, 5), 1, 12, OPSET,
+             (0.06, 128), (1 / 256, 0)),
+            ("qlinear_softmax_i8_opset13_in_opset12_axis1", np.int8, (2, 6, 5), 1, 13, 12,
+             (0.04, 0), (1 / 256, -128))):
         c = Case(name)
         c.opset = model_opset
         c.node("QLinearSoftmax", [c.feed("x", rand8(dtype, shape))] + qparams(c, "x", xq[0], xq[1], dtype) +
