@@ -2,6 +2,9 @@
 // DequantizeLinear -> float op -> QuantizeLinear (see contrib_expander.cpp), the QDQ form that
 // lower-qdq turns into integer kernels where it has them. Definitions: ORT
 // docs/ContribOperators.md, version 1; contrib_ops/cpu/quantization decides where it is silent.
+#include <utility>
+#include <vector>
+
 #include "frontend/contrib_expand_util.h"
 
 namespace onnxc::contrib {
@@ -138,18 +141,55 @@ bool qlinear_average_pool(Expansion& e) {
 }
 
 // QLinearSoftmax (contrib_ops/cpu/quantization/qlinear_softmax.cc): inputs X, X_scale,
-// x_zero_point, y_scale, y_zero_point; attributes axis and opset, the Softmax version whose
-// semantics apply (before 13: over the dims from axis on, coerced to 2-D).
+// x_zero_point, y_scale, y_zero_point; attributes axis (default, as ORT's kernel reads it: 1 before
+// opset 13, -1 from it on) and opset, the Softmax version whose semantics apply (before 13: over
+// the dims from axis on, flattened; from 13: over axis alone). Where the model's own Softmax has
+// the other semantics and the axis is not the last (where both agree), the 8-bit X is first
+// reshaped so that the model's Softmax over its last axis computes the op's: flattened to [N, D]
+// at axis (then reshaped back), or its axis swapped with the last (then swapped back), as ORT's
+// kernel does. lower-qdq runs the DequantizeLinear -> Softmax -> QuantizeLinear in integers.
 bool qlinear_softmax(Expansion& e) {
-  const int64_t axis = e.attr_i("axis", -1);
   const int64_t softmax_opset = e.attr_i("opset", 13);
-  const bool last_axis = axis == -1 || axis == e.rank(e.in(0)) - 1;  // both semantics agree
-  if ((softmax_opset < 13) != (e.opset < 13) && !last_axis)
-    return e.fail("Softmax semantics of opset {} over axis {} differ from the model's opset {}",
-                  softmax_opset, axis, e.opset);
-  onnx::NodeProto* sm = e.emit("Softmax", {dq(e, e.in(0), e.in(1), e.in(2))}, {""});
-  set_attr(sm, "axis", axis);
-  q(e, sm->output(0), e.in(3), e.in(4), e.out(0));
+  const int64_t rank = e.rank(e.in(0));
+  int64_t axis = e.attr_i("axis", softmax_opset < 13 ? 1 : -1);
+  if (rank > 0 && axis < 0) axis += rank;
+  const bool last_axis = axis == -1 || axis == rank - 1;  // both semantics agree
+  if ((softmax_opset < 13) == (e.opset < 13) || last_axis) {
+    onnx::NodeProto* sm = e.emit("Softmax", {dq(e, e.in(0), e.in(1), e.in(2))}, {""});
+    set_attr(sm, "axis", axis);
+    q(e, sm->output(0), e.in(3), e.in(4), e.out(0));
+    return true;
+  }
+  if (rank <= 0 || axis < 0 || axis >= rank)
+    return e.fail(
+        "axis {} of X of rank {} (unknown rank: the Softmax semantics of opset {} "
+        "differ from the model's opset {} off the last axis)",
+        axis, rank, softmax_opset, e.opset);
+  std::string x = e.in(0);
+  onnx::NodeProto* swap = nullptr;
+  if (softmax_opset < 13) {  // a model of opset >= 13: flatten from axis on
+    onnx::NodeProto* flat = e.emit("Flatten", {x}, {""});
+    set_attr(flat, "axis", axis);
+    x = flat->output(0);
+  } else {  // a model of opset < 13: swap axis and the last, as ORT's kernel transposes
+    std::vector<int64_t> perm(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = d;
+    std::swap(perm[static_cast<size_t>(axis)], perm.back());
+    swap = e.emit("Transpose", {x}, {""});
+    set_attr(swap, "perm", perm);
+    x = swap->output(0);
+  }
+  onnx::NodeProto* sm = e.emit("Softmax", {dq(e, x, e.in(1), e.in(2))}, {""});
+  set_attr(sm, "axis", int64_t{-1});
+  onnx::NodeProto* quantize = e.emit("QuantizeLinear", {sm->output(0), e.in(3)}, {""});
+  if (!e.in(4).empty()) quantize->add_input(e.in(4));
+  const std::string y = quantize->output(0);
+  if (swap) {
+    onnx::NodeProto* back = e.emit("Transpose", {y}, {e.out(0)});
+    *back->add_attribute() = swap->attribute(0);
+  } else {
+    e.emit("Reshape", {y, e.emit1("Shape", {e.in(0)})}, {e.out(0)});
+  }
   return true;
 }
 

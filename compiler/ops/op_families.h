@@ -35,6 +35,7 @@
   X(qlinear)                 \
   X(qpool)                   \
   X(qelementwise)            \
+  X(qsoftmax)                \
   X(recurrent)               \
   X(signal)                  \
   X(einsum)                  \

@@ -14,7 +14,11 @@
 // MaxPool and the reshaping ops between a DequantizeLinear and a QuantizeLinear of one scale run
 // on the 8-bit tensors, and a Concat of DequantizeLinears of other scales or zero points than its
 // QuantizeLinear's becomes one com.microsoft QLinearConcat, each such input requantized in
-// integers):
+// integers; DequantizeLinear -> Softmax -> QuantizeLinear one com.microsoft QLinearSoftmax,
+// ops/quant/qsoftmax.cpp, computed as ONNX Runtime's kernel computes it, the Softmax's opset
+// kept for its semantics; DequantizeLinear(x), DequantizeLinear(y) -> Where -> QuantizeLinear a
+// Where on the 8-bit tensors, an operand of other scale or zero point than the output's
+// requantized by a QLinearLookup table, as QLinearWhere runs in ORT):
 // int8/uint8 products accumulated in int32 and requantized in integers (onnxc/quantize.h), where
 // the float graph dequantizes every weight and activation. The float bias b becomes round(b /
 // (x_scale * w_scale)) in int32, the unit of the accumulator; a fused Relu clamps the output at
@@ -31,12 +35,15 @@
 // the kernels' integer forms. Lookups: the op's other inputs (Clip's bounds) are constants and
 // its handler evaluates them. Pools and Concat: the output of the input's (inputs') 8-bit type,
 // no Relu between; AveragePool undilated with 1 to 3 spatial dims; the ratios x_scale / y_scale
-// (divided by each window size for the pool) fit qlinear_scale's integer form.
+// (divided by each window size for the pool) fit qlinear_scale's integer form. Softmax and Where:
+// the output of the inputs' 8-bit type, no Relu between; Softmax's floor(1 / y_scale) times its
+// largest exp value finite in float (ORT overflows there and writes the type's maximum).
 // It does NOT lower: blocked quantization, per-axis activations, float8/int4 types, constant
 // B of other ranks than 2, reshapes other than one Flatten or Reshape between A's
 // DequantizeLinear and the product (moved before it), other activations than Relu after a product,
 // QuantizeLinear with a `precision`, ConvTranspose or ConvInteger-style graphs without the output
-// QuantizeLinear, broadcasting Add/Mul, dilated AveragePools, LpPool, and patterns inside
+// QuantizeLinear, broadcasting Add/Mul, dilated AveragePools, LpPool, LogSoftmax, Hardmax, a
+// Where with a float constant operand (not a DequantizeLinear), and patterns inside
 // If/Loop/Scan bodies (it walks the top-level graph only).
 #include <algorithm>
 #include <cmath>
@@ -47,6 +54,7 @@
 #include "ops/folding.h"
 #include "ops/op.h"
 #include "ops/quant/qelementwise.h"
+#include "ops/quant/qsoftmax.h"
 #include "passes/fusion_util.h"
 #include "passes/passes.h"
 
@@ -408,22 +416,6 @@ bool lower_mul(Graph& g, Node& n, const Target& target, PassContext& stats, bool
   return lower_binary<QMulParams>(g, n, target, stats, ok, &qlinear_mul_params, mul);
 }
 
-// The unary elementwise ops whose DequantizeLinear -> op -> QuantizeLinear becomes a lookup
-// table: each output element depends on its input element only (and on constant attributes and
-// inputs), so the 256 values of an 8-bit input give every output. Each must `evaluate`.
-bool maps_each_value(const std::string& op) {
-  for (const char* name : {"Abs",   "Acos",           "Acosh",       "Asin",       "Asinh",
-                           "Atan",  "Atanh",          "Ceil",        "Celu",       "Clip",
-                           "Cos",   "Cosh",           "Elu",         "Erf",        "Exp",
-                           "Floor", "Gelu",           "HardSigmoid", "HardSwish",  "LeakyRelu",
-                           "Log",   "Mish",           "Neg",         "Reciprocal", "Relu",
-                           "Round", "Selu",           "Sigmoid",     "Sign",       "Sin",
-                           "Sinh",  "Softplus",       "Softsign",    "Sqrt",       "Tan",
-                           "Tanh",  "ThresholdedRelu"})
-    if (op == name) return true;
-  return false;
-}
-
 // table[k] = Q(U(DQ(v))) for the 8-bit value v of xq's type whose byte is k, computed by the
 // chain's own nodes (DequantizeLinear, the op [, Relu], QuantizeLinear): each copied into a
 // scratch graph reading the previous one's output (its other inputs, constants, as they are),
@@ -455,7 +447,7 @@ bool lookup_table(const std::vector<const Node*>& chain, const Value* xq, const 
 }
 
 // DequantizeLinear(xq) -> U [-> Relu] -> QuantizeLinear -> yq, U a unary elementwise op
-// (maps_each_value) whose other inputs are constants, becomes com.microsoft
+// (kRules' lower_lookup rows) whose other inputs are constants, becomes com.microsoft
 // QLinearLookup(xq, table) with the 256 outputs computed at compile time (lookup_table): one load
 // per element, equal to the float graph (QLinearSigmoid and QLinearLeakyRelu, which the importer
 // expands to this chain, included).
@@ -551,11 +543,171 @@ bool lower_concat(Graph& g, Node& n, const Target& target, PassContext& stats, b
   return true;
 }
 
-bool moves_values(const std::string& op) {
-  for (const char* name :
-       {"Concat", "MaxPool", "Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze"})
-    if (op == name) return true;
-  return false;
+// DequantizeLinear(xq) -> Softmax -> QuantizeLinear(y_scale, y_zero_point) of xq's type, per
+// tensor, becomes com.microsoft QLinearSoftmax(xq, x_scale, x_zp, y_scale, y_zp) {axis, opset:
+// the Softmax's own, so that opsets before 13 keep their semantics (over the dims from axis on)}:
+// a quantized attention's probabilities stay in integers, computed as ONNX Runtime's kernel
+// computes them (ops/quant/qsoftmax.cpp: an exp table built here, float sums, the output scale
+// rounded to 1 / floor(1 / y_scale)), within one step of the float graph. Where ORT's arithmetic
+// overflows (qlinear_softmax_plan refuses) the float graph stays.
+bool lower_softmax(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const Value *x = n.input(0), *y = n.output(0);
+  Dequant dx;
+  Tail t;
+  if (!x || !y || !activation_of(x, dx) || !tail_of(g, y, false, t) || t.relu ||
+      t.quantize->output(0)->dtype != dx.q->dtype)
+    return false;
+  Value* ys = t.quantize->input(1);
+  const int64_t axis = int_attr(n, "axis", n.opset < 13 ? 1 : -1);
+  QSoftmaxPlan plan;
+  if (!qlinear_softmax_plan(x->shape, axis, n.opset, static_cast<float>(single_value(dx.scale)),
+                            static_cast<float>(single_value(ys)), plan))
+    return false;
+  std::vector<Value*> inputs = {
+      dx.q, dx.scale,
+      zero_point_or_zero(g, dx.zero_point, dx.q->dtype, dx.scale, n.name + "_x_zero_point"), ys,
+      zero_point_or_zero(g, t.quantize->input(2), dx.q->dtype, ys, n.name + "_y_zero_point")};
+  for (const auto& [name, value] : {std::pair<const char*, int64_t>{"axis", axis},
+                                    std::pair<const char*, int64_t>{"opset", n.opset}}) {
+    Attribute a;
+    a.kind = Attribute::Kind::kInt;
+    a.i = value;
+    n.attributes[name] = a;
+  }
+  const IntegerOp softmax = {"QLinearSoftmax", "com.microsoft", 1, "Softmaxes lowered to integers",
+                             false};
+  ok = rewrite(g, n, softmax, std::move(inputs), t, target, stats);
+  return true;
+}
+
+// A new onnxc QLinearLookup(xq, table) node just before `before`, its 8-bit output returned (null
+// when it could not be inferred: ok is then false).
+Value* insert_lookup(Graph& g, const Node& before, Value* xq, Tensor table, const Target& target,
+                     PassContext& stats, bool& ok) {
+  auto node = std::make_unique<Node>();
+  node->name = before.name + "_requantize_" + xq->name;
+  if (!fusion::retarget(*node, "QLinearLookup", 1, kOnnxcDomain)) return ok = false, nullptr;
+  Value* out = fusion::add_value(g, node->name);
+  node->inputs = {xq, fusion::add_constant(g, node->name + "_table", std::move(table))};
+  node->outputs = {out};
+  out->producer = node.get();
+  Node& lookup = **g.nodes.insert(
+      g.nodes.begin() + static_cast<std::ptrdiff_t>(fusion::position(g, &before)), std::move(node));
+  ok = fusion::reinfer(lookup, target, stats.diag(), kPass);
+  return ok ? out : nullptr;
+}
+
+// DequantizeLinear(xq) and DequantizeLinear(yq) -> Where(condition, ., .) -> QuantizeLinear, all
+// of one 8-bit type and per tensor, becomes Where(condition, xq', yq') on the 8-bit tensors, as
+// com.microsoft QLinearWhere runs in ONNX Runtime: xq' is xq where its scale and zero point are
+// the output's (Q(DQ(q)) is q), else an onnxc QLinearLookup of xq whose 256-entry table the
+// DequantizeLinear and the QuantizeLinear compute themselves (lookup_table): equal to the float
+// graph, bit for bit.
+bool lower_where(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  const Value* y = n.output(0);
+  Tail t;
+  if (!y || n.inputs.size() != 3 || !n.input(0) || !tail_of(g, y, false, t) || t.relu) return false;
+  const DataType type = t.quantize->output(0)->dtype;
+  const double scale = single_value(t.quantize->input(1));
+  const double zero_point = single_value(t.quantize->input(2));
+  Value* operands[2];
+  Tensor tables[2];
+  bool copy[2];
+  for (size_t k = 0; k < 2; ++k) {
+    Dequant d;
+    if (!activation_of(n.input(k + 1), d) || d.q->dtype != type) return false;
+    operands[k] = d.q;
+    copy[k] = single_value(d.scale) == scale && single_value(d.zero_point) == zero_point;
+    if (!copy[k] && !lookup_table({n.input(k + 1)->producer, t.quantize}, d.q, target, tables[k]))
+      return false;
+  }
+  for (size_t k = 0; k < 2; ++k)
+    if (!copy[k] &&
+        !(operands[k] = insert_lookup(g, n, operands[k], std::move(tables[k]), target, stats, ok)))
+      return true;
+  if (!copy[0] || !copy[1]) stats.count("Where operands requantized by lookup tables");
+  n.inputs = {n.input(0), operands[0], operands[1]};
+  fusion::take_output(n, n.output(0), t.quantize->output(0));
+  fusion::erase_nodes(g, {t.quantize});
+  stats.count("Wheres run on 8-bit tensors");
+  ok = fusion::reinfer(n, target, stats.diag(), kPass);
+  return true;
+}
+
+// Concat: on the 8-bit tensors between equal scales, else as QLinearConcat.
+bool lower_any_concat(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
+  return lower_value_moving(g, n, target, stats, ok) || lower_concat(g, n, target, stats, ok);
+}
+
+// Each ai.onnx op lower-qdq rewrites, with its rule. A rule returns whether it rewrote the node
+// (ok false: the rewritten node failed to infer, which stops the pass).
+using LowerRule = bool (*)(Graph&, Node&, const Target&, PassContext&, bool&);
+struct OpRule {
+  const char* op;
+  LowerRule lower;
+};
+
+// The unary elementwise ops map each value to one value (and their constant attributes and
+// inputs), so the 256 values of an 8-bit input give every output: lower_lookup's. Each must
+// `evaluate`.
+constexpr OpRule kRules[] = {{"Conv", lower_conv},
+                             {"MatMul", lower_matmul},
+                             {"Gemm", lower_matmul},
+                             {"GlobalAveragePool", lower_pool},
+                             {"AveragePool", lower_pool},
+                             {"Add", lower_add},
+                             {"Mul", lower_mul},
+                             {"Softmax", lower_softmax},
+                             {"Where", lower_where},
+                             {"Concat", lower_any_concat},
+                             {"MaxPool", lower_value_moving},
+                             {"Transpose", lower_value_moving},
+                             {"Reshape", lower_value_moving},
+                             {"Flatten", lower_value_moving},
+                             {"Squeeze", lower_value_moving},
+                             {"Unsqueeze", lower_value_moving},
+                             {"Abs", lower_lookup},
+                             {"Acos", lower_lookup},
+                             {"Acosh", lower_lookup},
+                             {"Asin", lower_lookup},
+                             {"Asinh", lower_lookup},
+                             {"Atan", lower_lookup},
+                             {"Atanh", lower_lookup},
+                             {"Ceil", lower_lookup},
+                             {"Celu", lower_lookup},
+                             {"Clip", lower_lookup},
+                             {"Cos", lower_lookup},
+                             {"Cosh", lower_lookup},
+                             {"Elu", lower_lookup},
+                             {"Erf", lower_lookup},
+                             {"Exp", lower_lookup},
+                             {"Floor", lower_lookup},
+                             {"Gelu", lower_lookup},
+                             {"HardSigmoid", lower_lookup},
+                             {"HardSwish", lower_lookup},
+                             {"LeakyRelu", lower_lookup},
+                             {"Log", lower_lookup},
+                             {"Mish", lower_lookup},
+                             {"Neg", lower_lookup},
+                             {"Reciprocal", lower_lookup},
+                             {"Relu", lower_lookup},
+                             {"Round", lower_lookup},
+                             {"Selu", lower_lookup},
+                             {"Sigmoid", lower_lookup},
+                             {"Sign", lower_lookup},
+                             {"Sin", lower_lookup},
+                             {"Sinh", lower_lookup},
+                             {"Softplus", lower_lookup},
+                             {"Softsign", lower_lookup},
+                             {"Sqrt", lower_lookup},
+                             {"Tan", lower_lookup},
+                             {"Tanh", lower_lookup},
+                             {"ThresholdedRelu", lower_lookup}};
+
+LowerRule rule_for(const std::string& op) {
+  for (const OpRule& r : kRules)
+    if (op == r.op) return r.lower;
+  return nullptr;
 }
 
 }  // namespace
@@ -566,21 +718,7 @@ bool run_lower_qdq(Module& module, PassContext& stats) {
   for (size_t i = 0; i < g.nodes.size() && ok; ++i) {
     Node& n = *g.nodes[i];
     if (!n.domain.empty() || !n.output(0) || n.output(0)->dtype != DataType::kFloat) continue;
-    if (n.op_type == "Conv")
-      changed |= lower_conv(g, n, *module.target, stats, ok);
-    else if (n.op_type == "MatMul" || n.op_type == "Gemm")
-      changed |= lower_matmul(g, n, *module.target, stats, ok);
-    else if (n.op_type == "GlobalAveragePool" || n.op_type == "AveragePool")
-      changed |= lower_pool(g, n, *module.target, stats, ok);
-    else if (n.op_type == "Add")
-      changed |= lower_add(g, n, *module.target, stats, ok);
-    else if (n.op_type == "Mul")
-      changed |= lower_mul(g, n, *module.target, stats, ok);
-    else if (maps_each_value(n.op_type))
-      changed |= lower_lookup(g, n, *module.target, stats, ok);
-    else if (moves_values(n.op_type))
-      changed |= lower_value_moving(g, n, *module.target, stats, ok) ||
-                 (n.op_type == "Concat" && lower_concat(g, n, *module.target, stats, ok));
+    if (LowerRule lower = rule_for(n.op_type)) changed |= lower(g, n, *module.target, stats, ok);
   }
   return changed;
 }

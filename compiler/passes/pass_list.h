@@ -31,7 +31,8 @@
     "QLinearGlobalAveragePool/QLinearAveragePool/QLinearAdd/QLinearMul in integers; DQ -> "  \
     "unary op (Sigmoid, Tanh, ...) -> Q as a 256-entry QLinearLookup table; Concat/MaxPool/" \
     "reshapes between equal scales on the 8-bit tensors, a Concat of other scales as "       \
-    "QLinearConcat")                                                                         \
+    "QLinearConcat; DQ -> Softmax -> Q as QLinearSoftmax; DQs -> Where -> Q on the 8-bit "   \
+    "tensors")                                                                               \
   X("fold-constants", fold_constants, kOptional, kShapesInferred,                            \
     "evaluates nodes whose inputs are all constant at compile time")                         \
   X("fuse-matmul-add", fuse_matmul_add, kOptional, kShapesInferred,                          \

@@ -40,6 +40,7 @@ class Case:
     def __init__(self, name):
         self.name, self.nodes, self.inputs, self.feeds, self.inits, self.outputs = \
             name, [], [], [], [], []
+        self.opset = OPSET  # the ai.onnx opset the model imports
 
     def feed(self, name, array):
         self.inputs.append(helper.make_tensor_value_info(name, ELEM[array.dtype.type],
@@ -63,7 +64,7 @@ class Case:
         data = os.path.join(folder, "test_data_set_0")
         os.makedirs(data)
         graph = helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset),
                                                         helper.make_opsetid(MS, 1)])
         model.ir_version = 8
         save_model(model, os.path.join(folder, "model.onnx"))
@@ -323,9 +324,67 @@ def quantized_float_output_cases():
 
 # ---- QOperator quantized ops (contrib_qlinear.cpp) --------------------------------------------
 
-def qparams(c, prefix, scale, zero_point):
+def qparams(c, prefix, scale, zero_point, dtype=np.uint8):
     return [c.const(prefix + "_scale", np.float32(scale)),
-            c.const(prefix + "_zp", np.uint8(zero_point))]
+            c.const(prefix + "_zp", dtype(zero_point))]
+
+
+# The QLinearSoftmax / QLinearWhere cases below draw from their own generator, so that adding them
+# left every other case's data as it was.
+rng_softmax_where = np.random.default_rng(3535)
+
+
+def rand8(dtype, shape, gen=rng_softmax_where):
+    info = np.iinfo(dtype)
+    return gen.integers(info.min, info.max + 1, shape).astype(dtype)
+
+
+def qlinear_softmax_cases():
+    """QLinearSoftmax beyond qlinear_softmax: int8, an axis not last (opset 13: that axis alone;
+    opset 12: the dims from it on, in a model of opset 12), an opset attribute before 13 on the last
+    axis of an opset-17 model, rows of 2 to 300 codes, output scales not 1 / integer (ORT
+    multiplies by floor(1 / y_scale)), and an opset attribute whose semantics differ from the
+    model's Softmax's off the last axis (12 in a model of 17, 13 in a model of 12)."""
+    for name, dtype, shape, axis, opset, model_opset, xq, yq in (
+            ("qlinear_softmax_i8_axis1", np.int8, (2, 5, 7), 1, 13, OPSET, (0.08, 0), (1 / 256, -128)),
+            ("qlinear_softmax_u8_opset12_axis1", np.uint8, (3, 4, 6), 1, 12, 12, (0.03, 128),
+             (1 / 256, 0)),
+            ("qlinear_softmax_u8_opset11_last", np.uint8, (5, 33), -1, 11, OPSET, (0.05, 128),
+             (0.0039, 0)),
+            ("qlinear_softmax_i8_rows_300", np.int8, (4, 300), -1, 13, OPSET, (0.02, 0),
+             (0.0041, -100)),
+            ("qlinear_softmax_u8_rows_2", np.uint8, (40, 2), -1, 13, OPSET, (0.1, 0), (1 / 256, 0)),
+            # The op's semantics other than the model's Softmax's, off the last axis.
+            ("qlinear_softmax_u8_opset12_in_opset17_axis1", np.uint8, (2, 3, 4, 5), 1, 12, OPSET,
+             (0.06, 128), (1 / 256, 0)),
+            ("qlinear_softmax_i8_opset13_in_opset12_axis1", np.int8, (2, 6, 5), 1, 13, 12,
+             (0.04, 0), (1 / 256, -128))):
+        c = Case(name)
+        c.opset = model_opset
+        c.node("QLinearSoftmax", [c.feed("x", rand8(dtype, shape))] + qparams(c, "x", xq[0], xq[1], dtype) +
+               qparams(c, "y", yq[0], yq[1], dtype), ["y"], axis=axis, opset=opset)
+        c.output("y", TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8)
+        yield c
+
+
+def qlinear_where_cases():
+    """QLinearWhere beyond qlinear_where: int8; an operand of the output's scale and zero point
+    (copied) beside one requantized; both copied; a condition and operands that broadcast."""
+    for name, dtype, a_params, b_params, shapes in (
+            ("qlinear_where_i8_copy_a", np.int8, (0.06, -8), (0.03, -28), ((2, 6), (2, 6), (2, 6))),
+            ("qlinear_where_u8_copy_both", np.uint8, (0.06, 120), (0.06, 120),
+             ((2, 6), (2, 6), (2, 6))),
+            ("qlinear_where_u8_broadcast", np.uint8, (0.05, 128), (0.02, 90),
+             ((3, 1), (3, 8), (1, 8)))):
+        c = Case(name)
+        cond_shape, a_shape, b_shape = shapes
+        cond = rng_softmax_where.integers(0, 2, cond_shape).astype(bool)
+        c.node("QLinearWhere", [c.feed("cond", cond)] +
+               [c.feed("a", rand8(dtype, a_shape))] + qparams(c, "a", *a_params, dtype) +
+               [c.feed("b", rand8(dtype, b_shape))] + qparams(c, "b", *b_params, dtype) +
+               qparams(c, "y", 0.06, 120 if dtype == np.uint8 else -8, dtype), ["y"])
+        c.output("y", TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8)
+        yield c
 
 
 def qlinear_cases():
@@ -378,6 +437,7 @@ def qlinear_cases():
            qparams(c, "y", 1 / 256, 0), ["y"], axis=-1, opset=13)
     c.output("y", TensorProto.UINT8)
     yield c
+    yield from qlinear_softmax_cases()
     c = Case("qlinear_where")
     c.node("QLinearWhere", [c.feed("cond", rng.integers(0, 2, (2, 6)).astype(bool))] +
            [c.feed("a", rand_u8(2, 6))] + qparams(c, "a", 0.05, 128) +
@@ -385,6 +445,7 @@ def qlinear_cases():
            ["y"])
     c.output("y", TensorProto.UINT8)
     yield c
+    yield from qlinear_where_cases()
     c = Case("matmul_integer_to_float")
     c.node("MatMulIntegerToFloat",
            [c.feed("a", rand_u8(3, 6)), c.const("b", rng.integers(-128, 128, (6, 4)).astype(np.int8)),
