@@ -195,21 +195,27 @@ struct IntegerOp {
   bool drop_attributes;  // the float node's attributes are folded into the inputs (Gemm's)
 };
 
-// Rewrites node n into `to` with `inputs`, the tail's Relu folded in, writing the tail's
-// QuantizeLinear output, and drops the tail's nodes. False when n could not be re-inferred.
+// Node n, rewritten to compute the tail's result, writes the tail's QuantizeLinear output; the
+// tail's nodes go. Counts `counter`; false when n could not be re-inferred.
+bool take_tail(Graph& g, Node& n, const Tail& t, const char* counter, const Target& target,
+               PassContext& stats) {
+  fusion::take_output(n, n.output(0), t.quantize->output(0));
+  std::vector<const Node*> dead = {t.quantize};
+  if (t.add) dead.push_back(t.add);
+  if (t.relu) dead.push_back(t.relu);
+  fusion::erase_nodes(g, dead);
+  stats.count(counter);
+  return fusion::reinfer(n, target, stats.diag(), kPass);
+}
+
+// Rewrites node n into `to` with `inputs`, the tail's Relu folded in (take_tail).
 bool rewrite(Graph& g, Node& n, const IntegerOp& to, std::vector<Value*> inputs, const Tail& t,
              const Target& target, PassContext& stats) {
   if (!fusion::retarget(n, to.op, to.opset, to.domain)) return false;
   n.inputs = std::move(inputs);
   if (to.drop_attributes) n.attributes.clear();
   if (t.relu) fuse_relu(n, stats);
-  fusion::take_output(n, n.output(0), t.quantize->output(0));
-  std::vector<const Node*> dead = {t.quantize};
-  if (t.add) dead.push_back(t.add);
-  if (t.relu) dead.push_back(t.relu);
-  fusion::erase_nodes(g, dead);
-  stats.count(to.counter);
-  return fusion::reinfer(n, target, stats.diag(), kPass);
+  return take_tail(g, n, t, to.counter, target, stats);
 }
 
 // The activation operand, per tensor, shared by both rewrites.
@@ -469,12 +475,7 @@ bool lower_lookup(Graph& g, Node& n, const Target& target, PassContext& stats, b
     return false;
   n.inputs = {dx.q, fusion::add_constant(g, n.name + "_table", std::move(table))};
   n.attributes.clear();
-  fusion::take_output(n, n.output(0), t.quantize->output(0));
-  std::vector<const Node*> dead = {t.quantize};
-  if (t.relu) dead.push_back(t.relu);
-  fusion::erase_nodes(g, dead);
-  stats.count("unary ops lowered to lookup tables");
-  ok = fusion::reinfer(n, target, stats.diag(), kPass);
+  ok = take_tail(g, n, t, "unary ops lowered to lookup tables", target, stats);
   return true;
 }
 
@@ -501,10 +502,7 @@ bool lower_value_moving(Graph& g, Node& n, const Target& target, PassContext& st
     quantized.push_back(d.q);
   }
   for (size_t i = 0; i < data_inputs; ++i) n.inputs[i] = quantized[i];
-  fusion::take_output(n, n.output(0), t.quantize->output(0));
-  fusion::erase_nodes(g, {t.quantize});
-  stats.count("value-moving ops run on 8-bit tensors");
-  ok = fusion::reinfer(n, target, stats.diag(), kPass);
+  ok = take_tail(g, n, t, "value-moving ops run on 8-bit tensors", target, stats);
   return true;
 }
 
@@ -627,10 +625,7 @@ bool lower_where(Graph& g, Node& n, const Target& target, PassContext& stats, bo
       return true;
   if (!copy[0] || !copy[1]) stats.count("Where operands requantized by lookup tables");
   n.inputs = {n.input(0), operands[0], operands[1]};
-  fusion::take_output(n, n.output(0), t.quantize->output(0));
-  fusion::erase_nodes(g, {t.quantize});
-  stats.count("Wheres run on 8-bit tensors");
-  ok = fusion::reinfer(n, target, stats.diag(), kPass);
+  ok = take_tail(g, n, t, "Wheres run on 8-bit tensors", target, stats);
   return true;
 }
 

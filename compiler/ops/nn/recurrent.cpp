@@ -23,6 +23,21 @@
 namespace onnxc {
 namespace {
 
+// The braced literal of p as the generated code declares it (onnxc::RecurrentParams), each field
+// labelled.
+std::string recurrent_params_literal(const RecurrentParams& p) {
+  std::string acts;
+  for (int i = 0; i < 6; ++i)
+    acts += fmt::format("{}{{{}, {}, {}}}", i ? ", " : "", p.act[i].kind, cpp_float(p.act[i].alpha),
+                        cpp_float(p.act[i].beta));
+  return fmt::format(
+      "{{/*cell*/ {}, /*seq_length*/ {}, /*batch*/ {}, /*input_size*/ {}, /*hidden*/ {}, "
+      "/*num_directions*/ {}, /*reverse*/ {}, /*layout*/ {}, /*clip*/ {}, /*input_forget*/ {}, "
+      "/*linear_before_reset*/ {}, /*act*/ {{{}}}}}",
+      p.cell, p.seq_length, p.batch, p.input_size, p.hidden, p.num_directions, p.reverse, p.layout,
+      cpp_float(p.clip), p.input_forget, p.linear_before_reset, acts);
+}
+
 struct RecurrentState : OpState {
   RecurrentParams p{};
   HalfPlan half;
@@ -257,17 +272,7 @@ class RecurrentOp final : public OpHandler {
     const auto& s = ctx.node().state_as<RecurrentState>();
     const RecurrentParams& p = s.p;
     ctx.include("onnxc/recurrent.h");
-    std::string acts;
-    for (int i = 0; i < 6; ++i)
-      acts += fmt::format("{}{{{}, {}, {}}}", i ? ", " : "", p.act[i].kind,
-                          cpp_float(p.act[i].alpha), cpp_float(p.act[i].beta));
-    ctx.line(
-        "static constexpr onnxc::RecurrentParams p = {{/*cell*/ {}, /*seq_length*/ {}, /*batch*/ "
-        "{}, "
-        "/*input_size*/ {}, /*hidden*/ {}, /*num_directions*/ {}, /*reverse*/ {}, /*layout*/ {}, "
-        "/*clip*/ {}, /*input_forget*/ {}, /*linear_before_reset*/ {}, /*act*/ {{{}}}}};",
-        p.cell, p.seq_length, p.batch, p.input_size, p.hidden, p.num_directions, p.reverse,
-        p.layout, cpp_float(p.clip), p.input_forget, p.linear_before_reset, acts);
+    ctx.line("static constexpr onnxc::RecurrentParams p = {};", recurrent_params_literal(p));
     const HalfNames n = emit_widen(ctx, s.half);
     const char* t = kernel_cpp_type(ctx.input(0)->dtype);
     ctx.line("{0}* const rec_scratch = static_cast<{0}*>(static_cast<void*>({1} + {2}));", t,
@@ -404,17 +409,10 @@ class DynamicQuantizeLstmOp final : public OpHandler {
     const QuantLstmParams& q = ctx.node().state_as<QuantLstmState>().q;
     const RecurrentParams& p = q.p;
     ctx.include("onnxc/qrecurrent.h");
-    std::string acts;
-    for (int i = 0; i < 6; ++i)
-      acts += fmt::format("{}{{{}, {}, {}}}", i ? ", " : "", p.act[i].kind,
-                          cpp_float(p.act[i].alpha), cpp_float(p.act[i].beta));
     ctx.line(
-        "static constexpr onnxc::QuantLstmParams q = {{{{/*cell*/ {}, /*seq_length*/ {}, "
-        "/*batch*/ {}, /*input_size*/ {}, /*hidden*/ {}, /*num_directions*/ {}, /*reverse*/ {}, "
-        "/*layout*/ 0, /*clip*/ {}, /*input_forget*/ {}, /*linear_before_reset*/ 0, /*act*/ "
-        "{{{}}}}}, /*w_scales*/ {}, /*r_scales*/ {}, /*y_is_output*/ {}}};",
-        p.cell, p.seq_length, p.batch, p.input_size, p.hidden, p.num_directions, p.reverse,
-        cpp_float(p.clip), p.input_forget, acts, q.w_scales, q.r_scales, q.y_is_output);
+        "static constexpr onnxc::QuantLstmParams q = {{{}, /*w_scales*/ {}, /*r_scales*/ {}, "
+        "/*y_is_output*/ {}}};",
+        recurrent_params_literal(p), q.w_scales, q.r_scales, q.y_is_output);
     const char* w = dtype_cpp(ctx.input(1)->dtype);
     ctx.line(
         "onnxc::dynamic_quantize_lstm_ref<{0}, {0}>(q, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, "
