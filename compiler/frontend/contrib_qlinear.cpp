@@ -25,6 +25,13 @@ void q(Expansion& e, const std::string& x, const std::string& scale, const std::
   if (!zp.empty()) node->add_input(zp);
 }
 
+// Cast(x, to = float).
+std::string cast_to_float(Expansion& e, const std::string& x) {
+  onnx::NodeProto* cast = e.emit("Cast", {x}, {""});
+  set_attr(cast, "to", int64_t{onnx::TensorProto::FLOAT});
+  return cast->output(0);
+}
+
 // QLinearAdd / QLinearMul (contrib_ops/cpu/quantization/qlinear_binary_op.cc): inputs A,
 // A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point;
 // C = Quantize(Dequantize(A) op Dequantize(B)).
@@ -100,17 +107,39 @@ bool qlinear_conv(Expansion& e) {
 // alpha * a_scale * b_scale as the doc states), y_scale, y_zero_point (optional: float output
 // without them); Y = alpha * (op(A') op(B') + a_scale * b_scale * C), quantized to (y_scale,
 // y_zero_point) where given.
+// The float output runs as ORT's kernel does, in integers: acc = C + (op(A) - a_zp)(op(B) - b_zp)
+// in int32 (MatMulInteger, the transposes on the 8-bit tensors), then float(acc) times alpha *
+// a_scale * b_scale (per column). The 8-bit output is the DequantizeLinear -> Gemm ->
+// QuantizeLinear chain, which lower-qdq runs as an integer QLinearMatMul where its conditions
+// hold (alpha 1, transA 0).
+void qgemm_float_output(Expansion& e) {
+  auto transposed = [&](int input, const char* attr) {
+    if (!e.attr_i(attr, 0)) return e.in(input);
+    onnx::NodeProto* t = e.emit("Transpose", {e.in(input)}, {""});
+    set_attr(t, "perm", std::vector<int64_t>{1, 0});
+    return t->output(0);
+  };
+  onnx::NodeProto* mm =
+      e.emit("MatMulInteger", {transposed(0, "transA"), transposed(3, "transB")}, {""});
+  if (e.has_in(2) || e.has_in(5)) mm->add_input(e.in(2));
+  if (e.has_in(5)) mm->add_input(e.in(5));
+  std::string acc = mm->output(0);
+  if (e.has_in(6)) acc = e.emit1("Add", {acc, e.in(6)});
+  std::string scale = e.emit1("Mul", {e.in(1), e.in(4)});
+  const float alpha = e.attr_f("alpha", 1.0f);
+  if (alpha != 1.0f) scale = e.emit1("Mul", {e.const_f({alpha}), scale});
+  e.emit("Mul", {cast_to_float(e, acc), scale}, {e.out(0)});
+}
+
 bool qgemm(Expansion& e) {
+  if (!e.has_in(7)) return qgemm_float_output(e), true;
   const int64_t trans_b = e.attr_i("transB", 0);
   const float alpha = e.attr_f("alpha", 1.0f);
   std::string a = dq(e, e.in(0), e.in(1), e.in(2));
   std::string b = dq(e, e.in(3), e.in(4), e.in(5), trans_b ? 0 : 1);
   std::string c;  // a_scale * b_scale * C
-  if (e.has_in(6)) {
-    onnx::NodeProto* cast = e.emit("Cast", {e.in(6)}, {""});
-    set_attr(cast, "to", int64_t{onnx::TensorProto::FLOAT});
-    c = e.emit1("Mul", {cast->output(0), e.emit1("Mul", {e.in(1), e.in(4)})});
-  }
+  if (e.has_in(6))
+    c = e.emit1("Mul", {cast_to_float(e, e.in(6)), e.emit1("Mul", {e.in(1), e.in(4)})});
   onnx::NodeProto* gemm = e.emit("Gemm", {a, b}, {""});
   set_attr(gemm, "alpha", alpha);
   set_attr(gemm, "transA", e.attr_i("transA", 0));
@@ -119,10 +148,7 @@ bool qgemm(Expansion& e) {
     gemm->add_input(c);
     set_attr(gemm, "beta", alpha);  // C's scale is alpha * a_scale * b_scale
   }
-  if (e.has_in(7))
-    q(e, gemm->output(0), e.in(7), e.in(8), e.out(0));
-  else
-    e.emit("Identity", {gemm->output(0)}, {e.out(0)});
+  q(e, gemm->output(0), e.in(7), e.in(8), e.out(0));
   return true;
 }
 
@@ -209,9 +235,8 @@ void integer_product_to_float(Expansion& e, const std::string& a, const std::str
   onnx::NodeProto* mm = e.emit("MatMulInteger", {a, e.in(1)}, {""});
   if (!a_zp.empty() || !b_zp.empty()) mm->add_input(a_zp);
   if (!b_zp.empty()) mm->add_input(b_zp);
-  onnx::NodeProto* cast = e.emit("Cast", {mm->output(0)}, {""});
-  set_attr(cast, "to", int64_t{onnx::TensorProto::FLOAT});
-  std::string y = e.emit1("Mul", {cast->output(0), e.emit1("Mul", {a_scale, b_scale})});
+  std::string y =
+      e.emit1("Mul", {cast_to_float(e, mm->output(0)), e.emit1("Mul", {a_scale, b_scale})});
   if (bias.empty())
     e.emit("Identity", {y}, {e.out(0)});
   else

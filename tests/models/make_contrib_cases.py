@@ -606,6 +606,26 @@ def qattention_state_cases():
         yield c
 
 
+def qgemm_float_cases():
+    # QGemm with a float output, run in integers as ORT's kernel: transA and transB on the 8-bit
+    # tensors, int8 B with per-column scales, uint8 B with per-column zero points, C and alpha.
+    c = Case("qgemm_float_transposed_i8_per_column")
+    c.node("QGemm", [c.feed("a", rand_u8(5, 3))] + qparams(c, "a", 0.03, 120) +
+           [c.const("b", rand_i8(4, 5)),
+            c.const("b_scale", (0.005 + 0.01 * rng.random(4)).astype(np.float32)),
+            c.const("b_zp", np.zeros(4, np.int8))], ["y"], transA=1, transB=1)
+    c.output("y")
+    yield c
+    c = Case("qgemm_float_u8_per_column_zero_points_alpha")
+    c.node("QGemm", [c.feed("a", rand_u8(3, 6))] + qparams(c, "a", 0.02, 128) +
+           [c.const("b", rand_u8(6, 4)),
+            c.const("b_scale", (0.005 + 0.01 * rng.random(4)).astype(np.float32)),
+            c.const("b_zp", rng.integers(120, 136, 4).astype(np.uint8)),
+            c.const("c", rng.integers(-500, 500, 4).astype(np.int32))], ["y"], alpha=2.0)
+    c.output("y")
+    yield c
+
+
 def expect(root):
     """ORT's raw outputs (output_K.bin, typed in outputs.json) as output_K.pb, and their shapes
     declared on the model's outputs (onnxc then checks that its inferred shapes agree)."""
@@ -634,7 +654,7 @@ def main():
         sys.exit(__doc__)
     # New groups go last: the shared generator keeps the earlier cases' inputs unchanged.
     for group in (fused_cases, transformer_cases, qlinear_cases, quantized_float_output_cases,
-                  attention_state_cases, qattention_state_cases):
+                  attention_state_cases, qattention_state_cases, qgemm_float_cases):
         for case in group():
             case.save(sys.argv[1])
     return 0
