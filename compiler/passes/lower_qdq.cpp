@@ -338,23 +338,34 @@ double single_value(const Value* v) {
   return v ? v->constant->double_at(0) : 0.0;
 }
 
+// DequantizeLinear(xq) (per tensor) -> n -> QuantizeLinear of xq's type, no Relu between: the
+// chain a pool or a Softmax runs on the 8-bit tensors.
+bool same_type_chain(const Graph& g, const Node& n, Dequant& dx, Tail& t) {
+  const Value *x = n.input(0), *y = n.output(0);
+  return x && y && activation_of(x, dx) && tail_of(g, y, false, t) && !t.relu &&
+         t.quantize->output(0)->dtype == dx.q->dtype;
+}
+
+// The com.microsoft QLinear op's inputs for such a chain: xq, x_scale, x_zero_point, y_scale,
+// y_zero_point (absent zero points as constant zeros).
+std::vector<Value*> chain_inputs(Graph& g, const Node& n, const Dequant& dx, const Tail& t) {
+  Value* ys = t.quantize->input(1);
+  return {dx.q, dx.scale,
+          zero_point_or_zero(g, dx.zero_point, dx.q->dtype, dx.scale, n.name + "_x_zero_point"), ys,
+          zero_point_or_zero(g, t.quantize->input(2), dx.q->dtype, ys, n.name + "_y_zero_point")};
+}
+
 // DequantizeLinear(xq) -> GlobalAveragePool / AveragePool -> QuantizeLinear(y_scale, y_zp) of
 // xq's type becomes com.microsoft QLinearGlobalAveragePool / QLinearAveragePool(xq, x_scale, x_zp,
 // y_scale, y_zp) {AveragePool's attributes}: the pooled features of a quantized CNN stay in
 // integers (one rounding where the float graph rounds the mean, then the quantization: within
 // one step of it).
 bool lower_pool(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
-  const Value *x = n.input(0), *y = n.output(0);
   Dequant dx;
   Tail t;
-  if (!x || !y || !activation_of(x, dx) || !tail_of(g, y, false, t) || t.relu ||
-      t.quantize->output(0)->dtype != dx.q->dtype)
-    return false;
+  if (!same_type_chain(g, n, dx, t)) return false;
   Value* ys = t.quantize->input(1);
-  std::vector<Value*> inputs = {
-      dx.q, dx.scale,
-      zero_point_or_zero(g, dx.zero_point, dx.q->dtype, dx.scale, n.name + "_x_zero_point"), ys,
-      zero_point_or_zero(g, t.quantize->input(2), dx.q->dtype, ys, n.name + "_y_zero_point")};
+  std::vector<Value*> inputs = chain_inputs(g, n, dx, t);
   const bool global = n.op_type == "GlobalAveragePool";
   if (!global) {
     // AveragePool: com.microsoft QLinearAveragePool takes its attributes but no dilations, and
@@ -365,7 +376,8 @@ bool lower_pool(Graph& g, Node& n, const Target& target, PassContext& stats, boo
                                  [](int64_t d) { return d != 1; }))
       return false;
     const Attribute* kernel = n.attr("kernel_shape");
-    if (!kernel || x->shape.size() < 3 || x->shape.size() > 5) return false;
+    const size_t rank = n.input(0)->shape.size();
+    if (!kernel || rank < 3 || rank > 5) return false;
     double size = 1;
     for (int64_t k : kernel->ints) size *= static_cast<double>(k);
     const double ratio = static_cast<double>(static_cast<float>(single_value(dx.scale))) /
@@ -549,22 +561,17 @@ bool lower_concat(Graph& g, Node& n, const Target& target, PassContext& stats, b
 // rounded to 1 / floor(1 / y_scale)), within one step of the float graph. Where ORT's arithmetic
 // overflows (qlinear_softmax_plan refuses) the float graph stays.
 bool lower_softmax(Graph& g, Node& n, const Target& target, PassContext& stats, bool& ok) {
-  const Value *x = n.input(0), *y = n.output(0);
   Dequant dx;
   Tail t;
-  if (!x || !y || !activation_of(x, dx) || !tail_of(g, y, false, t) || t.relu ||
-      t.quantize->output(0)->dtype != dx.q->dtype)
-    return false;
+  if (!same_type_chain(g, n, dx, t)) return false;
   Value* ys = t.quantize->input(1);
   const int64_t axis = int_attr(n, "axis", n.opset < 13 ? 1 : -1);
   QSoftmaxPlan plan;
-  if (!qlinear_softmax_plan(x->shape, axis, n.opset, static_cast<float>(single_value(dx.scale)),
+  if (!qlinear_softmax_plan(n.input(0)->shape, axis, n.opset,
+                            static_cast<float>(single_value(dx.scale)),
                             static_cast<float>(single_value(ys)), plan))
     return false;
-  std::vector<Value*> inputs = {
-      dx.q, dx.scale,
-      zero_point_or_zero(g, dx.zero_point, dx.q->dtype, dx.scale, n.name + "_x_zero_point"), ys,
-      zero_point_or_zero(g, t.quantize->input(2), dx.q->dtype, ys, n.name + "_y_zero_point")};
+  std::vector<Value*> inputs = chain_inputs(g, n, dx, t);
   for (const auto& [name, value] : {std::pair<const char*, int64_t>{"axis", axis},
                                     std::pair<const char*, int64_t>{"opset", n.opset}}) {
     Attribute a;

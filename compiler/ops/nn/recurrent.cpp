@@ -38,6 +38,17 @@ std::string recurrent_params_literal(const RecurrentParams& p) {
       cpp_float(p.clip), p.input_forget, p.linear_before_reset, acts);
 }
 
+// Input 4, sequence_lens, when given: int32 of shape [batch].
+bool sequence_lens_fit(InferContext& ctx, int64_t batch) {
+  const Value* sl = ctx.input(4);
+  if (!sl) return true;
+  if (sl->dtype != DataType::kInt32)
+    return ctx.fail("sequence_lens must be int32, is {}", dtype_name(sl->dtype));
+  if (sl->shape != Shape{batch})
+    return ctx.fail("sequence_lens has shape {}, expected {}", shape_str(sl->shape), batch);
+  return true;
+}
+
 struct RecurrentState : OpState {
   RecurrentParams p{};
   HalfPlan half;
@@ -176,12 +187,7 @@ class RecurrentOp final : public OpHandler {
     if (lstm &&
         (!check_shape(6, "initial_c", state_shape) || !check_shape(7, "P", {nd, 3 * hidden})))
       return false;
-    if (const Value* sl = ctx.input(4)) {
-      if (sl->dtype != DataType::kInt32)
-        return ctx.fail("sequence_lens must be int32, is {}", dtype_name(sl->dtype));
-      if (sl->shape != Shape{batch})
-        return ctx.fail("sequence_lens has shape {}, expected {}", shape_str(sl->shape), batch);
-    }
+    if (!sequence_lens_fit(ctx, batch)) return false;
 
     auto& s = ctx.make_state<RecurrentState>();
     RecurrentParams& p = s.p;
@@ -352,12 +358,7 @@ class DynamicQuantizeLstmOp final : public OpHandler {
         !check_shape(5, "initial_h", state_shape) || !check_shape(6, "initial_c", state_shape) ||
         !check_shape(7, "P", {nd, 3 * hidden}))
       return false;
-    if (const Value* sl = ctx.input(4)) {
-      if (sl->dtype != DataType::kInt32)
-        return ctx.fail("sequence_lens must be int32, is {}", dtype_name(sl->dtype));
-      if (sl->shape != Shape{batch})
-        return ctx.fail("sequence_lens has shape {}, expected {}", shape_str(sl->shape), batch);
-    }
+    if (!sequence_lens_fit(ctx, batch)) return false;
     auto& s = ctx.make_state<QuantLstmState>();
     QuantLstmParams& q = s.q;
     if (!quant_params(ctx, 8, 9, "W", nd, hidden, q.w_scales) ||
