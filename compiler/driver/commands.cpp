@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <string>
 
 #include "codegen/identifiers.h"
 #include "codegen/model_info.h"
@@ -303,12 +305,17 @@ int run_ops(bool markdown) {
     else
       std::printf("%-10s %-28s %s\n", domain, op, ranges.c_str());
   };
-  // com.microsoft ops have no handler: they are expanded into standard nodes before import
-  // (frontend/contrib_expander.cpp). Listed in domain order among the registry's rows.
+  // Most com.microsoft ops have no handler: they are expanded into standard nodes before import
+  // (frontend/contrib_expander.cpp). Listed in domain order among the registry's rows, once each:
+  // those with a handler (the integer ops lower-qdq makes, DynamicQuantizeLSTM) from their rows.
   const char* kContrib = "com.microsoft";
+  std::set<std::string> contrib_handled;
+  for (const auto& row : rows)
+    if (std::string(row.domain) == kContrib) contrib_handled.insert(row.op_type);
   bool contrib_listed = false;
   auto list_contrib = [&] {
-    for (const std::string& op : expanded_contrib_ops()) print(kContrib, op.c_str(), "1-1");
+    for (const std::string& op : expanded_contrib_ops())
+      if (!contrib_handled.count(op)) print(kContrib, op.c_str(), "1-1");
     // ONNX Runtime's own ops in the ai.onnx domain (no ONNX op has their names).
     for (const std::string& op : expanded_contrib_ops(""))
       print("ai.onnx", op.c_str(), "1-1 (ONNX Runtime's)");
