@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CTest `real_models`: exports the real models of issue 13 (make_models.py), runs them under
 # onnxruntime-node (bench/ort_reference.js) for the expected outputs, then checks onnxc against
-# them with `onnxc test`. Exits 77 (CTest SKIP_RETURN_CODE) only when /usr/bin/python3 lacks torch
+# them with `onnxc test`, also as onnxruntime-node saves them at `extended`. Exits 77 (CTest SKIP_RETURN_CODE) only when /usr/bin/python3 lacks torch
 # or node/onnxruntime-node is missing; .ci/setup installs both.
 # Usage: run_real_models.sh ONNXC WORK_DIR
 set -euo pipefail
@@ -41,6 +41,17 @@ fi
 # onnxc and ORT may round one value to a neighbouring level, so the bound is one quantization step.
 echo "== QDQ model vs onnxruntime (one output quantization step: atol 2^-9, rtol 1e-3)"
 "$onnxc" test -j 2 --rtol 1e-3 --atol 0.001953125 "$cases"/qdq_* || status=1
+# Issue 35: the same models as onnxruntime-node saves them at graph optimization `extended`
+# (optimizedModelFilePath: com.microsoft FusedConv, FusedMatMul, Gelu), against the same outputs.
+echo "== the models saved by onnxruntime-node at extended vs onnxruntime"
+extended=$work/extended
+for c in "$cases"/*/; do
+  name=$(basename "$c")
+  mkdir -p "$extended/$name" && cp -r "$c/test_data_set_0" "$extended/$name/"
+  (cd "$bench" && node ort_save_optimized.js "$c/model.onnx" "$extended/$name/model.onnx" extended)
+done
+"$onnxc" test -j 2 --rtol 1e-3 --atol 1e-5 $(ls -d "$extended"/*/ | grep -v /qdq_) || status=1
+"$onnxc" test -j 2 --rtol 1e-3 --atol 0.001953125 "$extended"/qdq_* || status=1
 # And built as a user builds it: default flags, g++ and arm-none-eabi-g++ -Werror (issue 33).
 "$here/compile_default.sh" "$onnxc" "$work/user_build" "$cases"/qdq_*/model.onnx || status=1
 # Issue 38: `onnxc inspect` shows a torchvision export with a symbolic batch dim (exit 0), names
