@@ -47,17 +47,23 @@ Lowered lower_qdq(ModelBuilder& mb, bool qdq) {
   return l;
 }
 
-// Lowered and float graphs agree within one step of y_scale on random inputs in [-2, 2], and
-// the outputs take several levels (so the comparison is not between two constants).
-void check_within_one_step(ModelBuilder& mb, float y_scale) {
-  Lowered lowered = lower_qdq(mb, true), plain = lower_qdq(mb, false);
+// Random float values in [-2, 2] for each of the module's graph inputs.
+std::vector<Tensor> random_inputs(const Module& m) {
   std::vector<Tensor> inputs;
-  for (const Value* v : plain.module->graph->inputs) {
+  for (const Value* v : m.graph->inputs) {
     Tensor t = Tensor::zeros(DataType::kFloat, v->shape);
     std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
     for (int64_t i = 0; i < t.numel(); ++i) t.as<float>()[i] = dist(rng);
     inputs.push_back(std::move(t));
   }
+  return inputs;
+}
+
+// Lowered and float graphs agree within one step of y_scale on random inputs in [-2, 2], and
+// the outputs take several levels (so the comparison is not between two constants).
+void check_within_one_step(ModelBuilder& mb, float y_scale) {
+  Lowered lowered = lower_qdq(mb, true), plain = lower_qdq(mb, false);
+  const std::vector<Tensor> inputs = random_inputs(*plain.module);
   const std::vector<Tensor> want = onnxc::testing::run_graph(*plain.module, inputs);
   const std::vector<Tensor> got = onnxc::testing::run_graph(*lowered.module, inputs);
   REQUIRE(got.size() == want.size());

@@ -273,13 +273,7 @@ TEST_CASE("lower-qdq: Concat and MaxPool between equal scales run on the 8-bit t
   CHECK(l.stats.at("value-moving ops run on 8-bit tensors") == 2);
   // Exact: max and the copies commute with the quantization.
   Lowered plain = lower_qdq(mb, false);
-  std::vector<Tensor> inputs;
-  for (const Value* v : plain.module->graph->inputs) {
-    Tensor t = Tensor::zeros(DataType::kFloat, v->shape);
-    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-    for (int64_t i = 0; i < t.numel(); ++i) t.as<float>()[i] = dist(rng);
-    inputs.push_back(std::move(t));
-  }
+  const std::vector<Tensor> inputs = random_inputs(*plain.module);
   const std::vector<Tensor> want = onnxc::testing::run_graph(*plain.module, inputs);
   const std::vector<Tensor> got = onnxc::testing::run_graph(*l.module, inputs);
   REQUIRE(got.size() == 1);

@@ -38,6 +38,14 @@ std::string recurrent_params_literal(const RecurrentParams& p) {
       cpp_float(p.clip), p.input_forget, p.linear_before_reset, acts);
 }
 
+// The directions `direction` runs (1, or 2 when bidirectional); false (reported) for another name.
+bool directions_of(InferContext& ctx, const std::string& direction, int64_t& nd) {
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+    return ctx.fail("direction '{}' is not one of forward, reverse, bidirectional", direction);
+  nd = direction == "bidirectional" ? 2 : 1;
+  return true;
+}
+
 // Input 4, sequence_lens, when given: int32 of shape [batch].
 bool sequence_lens_fit(InferContext& ctx, int64_t batch) {
   const Value* sl = ctx.input(4);
@@ -162,9 +170,8 @@ class RecurrentOp final : public OpHandler {
     const int64_t layout = ctx.opset() >= 14 ? ctx.attr_int("layout", 0) : 0;
     if (layout != 0 && layout != 1) return ctx.fail("layout must be 0 or 1, is {}", layout);
     const std::string direction = ctx.attr_string("direction", "forward");
-    if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
-      return ctx.fail("direction '{}' is not one of forward, reverse, bidirectional", direction);
-    const int64_t nd = direction == "bidirectional" ? 2 : 1;
+    int64_t nd = 0;
+    if (!directions_of(ctx, direction, nd)) return false;
     if (x->shape.size() != 3)
       return ctx.fail("X must have rank 3, has shape {}", shape_str(x->shape));
     const int64_t seq = x->shape[layout ? 1 : 0], batch = x->shape[layout ? 0 : 1];
@@ -337,9 +344,8 @@ class DynamicQuantizeLstmOp final : public OpHandler {
         return ctx.fail("input {} has type {}, expected {} like W", i,
                         dtype_name(ctx.input(i)->dtype), dtype_name(w->dtype));
     const std::string direction = ctx.attr_string("direction", "forward");
-    if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
-      return ctx.fail("direction '{}' is not one of forward, reverse, bidirectional", direction);
-    const int64_t nd = direction == "bidirectional" ? 2 : 1;
+    int64_t nd = 0;
+    if (!directions_of(ctx, direction, nd)) return false;
     if (x->shape.size() != 3)
       return ctx.fail("X must have rank 3, has shape {}", shape_str(x->shape));
     if (r->shape.size() != 3)
