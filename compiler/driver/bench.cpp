@@ -1,5 +1,5 @@
-// `onnxc bench`: compiles the model for --target (default native) with -O3, feeds deterministic
-// inputs and reports the latency of one inference. Output, in order:
+// `onnxc bench`: compiles the model for --target (default native) with -O3 (--opt-level), feeds
+// deterministic inputs and reports the latency of one inference. Output, in order:
 //   build: onnxc_s=.. cxx_s=.. cxx_peak_rss_mb=.. source_bytes=.. flops=..   (the build cost)
 //   [--profile: a per-node table, heaviest first: time, share, GFLOP/s, op, node]
 //   gflop_s=..                                                               (at the median)
@@ -246,12 +246,12 @@ int run_bench(const BenchArgs& args) {
   const char* env_cxx = std::getenv("CXX");
   std::string cxx = !args.cxx.empty() ? args.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
   CompileCost cost;
-  if (!compile(
-          fmt::format(
-              "{} -std=c++17 -O3 {} {}{} -I{} -o {} {}", cxx, target.cxx_flags, kNoFpContraction,
-              threads > 1 ? " -pthread" : "", dir.string(), (dir / "bench").string(),
-              (dir / "main.cpp").string() + (object ? " " + (dir / "bench_model.o").string() : "")),
-          cost)) {
+  if (!compile(fmt::format("{} -std=c++17 -O{} {} {}{} -I{} -o {} {}", cxx, args.opt_level,
+                           target.cxx_flags, kNoFpContraction, threads > 1 ? " -pthread" : "",
+                           dir.string(), (dir / "bench").string(),
+                           (dir / "main.cpp").string() +
+                               (object ? " " + (dir / "bench_model.o").string() : "")),
+               cost)) {
     std::fprintf(stderr, "onnxc bench: %s: the C++ compiler failed on the generated code\n",
                  args.model.c_str());
     return kExitModelError;

@@ -98,7 +98,8 @@ int run_test(const TestArgs& args);
 
 struct BenchArgs {
   std::string model, cxx;
-  LoweringFlags lowering;  // its target defaults to native
+  std::string opt_level = "3";  // --opt-level: the C++ build's -O (the default path's is 2)
+  LoweringFlags lowering;       // its target defaults to native
   int iters = 50;
   bool profile = false;      // --profile: per-node timing hooks and table
   std::string svg;           // --profile --svg FILE: the table as a picture

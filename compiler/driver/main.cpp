@@ -61,11 +61,16 @@ CLI::App* add_test_command(CLI::App& app, onnxc::TestArgs& test, const char* bou
 CLI::App* add_bench_command(CLI::App& app, onnxc::BenchArgs& bench) {
   using namespace onnxc;
   bench.lowering.target = "native";
-  CLI::App* bch = app.add_subcommand("bench", "Compile with -O3 for --target and time inference");
+  CLI::App* bch =
+      app.add_subcommand("bench", "Compile with -O3 (--opt-level) for --target and time inference");
   bch->add_option("model", bench.model, "ONNX model")->required();
   add_lowering_flags(*bch, bench.lowering, LoweringScope::kModel);
   bch->add_option("--iters", bench.iters, "Timed inferences")->check(CLI::Range(1, 1000000));
   bch->add_option("--cxx", bench.cxx, "C++ compiler (default $CXX, else c++)");
+  bch->add_option("--opt-level", bench.opt_level,
+                  "The C++ compiler's optimization level, -O<LEVEL> (default 3; a user's "
+                  "RelWithDebInfo build is 2)")
+      ->check(CLI::IsMember({"0", "1", "2", "3", "s"}));
   bch->add_option("--svg", bench.svg,
                   "With --profile: also draw the per-layer times into this SVG file");
   bch->add_option("--peak-gflops", bench.peak_gflops,

@@ -43,7 +43,7 @@ ONNXC_ALWAYS_INLINE T clip_to(T x, T lo, T hi) {
 ONNXC_UNARY_FUNCTOR(NoActivation, x)
 ONNXC_UNARY_FUNCTOR(Relu, x > T(0) ? x : T(0))
 ONNXC_UNARY_FUNCTOR(Clip, clip_to(x, static_cast<T>(alpha), static_cast<T>(beta)))
-ONNXC_UNARY_FUNCTOR(LeakyRelu, x >= T(0) ? x : static_cast<T>(x * static_cast<T>(alpha)))
+ONNXC_UNARY_FUNCTOR(LeakyRelu, pick(x >= T(0), x, static_cast<T>(x* static_cast<T>(alpha))))
 // Float (and the half types, computed in float) through the vectorizable sigmoid_poly.
 ONNXC_UNARY_FUNCTOR(Sigmoid, sigmoid_of(x))
 ONNXC_UNARY_FUNCTOR(HardSigmoid, clamp_unit(static_cast<T>(alpha) * x + static_cast<T>(beta)))

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "onnxc/types.h"
 
@@ -39,7 +40,8 @@ constexpr int kMaxRank = 8;
 // a * b + c in the register tiles as one fused multiply-add where the build's ISA has one (x86
 // FMA, aarch64): unfused, Intel cores ran them at half speed. Under -ffp-contract=off g++ fuses per
 // function (ONNXC_CONTRACT_FN, always at -O2), clang per statement (every body it inlines).
-#if defined(__clang__) && (defined(__FMA__) || defined(__aarch64__))
+#if defined(__clang__) && \
+    (defined(__FMA__) || defined(__aarch64__) || defined(ONNXC_X86_ISA_DISPATCH))
 #define ONNXC_CONTRACT _Pragma("clang fp contract(fast)")
 #else  // (32-bit Arm: clang fuses no contracted statement; the M profile calls fmaf)
 #define ONNXC_CONTRACT
@@ -48,6 +50,49 @@ constexpr int kMaxRank = 8;
 #define ONNXC_CONTRACT_FN __attribute__((optimize("O2", "fp-contract=fast")))
 #else
 #define ONNXC_CONTRACT_FN
+#endif
+// The AVX2 + FMA and AVX-512 copies of a baseline build (g++) are built at -O3, as native code
+// is: -O2 (a user's default build) vectorizes only loops of a known multiple of the vector and
+// peels no short inner loop (max pooling ran at 0.12x native, efficientnet_b0's SiLU rows 19x
+// slower), with no contraction, so that they compute what the baseline does whatever the build's
+// -ffp-contract; only their register tiles fuse multiply-adds, which their ISA has and the
+// build's has not (unfused: convolutions at 0.7x).
+#if defined(ONNXC_X86_ISA_DISPATCH) && !defined(__clang__)
+#define ONNXC_VECTORIZE_COPY optimize("O3", "fp-contract=off")
+#define ONNXC_CONTRACT_COPY_FN __attribute__((optimize("O2", "fp-contract=fast")))
+#else
+#define ONNXC_VECTORIZE_COPY
+#define ONNXC_CONTRACT_COPY_FN
+#endif
+
+// in_isa_copy(f) runs f() in the copy of the CPU's widest vectors where the build is for the
+// x86-64 baseline (ONNXC_X86_ISA_DISPATCH): AVX-512 (with AVX2 and FMA) or AVX2 + FMA, every call
+// f makes inlined (flatten; g++, clang++ inlines one level) and built at -O3 without contraction
+// (ONNXC_VECTORIZE_COPY), so each copy computes what f() does at the baseline. Kernels whose loops
+// ran far below native at the baseline wrap them in it (ONNXC_IN_ISA_COPY: max pooling, the float
+// unary and binary ops, fused polynomial activations).
+#if defined(ONNXC_X86_ISA_DISPATCH)
+template <class F>
+__attribute__((target("avx512f,avx2,fma"), flatten, noinline, ONNXC_VECTORIZE_COPY)) void
+in_avx512f_copy(const F& f) {
+  f();
+}
+template <class F>
+__attribute__((target("avx2,fma"), flatten, noinline, ONNXC_VECTORIZE_COPY)) void in_avx2_fma_copy(
+    const F& f) {
+  f();
+}
+template <class F>
+inline void in_isa_copy(const F& f) {
+  if (ONNXC_CPU_HAS_AVX512F()) return in_avx512f_copy(f);
+  if (ONNXC_CPU_HAS_AVX2_FMA()) return in_avx2_fma_copy(f);
+  f();
+}
+// The statement given through in_isa_copy, or as it is where there is no dispatch (no lambda, so
+// the LLVM backend still folds a node's constant parameters into the call).
+#define ONNXC_IN_ISA_COPY(...) ::onnxc::in_isa_copy([&] { __VA_ARGS__; })
+#else
+#define ONNXC_IN_ISA_COPY(...) __VA_ARGS__
 #endif
 
 // a * b + c in the scalar float tiles, fused (the M4F's float models: 9-11% fewer instructions).
@@ -68,12 +113,33 @@ ONNXC_ALWAYS_INLINE float scalar_mul_add(float a, float b, float c) {
 #define ONNXC_NO_GATHER_LOOP
 #endif
 
+// c ? a : b, for floats in the bits: g++ turns a float `c ? a : b * x` (or `(c ? a : b) * x`)
+// into a branch around the product, which it vectorizes only with masked float operations under
+// -ftrapping-math: without AVX-512, loops over Sigmoid, Swish, HardSwish, Tanh, Gelu and
+// LeakyRelu stayed scalar (efficientnet_b0 at 1/10 of its speed on Zen 3). Both operands here
+// are computed, then one is kept; the same values as the ternary.
+template <typename T>
+ONNXC_ALWAYS_INLINE T pick(bool c, T a, T b) {
+  if constexpr (std::is_same_v<T, float>) {
+    std::uint32_t ia, ib;
+    std::memcpy(&ia, &a, sizeof ia);
+    std::memcpy(&ib, &b, sizeof ib);
+    const std::uint32_t keep_a = 0u - static_cast<std::uint32_t>(c);
+    const std::uint32_t r = (ia & keep_a) | (ib & ~keep_a);
+    float f;
+    std::memcpy(&f, &r, sizeof f);
+    return f;
+  } else {
+    return c ? a : b;
+  }
+}
+
 // std::fmax(0, std::fmin(1, v)) (HardSigmoid, HardSwish) in comparisons, which vectorize where
 // fmin/fmax compile to a call per element (30x slower); the same values, NaN giving 1.
 template <typename T>
 ONNXC_ALWAYS_INLINE T clamp_unit(T v) {
-  const T upper = v < T(1) ? v : T(1);
-  return upper > T(0) ? upper : T(0);
+  const T upper = pick(v < T(1), v, T(1));
+  return pick(upper > T(0), upper, T(0));
 }
 
 // What a generated run() returns when it cannot compute its outputs (0: success). 1 and 2 concern

@@ -46,10 +46,8 @@ inline void row(const TA* a, const TB* b, TY* y, index_t n, index_t sa, index_t 
   }
 }
 
-}  // namespace binary_detail
-
 template <typename TA, typename TB, typename TY, typename F>
-inline void binary_ref(const BroadcastParams& p, const TA* a, const TB* b, TY* y, F f) {
+inline void run(const BroadcastParams& p, const TA* a, const TB* b, TY* y, F f) {
   if (p.kind != 0)  // same shape, b a scalar, a a scalar: one run over the whole output
     return binary_detail::row(a, b, y, p.numel, p.kind == 3 ? 0 : 1, p.kind == 2 ? 0 : 1, f);
   // General case: the innermost axis as one row, the outer ones by an odometer.
@@ -69,6 +67,18 @@ inline void binary_ref(const BroadcastParams& p, const TA* a, const TB* b, TY* y
       idx[d] = 0;
     }
   }
+}
+
+}  // namespace binary_detail
+
+// Float outputs in the CPU's ISA copy (in_isa_copy: at the baseline and -O2 the rows stayed
+// scalar, Add, Mul and Div at 0.3x native on Zen 3).
+template <typename TA, typename TB, typename TY, typename F>
+inline void binary_ref(const BroadcastParams& p, const TA* a, const TB* b, TY* y, F f) {
+  if constexpr (std::is_same_v<TY, float>)
+    ONNXC_IN_ISA_COPY(binary_detail::run(p, a, b, y, f));
+  else
+    binary_detail::run(p, a, b, y, f);
 }
 
 // y = cond ? a : b with three-way broadcasting (c_strides index the condition).

@@ -317,6 +317,38 @@ inline void conv_gemm_all(const ConvParams& p, const float* x, const float* w, c
           e, res ? res + (n * p.c_out + g * cout_g) * volume(p.out) : res, part);
 }
 
+// The GEMM rows' convolution: in a baseline build (ONNXC_X86_ISA_DISPATCH) all of it (packing and
+// epilogues too) in the CPU's copy, calls inlined but the tile's; AVX-512 takes native's 8 x 32
+// tile. Every tile shape sums each output in the same order, and parts (kParted) of any shape run
+// their edges as partial tiles: each copy computes what the row does with that ISA's arithmetic.
+#if defined(ONNXC_X86_ISA_DISPATCH)
+template <bool kParted, class Act>
+__attribute__((target("avx512f,avx2,fma"), flatten, noinline, ONNXC_VECTORIZE_COPY)) void
+conv_gemm_avx512f(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
+                  void* scratch, const Epilogue<Act>& e, const float* res, const GroupPart* part) {
+  conv_gemm_all<8, 32, gemm_tile_avx512f<8, 32>, kParted>(p, x, w, b, y, scratch, e, res, part);
+}
+template <index_t MR, index_t NR, bool kParted, class Act>
+__attribute__((target("avx2,fma"), flatten, noinline, ONNXC_VECTORIZE_COPY)) void
+conv_gemm_avx2_fma(const ConvParams& p, const float* x, const float* w, const float* b, float* y,
+                   void* scratch, const Epilogue<Act>& e, const float* res, const GroupPart* part) {
+  conv_gemm_all<MR, NR, gemm_tile_avx2_fma<MR, NR>, kParted>(p, x, w, b, y, scratch, e, res, part);
+}
+#endif
+
+template <index_t MR, index_t NR, bool kParted = false, class Act>
+inline void conv_gemm_rows(const ConvParams& p, const float* x, const float* w, const float* b,
+                           float* y, void* scratch, const Epilogue<Act>& e, const float* res,
+                           const GroupPart* part = nullptr) {
+#if defined(ONNXC_X86_ISA_DISPATCH)
+  if (ONNXC_CPU_HAS_AVX512F())
+    return conv_gemm_avx512f<kParted>(p, x, w, b, y, scratch, e, res, part);
+  if (ONNXC_CPU_HAS_AVX2_FMA())
+    return conv_gemm_avx2_fma<MR, NR, kParted>(p, x, w, b, y, scratch, e, res, part);
+#endif
+  conv_gemm_all<MR, NR, gemm_tile<MR, NR>, kParted>(p, x, w, b, y, scratch, e, res, part);
+}
+
 }  // namespace conv_detail
 
 // Workspace bytes of the Conv GEMM variants for p (p.tile set, at most kMaxConvTile): one
@@ -384,8 +416,7 @@ template <class Act>
 inline void f32_conv_8x32__scalar(const ConvParams& p, const float* x, const float* w,
                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                   const float* residual) {
-  conv_detail::conv_gemm_all<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch, e,
-                                                                   residual);
+  conv_detail::conv_gemm_rows<8, 32>(p, x, w, b, y, scratch, e, residual);
 }
 inline void f32_conv_8x32__scalar(const ConvParams& p, const float* x, const float* w,
                                   const float* b, float* y, void* scratch) {
@@ -395,8 +426,7 @@ template <class Act>
 inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                   const float* residual) {
-  conv_detail::conv_gemm_all<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch, e,
-                                                                   residual);
+  conv_detail::conv_gemm_rows<6, 16>(p, x, w, b, y, scratch, e, residual);
 }
 inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
                                   const float* b, float* y, void* scratch) {
@@ -530,12 +560,12 @@ ONNXC_ALWAYS_INLINE void dw_blocks_lanes(const float* src, const index_t* offset
 // The run-time ISA dispatch (ONNXC_X86_ISA_DISPATCH, see onnxc/base.h) of the blocks, at most
 // kDwSlack floats each.
 #if defined(ONNXC_X86_ISA_DISPATCH)
-__attribute__((target("avx512f"), noinline)) ONNXC_CONTRACT_FN inline void dw_blocks_avx512f(
+__attribute__((target("avx512f"), noinline)) ONNXC_CONTRACT_COPY_FN inline void dw_blocks_avx512f(
     const float* src, const index_t* offsets, index_t taps, const float* wk, float bias, float* out,
     index_t n) {
   dw_blocks_lanes<16>(src, offsets, taps, wk, bias, out, n);
 }
-__attribute__((target("avx2,fma"), noinline)) ONNXC_CONTRACT_FN inline void dw_blocks_avx2_fma(
+__attribute__((target("avx2,fma"), noinline)) ONNXC_CONTRACT_COPY_FN inline void dw_blocks_avx2_fma(
     const float* src, const index_t* offsets, index_t taps, const float* wk, float bias, float* out,
     index_t n) {
   dw_blocks_lanes<8>(src, offsets, taps, wk, bias, out, n);

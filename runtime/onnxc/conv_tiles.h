@@ -111,17 +111,17 @@ ONNXC_ALWAYS_INLINE void gemm_tile_lanes(const float* a, index_t lda, const floa
   }
 }
 
-// The run-time ISA dispatch of the tile (onnxc/base.h). Pointwise 96 -> 576 at 14x14, Zen 5:
-// SSE2 41 GFLOP/s, AVX2 + FMA 119, AVX-512 143; -march=native 166.
+// The tile's run-time ISA copies (conv_gemm_rows, onnxc/conv.h). Pointwise 96 -> 576 at 14x14,
+// Zen 5: SSE2 41 GFLOP/s, AVX2 + FMA 119, AVX-512 143; -march=native 166.
 #if defined(ONNXC_X86_ISA_DISPATCH)
 template <index_t MR, index_t NR>
-__attribute__((target("avx512f"), noinline)) ONNXC_CONTRACT_FN void gemm_tile_avx512f(
+__attribute__((target("avx512f"), noinline)) ONNXC_CONTRACT_COPY_FN void gemm_tile_avx512f(
     const float* a, index_t lda, const float* panel, index_t kc, float* y, index_t ldy, index_t mr,
     index_t nr, const float* bias, bool accumulate) {
   gemm_tile_lanes<MR, NR, 16>(a, lda, panel, kc, y, ldy, mr, nr, bias, accumulate);
 }
 template <index_t MR, index_t NR>
-__attribute__((target("avx2,fma"), noinline)) ONNXC_CONTRACT_FN void gemm_tile_avx2_fma(
+__attribute__((target("avx2,fma"), noinline)) ONNXC_CONTRACT_COPY_FN void gemm_tile_avx2_fma(
     const float* a, index_t lda, const float* panel, index_t kc, float* y, index_t ldy, index_t mr,
     index_t nr, const float* bias, bool accumulate) {
   gemm_tile_lanes<MR, NR, 8>(a, lda, panel, kc, y, ldy, mr, nr, bias, accumulate);
@@ -133,12 +133,6 @@ __attribute__((noinline)) ONNXC_CONTRACT_FN void gemm_tile(const float* a, index
                                                            const float* panel, index_t kc, float* y,
                                                            index_t ldy, index_t mr, index_t nr,
                                                            const float* bias, bool accumulate) {
-#if defined(ONNXC_X86_ISA_DISPATCH)
-  if (NR % 16 == 0 && ONNXC_CPU_HAS_AVX512F())
-    return gemm_tile_avx512f<MR, NR>(a, lda, panel, kc, y, ldy, mr, nr, bias, accumulate);
-  if (ONNXC_CPU_HAS_AVX2_FMA())
-    return gemm_tile_avx2_fma<MR, NR>(a, lda, panel, kc, y, ldy, mr, nr, bias, accumulate);
-#endif
   gemm_tile_lanes<MR, NR, kLanes>(a, lda, panel, kc, y, ldy, mr, nr, bias, accumulate);
 }
 

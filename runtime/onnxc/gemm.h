@@ -233,13 +233,13 @@ ONNXC_ALWAYS_INLINE void tile_body(const float* a, index_t lda, const float* pan
 // The run-time ISA dispatch of the tile (ONNXC_X86_ISA_DISPATCH, see onnxc/base.h).
 #if defined(ONNXC_X86_ISA_DISPATCH)
 template <index_t MR, index_t NR, bool kTransA>
-__attribute__((target("avx512f"), noinline)) ONNXC_CONTRACT_FN void tile_avx512f(
+__attribute__((target("avx512f"), noinline)) ONNXC_CONTRACT_COPY_FN void tile_avx512f(
     const float* a, index_t lda, const float* panel, index_t kc, float* y, index_t ldy, index_t mr,
     index_t nr, float alpha) {
   tile_body<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
 }
 template <index_t MR, index_t NR, bool kTransA>
-__attribute__((target("avx2,fma"), noinline)) ONNXC_CONTRACT_FN void tile_avx2_fma(
+__attribute__((target("avx2,fma"), noinline)) ONNXC_CONTRACT_COPY_FN void tile_avx2_fma(
     const float* a, index_t lda, const float* panel, index_t kc, float* y, index_t ldy, index_t mr,
     index_t nr, float alpha) {
   tile_body<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);

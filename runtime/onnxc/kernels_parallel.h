@@ -81,7 +81,7 @@ inline GroupPart group_part(const ConvParams& p, ConvGrid g, index_t task) {
 
 // conv_gemm_all in `tasks` parts on `par`, part i in scratch slice i (of
 // task_scratch_bytes(conv_gemm_scratch_bytes(p)) bytes).
-template <index_t MR, index_t NR, auto kTile, class Act>
+template <index_t MR, index_t NR, class Act>
 inline void conv_gemm_parallel(const ConvParams& p, const float* x, const float* w, const float* b,
                                float* y, void* scratch, const Epilogue<Act>& e, const float* res,
                                const Parallel& par, index_t tasks) {
@@ -89,8 +89,8 @@ inline void conv_gemm_parallel(const ConvParams& p, const float* x, const float*
   const ConvGrid grid = conv_gemm_grid(p, MR, NR, tasks);
   auto run_part = [&](index_t i) {
     const GroupPart part = group_part<MR, NR>(p, grid, i);
-    conv_gemm_all<MR, NR, kTile, true>(
-        p, x, w, b, y, static_cast<unsigned char*>(scratch) + i * slice, e, res, &part);
+    conv_gemm_rows<MR, NR, true>(p, x, w, b, y, static_cast<unsigned char*>(scratch) + i * slice, e,
+                                 res, &part);
   };
   parallel_run(par, tasks, run_part);
 }
@@ -130,15 +130,13 @@ template <class Act>
 inline void f32_conv_8x32__scalar(const ConvParams& p, const float* x, const float* w,
                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                   const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::conv_gemm_parallel<8, 32, conv_detail::gemm_tile<8, 32>>(p, x, w, b, y, scratch, e,
-                                                                        residual, par, tasks);
+  conv_detail::conv_gemm_parallel<8, 32>(p, x, w, b, y, scratch, e, residual, par, tasks);
 }
 template <class Act>
 inline void f32_conv_6x16__scalar(const ConvParams& p, const float* x, const float* w,
                                   const float* b, float* y, void* scratch, const Epilogue<Act>& e,
                                   const float* residual, const Parallel& par, index_t tasks) {
-  conv_detail::conv_gemm_parallel<6, 16, conv_detail::gemm_tile<6, 16>>(p, x, w, b, y, scratch, e,
-                                                                        residual, par, tasks);
+  conv_detail::conv_gemm_parallel<6, 16>(p, x, w, b, y, scratch, e, residual, par, tasks);
 }
 template <class Act>
 inline void f32_dwconv_any__scalar(const ConvParams& p, const float* x, const float* w,

@@ -6,6 +6,8 @@
 #ifndef ONNXC_TRANSFORM_H
 #define ONNXC_TRANSFORM_H
 
+#include <cstring>
+
 #include "onnxc/base.h"
 #include "onnxc/convert.h"
 
@@ -40,6 +42,13 @@ inline void strided_copy_ref(const StridedCopyParams& p, const T* x, T* y) {
   }
 }
 
+// dst[0..n) = src[0..n) by memmove: g++ -O2 left an element loop scalar (shufflenet's channel
+// shuffles at 0.1x their -O3 speed).
+template <typename T>
+inline void copy_run(const T* src, T* dst, index_t n) {
+  if (n > 0 && dst != src) std::memmove(dst, src, static_cast<std::size_t>(n) * sizeof(T));
+}
+
 // Walks the outer axes (all but the last `inner_axes`) of `p` in row-major order, calling
 // f(input offset of the row, output offset of the row).
 template <typename F>
@@ -71,7 +80,7 @@ inline void strided_copy__rows(const StridedCopyParams& p, const T* x, T* y) {
     const T* src = x + in;
     T* dst = y + out;
     if (s == 1) {
-      for (index_t i = 0; i < n; ++i) dst[i] = src[i];
+      copy_run(src, dst, n);
     } else {
       for (index_t i = 0; i < n; ++i) dst[i] = src[i * s];
     }
@@ -104,11 +113,7 @@ inline void strided_copy__transpose_tiled(const StridedCopyParams& p, const T* x
 template <typename T>
 inline void block_copy_ref(const T* x, T* y, index_t outer, index_t block, index_t x_stride,
                            index_t y_stride) {
-  for (index_t o = 0; o < outer; ++o) {
-    const T* src = x + o * x_stride;
-    T* dst = y + o * y_stride;
-    for (index_t i = 0; i < block; ++i) dst[i] = src[i];
-  }
+  for (index_t o = 0; o < outer; ++o) copy_run(x + o * x_stride, y + o * y_stride, block);
 }
 
 // ---- Gather -------------------------------------------------------------------------------------

@@ -66,9 +66,21 @@ constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 // ---- kernels ------------------------------------------------------------------------------
 
+namespace unary_detail {
+template <typename TX, typename TY, typename F>
+ONNXC_ALWAYS_INLINE void run(const TX* x, TY* y, index_t n, F f) {
+  for (index_t i = 0; i < n; ++i) y[i] = ElemStore<TY>::to(f(elem_load(x[i])));
+}
+}  // namespace unary_detail
+
+// Float outputs in the CPU's ISA copy (in_isa_copy: at the baseline and -O2 the loop stayed
+// scalar, bert_encoder's Erf at 0.1x native on Zen 3).
 template <typename TX, typename TY, typename F>
 inline void unary_ref(const TX* x, TY* y, index_t n, F f) {
-  for (index_t i = 0; i < n; ++i) y[i] = ElemStore<TY>::to(f(elem_load(x[i])));
+  if constexpr (std::is_same_v<TY, float>)
+    ONNXC_IN_ISA_COPY(unary_detail::run(x, y, n, f));
+  else
+    unary_detail::run(x, y, n, f);
 }
 
 // Clip with optional bounds (null: unbounded on that side). min(max(x, lo), hi): when lo > hi

@@ -27,7 +27,8 @@
 //            wide (hosted targets with AVX-512's 32 vector registers, which tiles such as 8x32
 //            are tuned for, though written in plain C++); baseline (hosted targets of the x86-64
 //            baseline, isa scalar or sse2: generic, x86-64-v2, whose plain C++ rows run AVX-512 or
-//            AVX2 copies picked at run time where the build is x86-64, ONNXC_X86_ISA_DISPATCH).
+//            AVX2 copies picked at run time where the build is x86-64, ONNXC_X86_ISA_DISPATCH;
+//            the conv rows' AVX-512 copy runs the 8x32 tile).
 //   panel:   for gemm_packed: the B panel width NR its register tile loads (pack_gemm_b<NR>); 0
 //            for the others.
 //   gflops:  about how fast it runs on one core (bench/run --layers on an AVX-512 core), the rate

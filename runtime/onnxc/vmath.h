@@ -61,8 +61,8 @@ ONNXC_ALWAYS_INLINE float sigmoid_poly(float x) {
   std::memcpy(&a, &bits, sizeof a);
   const float e = exp_poly_in_range(a);
   const float r = 1.0f / (1.0f + e);
-  const float y = x >= 0.0f ? r : e * r;
-  return x == x ? y : x;
+  const float y = pick(x >= 0.0f, r, e * r);
+  return pick(x == x, y, x);
 }
 
 namespace vmath_detail {
@@ -85,7 +85,7 @@ ONNXC_ALWAYS_INLINE float odd_result(float x, float y, std::uint32_t sign) {
   bits |= sign;
   float r;
   std::memcpy(&r, &bits, sizeof r);
-  return x == x ? r : x;
+  return pick(x == x, r, x);
 }
 
 }  // namespace vmath_detail
@@ -106,7 +106,7 @@ ONNXC_ALWAYS_INLINE float erf_poly(float x) {
   p = p * t - 3.761233102e-01f;
   p = p * t + 1.128379123e+00f;
   const float near = ax * p;
-  const float az = ax < 1.0f ? 1.0f : (ax < 3.92f ? ax : 3.92f);  // the tail's domain
+  const float az = pick(ax < 1.0f, 1.0f, pick(ax < 3.92f, ax, 3.92f));  // the tail's domain
   const float u = 1.0f / az;
   float q = -1.048653414e-02f;
   q = q * u + 3.345936218e-02f;
@@ -118,7 +118,7 @@ ONNXC_ALWAYS_INLINE float erf_poly(float x) {
   q = q * u + 5.591408900e-01f;
   q = q * u + 2.644850520e-04f;
   const float far = 1.0f - exp_poly_in_range(-(az * az)) * q;
-  const float y = ax < 1.0f ? near : (ax < 3.92f ? far : 1.0f);
+  const float y = pick(ax < 1.0f, near, pick(ax < 3.92f, far, 1.0f));
   return vmath_detail::odd_result(x, y, sign);
 }
 
@@ -135,9 +135,9 @@ ONNXC_ALWAYS_INLINE float tanh_poly(float x) {
   p = p * t - 3.333326163e-01f;
   p = p * t + 9.999999962e-01f;
   const float near = ax * p;
-  const float az = ax < 0.625f ? 0.625f : (ax < 9.0f ? ax : 9.0f);  // the far branch's domain
+  const float az = pick(ax < 0.625f, 0.625f, pick(ax < 9.0f, ax, 9.0f));  // the far branch's domain
   const float far = 1.0f - 2.0f / (exp_poly_in_range(2.0f * az) + 1.0f);
-  const float y = ax < 0.625f ? near : (ax < 9.0f ? far : 1.0f);
+  const float y = pick(ax < 0.625f, near, pick(ax < 9.0f, far, 1.0f));
   return vmath_detail::odd_result(x, y, sign);
 }
 

@@ -103,10 +103,12 @@ std::string normalized_prefix(std::string_view triple) {
   return std::string(triple.substr(0, triple.find('-') + 1));
 }
 
+// (__cpu_model: the CPU features libgcc or compiler-rt records at start-up, which x86-64 baseline
+// code reads to pick its kernels' AVX2 or AVX-512 copies, onnxc/base.h.)
 bool allowed_undefined(const std::string& name) {
-  static const std::set<std::string> kAllowed = {"memcpy", "memset", "memmove", "memcmp", "bcmp",
-                                                 "memchr", "strlen", "tanhf",   "tanh",   "expf",
-                                                 "exp",    "logf",   "log"};
+  static const std::set<std::string> kAllowed = {
+      "memcpy", "memset", "memmove", "memcmp", "bcmp", "memchr", "strlen",
+      "tanhf",  "tanh",   "expf",    "exp",    "logf", "log",    "__cpu_model"};
   return kAllowed.count(name) > 0;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "onnxc/kernels_parallel.h"
@@ -209,14 +210,33 @@ TEST_CASE("f32_maxpool_rows__scalar matches maxpool_ref", "[pool-kernels]") {
     std::vector<float> x(static_cast<size_t>(p.channels * p.in[0] * p.in[1] * p.in[2]));
     for (auto& v : x) v = dist(rng);
     const size_t n = static_cast<size_t>(out_count(p));
-    std::vector<float> want(n), got(n + 1, 777.0f);
+    std::vector<float> want(n);
     maxpool_ref<float>(p, x.data(), want.data(), nullptr);
-    f32_maxpool_rows__scalar(p, x.data(), got.data(), nullptr);
-    INFO("in " << p.in[0] << "x" << p.in[1] << "x" << p.in[2] << " kernel " << p.kernel[2]
-               << " stride " << p.stride[2]);
-    CHECK(got[n] == 777.0f);
-    got.pop_back();
-    CHECK(got == want);
+    // The variant (the copy this CPU runs), then each run-time ISA copy the CPU can run.
+    using Copy = void (*)(const PoolParams&, const float*, float*);
+    std::vector<std::pair<const char*, Copy>> copies = {
+        {"variant", [](const PoolParams& q, const float* xs,
+                       float* ys) { f32_maxpool_rows__scalar(q, xs, ys, nullptr); }},
+        {"baseline", pool_detail::maxpool_rows}};
+#if defined(ONNXC_X86_ISA_DISPATCH)
+    if (ONNXC_CPU_HAS_AVX2_FMA())
+      copies.push_back({"avx2_fma", [](const PoolParams& q, const float* xs, float* ys) {
+                          in_avx2_fma_copy([&] { pool_detail::maxpool_rows(q, xs, ys); });
+                        }});
+    if (ONNXC_CPU_HAS_AVX512F())
+      copies.push_back({"avx512f", [](const PoolParams& q, const float* xs, float* ys) {
+                          in_avx512f_copy([&] { pool_detail::maxpool_rows(q, xs, ys); });
+                        }});
+#endif
+    for (const auto& [name, copy] : copies) {
+      std::vector<float> got(n + 1, 777.0f);
+      copy(p, x.data(), got.data());
+      INFO(name << ": in " << p.in[0] << "x" << p.in[1] << "x" << p.in[2] << " kernel "
+                << p.kernel[2] << " stride " << p.stride[2]);
+      CHECK(got[n] == 777.0f);
+      got.pop_back();
+      CHECK(got == want);
+    }
   }
 }
 
