@@ -31,19 +31,9 @@ for m in "${models[@]}"; do
 done
 printf '| %-20s | %10s | %10s | %16s |\n' model generic_ms native_ms "generic / native"
 printf '|---|---|---|---|\n'
-ratios=()
+source "$here/interleave.sh"
+# interleave_pair's ratio is b / a: native first, so that it prints generic / native.
 for m in "${models[@]}"; do
-  generic=() native=()
-  for ((r = 0; r < rounds; ++r)); do
-    for form in generic native; do
-      ms=$(cd "$work/$form/$m" && ./bench . "$iters" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
-      if [[ $form == generic ]]; then generic+=("$ms"); else native+=("$ms"); fi
-    done
-  done
-  /usr/bin/python3 - "$m" "${generic[*]}" "${native[*]}" <<'PY'
-import statistics, sys
-name, g, n = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
-g, n = statistics.median(g), statistics.median(n)
-print(f"| {name:20} | {g:10.3f} | {n:10.3f} | {g / n:16.2f} |")
-PY
+  interleave_pair "$m" "$work/native/$m" "$work/generic/$m" "$iters" "$rounds" \
+    '| {name:20} | {b:10.3f} | {a:10.3f} | {ratio:16.2f} |'
 done

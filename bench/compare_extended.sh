@@ -39,20 +39,9 @@ for case in "$work"/plain/*/; do
   done
 done
 printf '%-20s %12s %12s %8s\n' model plain_ms extended_ms ratio
+source "$here/interleave.sh"
 for case in "$work"/plain/*/; do
   name=$(basename "$case")
-  plain=() extended=()
-  for ((r = 0; r < rounds; ++r)); do
-    for form in plain extended; do
-      ms=$(cd "$work/build/$form/$name" && ./bench . "$iters" |
-        sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
-      if [[ $form == plain ]]; then plain+=("$ms"); else extended+=("$ms"); fi
-    done
-  done
-  /usr/bin/python3 - "$name" "${plain[*]}" "${extended[*]}" <<'PY'
-import statistics, sys
-name, plain, extended = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
-p, e = statistics.median(plain), statistics.median(extended)
-print(f"{name:20} {p:12.3f} {e:12.3f} {e / p:8.3f}")
-PY
+  interleave_pair "$name" "$work/build/plain/$name" "$work/build/extended/$name" "$iters" "$rounds" \
+    '{name:20} {a:12.3f} {b:12.3f} {ratio:8.3f}'
 done
