@@ -11,6 +11,11 @@ source "$(dirname "$0")/ort_prerequisites.sh"
 onnxc=$1
 work=$2
 
+source "$here/ort_int8_exact.sh"
+if ! ort_int8_exact; then
+  echo "int8_ort: not run: $ORT_INT8_SKIP_REASON"
+  exit 77
+fi
 rm -rf "$work" && mkdir -p "$work"
 cases=$work/cases
 /usr/bin/python3 "$here/make_int8_cases.py" "$cases"
