@@ -26,15 +26,17 @@ constexpr int kMaxRank = 8;
 // x86-64-v2 with no -march) by g++ or clang++: the hot register tiles (conv.h, gemm.h) are also
 // compiled for AVX-512 and for AVX2 + FMA, and each call picks the copy the CPU runs (from what
 // libgcc or compiler-rt recorded at start-up; onnxc keeps no state). ONNXC_NO_ISA_DISPATCH: the
-// baseline copy only; ONNXC_NO_AVX512_DISPATCH: no AVX-512 copy (the tests run each copy so).
+// baseline copy only. The two questions below are the only place a copy is picked: a kernel
+// tester defines them before its #includes to cap the copy it runs, so that one build of it
+// checks every copy (tests/runtime/conv_variants_check.cpp).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX__) && !defined(ONNXC_NO_ISA_DISPATCH)
 #define ONNXC_X86_ISA_DISPATCH 1
-#if !defined(ONNXC_NO_AVX512_DISPATCH)
+#if !defined(ONNXC_CPU_HAS_AVX512F)
 #define ONNXC_CPU_HAS_AVX512F() __builtin_cpu_supports("avx512f")
-#else
-#define ONNXC_CPU_HAS_AVX512F() false
 #endif
+#if !defined(ONNXC_CPU_HAS_AVX2_FMA)
 #define ONNXC_CPU_HAS_AVX2_FMA() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+#endif
 #endif
 
 // a * b + c in the register tiles as one fused multiply-add where the build's ISA has one (x86

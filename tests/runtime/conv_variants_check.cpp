@@ -22,6 +22,10 @@
 // It also runs the GEMM variants' few-row products (m < 4: one dot product or axpy per output
 // row, with AVX-512 f32_dot_rows_avx512) as this ISA compiles them, against a double-precision
 // product with the same kind of bound: (k + 2) * 2^-24 * (|alpha| sum |a b| + |beta c|).
+// Usage: conv_variants_check [avx512f|avx2_fma|sse2]. In a build with run-time ISA dispatch
+// (--target generic or x86-64-v2 on x86-64) the argument caps the copy the dispatch picks, so one
+// build checks the AVX-512, the AVX2 + FMA and the baseline copies in turn (default: the CPU's
+// widest); elsewhere it changes nothing.
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +34,14 @@
 #include <random>
 #include <string>
 #include <vector>
+
+// The widest copy the dispatch may pick (onnxc/base.h asks these two questions, and only these).
+namespace isa_cap {
+int widest = 2;  // 2: AVX-512, 1: AVX2 + FMA, 0: the baseline
+}  // namespace isa_cap
+#define ONNXC_CPU_HAS_AVX512F() (isa_cap::widest >= 2 && __builtin_cpu_supports("avx512f"))
+#define ONNXC_CPU_HAS_AVX2_FMA() \
+  (isa_cap::widest >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 
 #include "epilogue_adapters.h"
 #include "onnxc/conv_variants.h"
@@ -441,7 +453,15 @@ int check_gemm_rows(bool& ok) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    const std::string cap = argv[1];
+    if (cap != "avx512f" && cap != "avx2_fma" && cap != "sse2") {
+      std::fprintf(stderr, "usage: %s [avx512f|avx2_fma|sse2]\n", argv[0]);
+      return 2;
+    }
+    isa_cap::widest = cap == "avx512f" ? 2 : cap == "avx2_fma" ? 1 : 0;
+  }
   bool ok = true;
   struct Row {
     const char *dtype, *op, *tile, *isa, *fits;

@@ -4,6 +4,7 @@
 // programs for QEMU's Cortex-M4F board (the __dsp rows: SMLAD, SXTB16), Cortex-M0+ board
 // (ARMv6-M, no unaligned access) and Cortex-M55 board mps3-an547 (the __mve rows: Helium, and the
 // __dsp rows again), with examples/cortex-m's start-up code and linker scripts.
+// Tagged [external] (as the float conv variants): the sanitizer build of onnxc_tests skips them.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -56,14 +57,15 @@ const char* kStrict = " -std=c++17 -O2 -Wall -Wextra -Werror";
 
 }  // namespace
 
-TEST_CASE("int8 conv variants match qlinear_conv_ref bit for bit on the host", "[kernels][qconv]") {
+TEST_CASE("int8 conv variants match qlinear_conv_ref bit for bit on the host",
+          "[kernels][qconv][external]") {
   const std::string out = build_and_run(cxx() + kStrict, "", "host");
   CHECK(out.find("qconv check PASS") != std::string::npos);
   CHECK(out.find("ran s8_qconv_2x2__scalar") != std::string::npos);
 }
 
 TEST_CASE("int8 conv variants on the Cortex-M4F and M0+ and M55 under QEMU",
-          "[kernels][qconv][qemu]") {
+          "[kernels][qconv][qemu][external]") {
   if (!have_program("arm-none-eabi-g++") || !have_program("qemu-system-arm")) {
     WARN("arm-none-eabi-g++ or qemu-system-arm missing: the dsp rows are not run");
     return;
