@@ -121,9 +121,14 @@ const ImageLibraryFlags& image_library_flags() {
 }
 
 // The sanitizer flags of --sanitize: no recovery, so the first report ends the run with a nonzero
-// exit; frame pointers for readable stacks.
+// exit; frame pointers for readable stacks. The baseline copy of each kernel only
+// (ONNXC_NO_ISA_DISPATCH, onnxc/base.h): the default target's AVX2 and AVX-512 copies, flattened
+// at -O3, took 30-40x as long to build instrumented (a 1-channel Conv case 100 s instead of 3);
+// they run the same C++ or are the ISA tiles whose overruns the variant checkers' guard words
+// catch (tests/runtime/conv_variants_check.cpp).
 constexpr const char* kSanitizeFlags =
-    "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer";
+    "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer "
+    "-DONNXC_NO_ISA_DISPATCH";
 // The run's environment under --sanitize: leaks are reported too; the user's own settings, if
 // any, come last and win.
 constexpr const char* kSanitizeEnv =
