@@ -21,7 +21,7 @@ struct ConvParams;  // onnxc/conv.h
 // The tile of the GEMMs that constant folding (OpHandler::evaluate) runs in the compiler itself:
 // the hosted row's. Every tile sums each element's products in the same order, so the folded
 // values are those the target's tile computes.
-using EvaluateGemmTile = GemmTile<4, 16>;
+using EvaluateGemmTile = GemmTile<6, 16>;
 
 // The shape predicates a row's `fits` column names, one entry each (kernel_variants.cpp holds
 // what each one checks).
@@ -107,7 +107,7 @@ const KernelVariant* first_fitting_variant(const KernelQuery& q, const Target& t
 // of the kernels that run GEMMs inside (MatMul, ConvTranspose, the recurrent ops), which the
 // generated call names as a GemmTile (onnxc/gemm.h).
 const KernelVariant& blocked_gemm_variant(const Target& target);
-// "onnxc::GemmTile<4, 16>" for a GEMM row of tile "4x16".
+// "onnxc::GemmTile<6, 16>" for a GEMM row of tile "6x16".
 std::string gemm_tile_type(const KernelVariant& v);
 // --threads: the parts row `v` splits the node's work into: `threads` when the work, run at the
 // row's rate on one core, takes at least q.min_split_seconds (20 us for a kernel call: handing a

@@ -115,14 +115,25 @@ ONNXC_ALWAYS_INLINE float scalar_mul_add(float a, float b, float c) {
 #define ONNXC_NO_GATHER_LOOP
 #endif
 
-// c ? a : b, for floats in the bits: g++ turns a float `c ? a : b * x` (or `(c ? a : b) * x`)
-// into a branch around the product, which it vectorizes only with masked float operations under
-// -ftrapping-math: without AVX-512, loops over Sigmoid, Swish, HardSwish, Tanh, Gelu and
-// LeakyRelu stayed scalar (efficientnet_b0 at 1/10 of its speed on Zen 3). Both operands here
-// are computed, then one is kept; the same values as the ternary.
+// The float lanes of the widest vector the build may use without a run-time test (1: no vector
+// unit, as on Cortex-M).
+#if defined(__AVX512F__)
+constexpr index_t kIsaLanes = 16;
+#elif defined(__AVX__)
+constexpr index_t kIsaLanes = 8;
+#elif defined(__SSE2__) || defined(__ARM_NEON)
+constexpr index_t kIsaLanes = 4;
+#else
+constexpr index_t kIsaLanes = 1;
+#endif
+
+// c ? a : b, in the bits where vectors run the loops: g++ turns a float `c ? a : b * x` into a
+// branch around the product, vectorized only with AVX-512's masks (without them Sigmoid, Tanh,
+// Gelu, LeakyRelu, exp stayed scalar: efficientnet_b0 at 1/10 of its speed on Zen 3). The same
+// values as the ternary, which Cortex-M keeps (one conditional select).
 template <typename T>
 ONNXC_ALWAYS_INLINE T pick(bool c, T a, T b) {
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<T, float> && kIsaLanes > 1) {
     std::uint32_t ia, ib;
     std::memcpy(&ia, &a, sizeof ia);
     std::memcpy(&ib, &b, sizeof ib);

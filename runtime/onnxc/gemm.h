@@ -26,7 +26,8 @@
 //   by name. Each has the signature (p, a, b, c, y, ws) and (p, a, b, c, y, e, residual, ws):
 //     gemm_ref<T>                 any arithmetic T; integers accumulate with wraparound
 //     f32_gemm_1x1__scalar        float; a dot product per element: products too small to pack
-//     f32_gemm_4x16__scalar       float; cache-blocked, 4x16 register tile (AVX2, NEON)
+//     f32_gemm_6x16__scalar       float; cache-blocked, 6x16 register tile (AVX2: 12
+//                                 accumulators of its 16 registers; NEON)
 //     f32_gemm_8x32__scalar       float; cache-blocked, 8x32 register tile (AVX-512's pick;
 //                                 portable code, compiled everywhere)
 //     f32_gemm_4x4__scalar        float; cache-blocked, 4x4 tile of scalar accumulators
@@ -53,6 +54,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "onnxc/activation.h"
@@ -200,15 +202,23 @@ inline void pack_b_panel(const GemmParams& p, const float* b, index_t k0, index_
   }
 }
 
-// y[0..mr)[0..nr) += alpha * opA(rows, k0..k0+kc) * panel.
-// The MR x NR accumulator tile has compile-time extents and every access to it compile-time
-// indices (the column loop outside the row loop, edge stores predicated), so g++ and clang++
-// keep it in vector registers. Rows beyond mr re-read the last valid row and are not stored.
-// tile() below, noinline: inlined into the blocking loops, g++ runs out of registers and spills
-// the tile.
+// The vector width of an MR x NR tile on an ISA of isa_lanes floats: at least two vectors per
+// row (a 6 x 16 tile on AVX-512 keeps 12 accumulators of 8 lanes, not 6 of 16), and 1 (scalar
+// accumulators) where no vector of 4 or more lanes divides NR.
+constexpr index_t tile_lanes(index_t isa_lanes, index_t nr) {
+  index_t lanes = isa_lanes;
+  while (lanes > 4 && nr < 2 * lanes) lanes /= 2;
+  return lanes >= 4 && nr % lanes == 0 ? lanes : 1;
+}
+
+// y[0..mr)[0..nr) += alpha * opA(rows, k0..k0+kc) * panel, in MR x NR scalar accumulators.
+// Every access to the tile has compile-time indices (the column loop outside the row loop, edge
+// stores predicated), so a compiler may keep it in registers. Rows beyond mr re-read the last
+// valid row and are not stored.
 template <index_t MR, index_t NR, bool kTransA>
-ONNXC_ALWAYS_INLINE void tile_body(const float* a, index_t lda, const float* panel, index_t kc,
-                                   float* y, index_t ldy, index_t mr, index_t nr, float alpha) {
+ONNXC_ALWAYS_INLINE void scalar_tile_body(const float* a, index_t lda, const float* panel,
+                                          index_t kc, float* y, index_t ldy, index_t mr, index_t nr,
+                                          float alpha) {
   ONNXC_CONTRACT  // also y += alpha * acc below: g++ fuses the whole function
       const float* rows[MR];
   for (index_t r = 0; r < MR; ++r) rows[r] = a + (r < mr ? r : mr - 1) * (kTransA ? 1 : lda);
@@ -230,19 +240,88 @@ ONNXC_ALWAYS_INLINE void tile_body(const float* a, index_t lda, const float* pan
   }
 }
 
+// The same in MR x (NR / kLanes) accumulators of a GCC/Clang vector type (as the convolution
+// tiles, onnxc/conv_tiles.h): g++ 12 neither vectorizes nor register-allocates the scalar tile
+// at the -O2 its functions are built at (a 4 x 16 tile on AVX2 ran at the scalar FMA peak, its
+// accumulators on the stack). Each element sums its products in k order, as the scalar tile
+// does. The loops over the tile are unrolled (the pragmas) and its address never taken (copies
+// through memcpy), so it stays in registers; tile() is noinline, or it spills.
+template <index_t MR, index_t NR, bool kTransA, index_t kLanes>
+ONNXC_ALWAYS_INLINE void vector_tile_body(const float* a, index_t lda, const float* panel,
+                                          index_t kc, float* y, index_t ldy, index_t mr, index_t nr,
+                                          float alpha) {
+  ONNXC_CONTRACT
+  typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
+  constexpr index_t kVecs = NR / kLanes;
+  static_assert(NR % kLanes == 0, "a panel row is whole vectors");
+  const float* rows[MR];
+#pragma GCC unroll 16
+  for (index_t r = 0; r < MR; ++r) rows[r] = a + (r < mr ? r : mr - 1) * (kTransA ? 1 : lda);
+  vfloat acc[MR][kVecs];
+#pragma GCC unroll 16
+  for (index_t r = 0; r < MR; ++r)
+#pragma GCC unroll 16
+    for (index_t v = 0; v < kVecs; ++v) acc[r][v] = vfloat{};
+  for (index_t kk = 0; kk < kc; ++kk) {
+    vfloat bv[kVecs];
+#pragma GCC unroll 16
+    for (index_t v = 0; v < kVecs; ++v)
+      std::memcpy(&bv[v], panel + kk * NR + v * kLanes, sizeof(vfloat));
+#pragma GCC unroll 16
+    for (index_t r = 0; r < MR; ++r) {
+      const float av = kTransA ? rows[r][kk * lda] : rows[r][kk];
+#pragma GCC unroll 16
+      for (index_t v = 0; v < kVecs; ++v) acc[r][v] += av * bv[v];
+    }
+  }
+#pragma GCC unroll 16
+  for (index_t r = 0; r < MR; ++r) {
+    if (r >= mr) continue;
+    float* yr = y + r * ldy;
+    if (nr == NR) {
+#pragma GCC unroll 16
+      for (index_t v = 0; v < kVecs; ++v) {
+        vfloat t;
+        std::memcpy(&t, yr + v * kLanes, sizeof t);
+        t += alpha * acc[r][v];
+        std::memcpy(yr + v * kLanes, &t, sizeof t);
+      }
+    } else {
+      float row[NR];
+#pragma GCC unroll 16
+      for (index_t v = 0; v < kVecs; ++v) {
+        const vfloat t = acc[r][v];
+        std::memcpy(row + v * kLanes, &t, sizeof t);
+      }
+      for (index_t j = 0; j < nr; ++j) yr[j] += alpha * row[j];
+    }
+  }
+}
+
+// The tile on an ISA of kIsa lanes: vector accumulators where tile_lanes allows, else scalar.
+template <index_t MR, index_t NR, bool kTransA, index_t kIsa>
+ONNXC_ALWAYS_INLINE void tile_body(const float* a, index_t lda, const float* panel, index_t kc,
+                                   float* y, index_t ldy, index_t mr, index_t nr, float alpha) {
+  constexpr index_t kLanes = tile_lanes(kIsa, NR);
+  if constexpr (kLanes > 1)
+    vector_tile_body<MR, NR, kTransA, kLanes>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
+  else
+    scalar_tile_body<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
+}
+
 // The run-time ISA dispatch of the tile (ONNXC_X86_ISA_DISPATCH, see onnxc/base.h).
 #if defined(ONNXC_X86_ISA_DISPATCH)
 template <index_t MR, index_t NR, bool kTransA>
 __attribute__((target("avx512f"), noinline)) ONNXC_CONTRACT_COPY_FN void tile_avx512f(
     const float* a, index_t lda, const float* panel, index_t kc, float* y, index_t ldy, index_t mr,
     index_t nr, float alpha) {
-  tile_body<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
+  tile_body<MR, NR, kTransA, 16>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
 }
 template <index_t MR, index_t NR, bool kTransA>
 __attribute__((target("avx2,fma"), noinline)) ONNXC_CONTRACT_COPY_FN void tile_avx2_fma(
     const float* a, index_t lda, const float* panel, index_t kc, float* y, index_t ldy, index_t mr,
     index_t nr, float alpha) {
-  tile_body<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
+  tile_body<MR, NR, kTransA, 8>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
 }
 #endif
 template <index_t MR, index_t NR, bool kTransA>
@@ -256,7 +335,7 @@ __attribute__((noinline)) ONNXC_CONTRACT_FN void tile(const float* a, index_t ld
   if (ONNXC_CPU_HAS_AVX2_FMA())
     return tile_avx2_fma<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
 #endif
-  tile_body<MR, NR, kTransA>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
+  tile_body<MR, NR, kTransA, kIsaLanes>(a, lda, panel, kc, y, ldy, mr, nr, alpha);
 }
 
 // Y (+)= alpha * opA opB over the blocks, Y already holding beta * C. panel holds kc_max x NR
@@ -470,16 +549,17 @@ inline void f32_gemm_blocked(const GemmParams& p, const float* a, const float* b
 
 }  // namespace gemm_detail
 
-// 4 x 16 tile: 4 accumulators of 16 floats (8 ymm with AVX2, 16 q registers with NEON).
+// 6 x 16 tile: 6 rows of 16 floats, 12 ymm accumulators with AVX2 (a 4 x 16 tile, 8 of them, ran
+// at half the FMA peak on Zen 3: too few independent chains), 24 q registers with NEON.
 template <class Act>
-inline void f32_gemm_4x16__scalar(const GemmParams& p, const float* a, const float* b,
+inline void f32_gemm_6x16__scalar(const GemmParams& p, const float* a, const float* b,
                                   const float* c, float* y, const Epilogue<Act>& e,
                                   const float* residual, const Workspace& ws) {
-  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, e, residual, ws);
+  gemm_detail::f32_gemm_blocked<6, 16>(p, a, b, c, y, e, residual, ws);
 }
-inline void f32_gemm_4x16__scalar(const GemmParams& p, const float* a, const float* b,
+inline void f32_gemm_6x16__scalar(const GemmParams& p, const float* a, const float* b,
                                   const float* c, float* y, const Workspace& ws) {
-  gemm_detail::f32_gemm_blocked<4, 16>(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
+  gemm_detail::f32_gemm_blocked<6, 16>(p, a, b, c, y, Epilogue<>{}, nullptr, ws);
 }
 
 // 8 x 32 tile: 16 zmm accumulators of AVX-512's 32 registers.
@@ -495,7 +575,7 @@ inline void f32_gemm_8x32__scalar(const GemmParams& p, const float* a, const flo
 }
 
 // 4 x 4 tile: 16 scalar accumulators (microcontrollers: no vector unit, and a few KiB of stack,
-// where a spilled 4 x 16 tile alone takes 256 bytes).
+// where a spilled 6 x 16 tile alone takes 384 bytes).
 template <class Act>
 inline void f32_gemm_4x4__scalar(const GemmParams& p, const float* a, const float* b,
                                  const float* c, float* y, const Epilogue<Act>& e,
@@ -539,7 +619,7 @@ inline void f32_gemm_1x1__scalar(const GemmParams& p, const float* a, const floa
 //   packed[(jp * k + kk) * NR + j] = opB(kk, jp * NR + j), zero for columns past n,
 // panel jp after panel jp - 1, packed_b_floats(k, n, NR) floats in all. pack_gemm_b() computes it
 // (the compiler calls it at compile time, the testers at run time). The variants
-//   f32_gemm_packed_4x16__scalar, f32_gemm_packed_8x32__scalar, f32_gemm_packed_4x4__scalar
+//   f32_gemm_packed_6x16__scalar, f32_gemm_packed_8x32__scalar, f32_gemm_packed_4x4__scalar
 // take (p, a, packed_b, c, y) and (p, a, packed_b, c, y, e, residual), p as for gemm() (trans_b
 // and ldb describe B before packing and are otherwise unused); m >= 4 (below, the plain variants
 // stream B as a vector product instead).
@@ -589,16 +669,16 @@ inline void f32_gemm_packed_8x32__scalar(const GemmParams& p, const float* a, co
                                          const float* c, float* y) {
   gemm_detail::f32_gemm_packed<8, 32>(p, a, packed_b, c, y, Epilogue<>{}, nullptr);
 }
-// 4 x 16 tiles, B packed into 16-column panels.
+// 6 x 16 tiles, B packed into 16-column panels.
 template <class Act>
-inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
+inline void f32_gemm_packed_6x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
                                          const float* c, float* y, const Epilogue<Act>& e,
                                          const float* residual) {
-  gemm_detail::f32_gemm_packed<4, 16>(p, a, packed_b, c, y, e, residual);
+  gemm_detail::f32_gemm_packed<6, 16>(p, a, packed_b, c, y, e, residual);
 }
-inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
+inline void f32_gemm_packed_6x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
                                          const float* c, float* y) {
-  gemm_detail::f32_gemm_packed<4, 16>(p, a, packed_b, c, y, Epilogue<>{}, nullptr);
+  gemm_detail::f32_gemm_packed<6, 16>(p, a, packed_b, c, y, Epilogue<>{}, nullptr);
 }
 // 4 x 4 tiles of scalar accumulators (microcontrollers), B packed into 4-column panels.
 template <class Act>
@@ -634,7 +714,7 @@ constexpr index_t gemm_workspace_bytes(const GemmParams& p, index_t budget) {
 // The blocked float GEMM tile a kernel that runs GEMMs inside (matmul, ConvTranspose, the
 // recurrent input products) uses: the row of the kernel-variant table (f32_gemm_<MR>x<NR>__scalar)
 // the compiler chose for the node's product and the target, named by the generated call, e.g.
-// onnxc::matmul<onnxc::GemmTile<4, 16>>(...): the target's blocked tile. Products below
+// onnxc::matmul<onnxc::GemmTile<6, 16>>(...): the target's blocked tile. Products below
 // gemm_prefers_blocked, and every non-float product, run as gemm_ref whatever the tile.
 template <int MR, int NR>
 struct GemmTile {

@@ -262,11 +262,11 @@ inline void f32_gemm_8x32__scalar(const GemmParams& p, const float* a, const flo
   gemm_detail::gemm_columns_parallel<8, 32>(p, a, b, c, y, e, residual, ws, par, tasks);
 }
 template <class Act>
-inline void f32_gemm_4x16__scalar(const GemmParams& p, const float* a, const float* b,
+inline void f32_gemm_6x16__scalar(const GemmParams& p, const float* a, const float* b,
                                   const float* c, float* y, const Epilogue<Act>& e,
                                   const float* residual, const Workspace& ws, const Parallel& par,
                                   index_t tasks) {
-  gemm_detail::gemm_columns_parallel<4, 16>(p, a, b, c, y, e, residual, ws, par, tasks);
+  gemm_detail::gemm_columns_parallel<6, 16>(p, a, b, c, y, e, residual, ws, par, tasks);
 }
 
 template <class Act>
@@ -278,11 +278,11 @@ inline void f32_gemm_packed_8x32__scalar(const GemmParams& p, const float* a, co
                                         residual, par, tasks);
 }
 template <class Act>
-inline void f32_gemm_packed_4x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
+inline void f32_gemm_packed_6x16__scalar(const GemmParams& p, const float* a, const float* packed_b,
                                          const float* c, float* y, const Epilogue<Act>& e,
                                          const float* residual, const Parallel& par,
                                          index_t tasks) {
-  gemm_detail::gemm_packed_parallel<16>(f32_gemm_packed_4x16__scalar, p, a, packed_b, c, y, e,
+  gemm_detail::gemm_packed_parallel<16>(f32_gemm_packed_6x16__scalar, p, a, packed_b, c, y, e,
                                         residual, par, tasks);
 }
 

@@ -66,11 +66,11 @@
   X(f32, conv, 4x8, scalar, "conv.h", any, any, mcu, 0, 150)                                       \
   /* float GEMM with B (weights) packed at compile time */                                         \
   X(f32, gemm_packed, 8x32, scalar, "gemm.h", gemm_packed, constant, wide, 32, 150)                \
-  X(f32, gemm_packed, 4x16, scalar, "gemm.h", gemm_packed, constant, hosted, 16, 150)              \
+  X(f32, gemm_packed, 6x16, scalar, "gemm.h", gemm_packed, constant, hosted, 16, 150)              \
   X(f32, gemm_packed, 4x4, scalar, "gemm.h", gemm_packed, constant, mcu, 4, 150)                   \
   /* float GEMM (the Gemm op); 1x1 is the reference */                                             \
   X(f32, gemm, 8x32, scalar, "gemm.h", gemm_blocked, any, wide, 0, 8)                              \
-  X(f32, gemm, 4x16, scalar, "gemm.h", gemm_blocked, any, hosted, 0, 8)                            \
+  X(f32, gemm, 6x16, scalar, "gemm.h", gemm_blocked, any, hosted, 0, 8)                            \
   X(f32, gemm, 4x4, scalar, "gemm.h", gemm_blocked, any, mcu, 0, 0)                                \
   X(f32, gemm, 1x1, scalar, "gemm.h", gemm_small, any, any, 0, 0)                                  \
   /* RNN, GRU, LSTM: each step's product by R^T, split while it is a vector product */            \

@@ -43,8 +43,8 @@ ONNXC_ALWAYS_INLINE float exp_poly_in_range(float x) {
 }
 
 ONNXC_ALWAYS_INLINE float exp_poly(float x) {
-  x = x > -87.0f ? x : -87.0f;  // also maps NaN, keeping the int conversion below defined
-  x = x < 88.0f ? x : 88.0f;
+  x = pick(x > -87.0f, x, -87.0f);  // also maps NaN, keeping the int conversion below defined
+  x = pick(x < 88.0f, x, 88.0f);
   return exp_poly_in_range(x);
 }
 

@@ -101,13 +101,13 @@ TEST_CASE("select-kernels picks a Gemm's tile for the target and the product's s
     bool constant_b;
     const char* kernel;
   };
-  for (const Case& c : {Case{"generic", 16, false, "f32_gemm_4x16__scalar"},
-                        Case{"x86-64-v3", 16, false, "f32_gemm_4x16__scalar"},
+  for (const Case& c : {Case{"generic", 16, false, "f32_gemm_6x16__scalar"},
+                        Case{"x86-64-v3", 16, false, "f32_gemm_6x16__scalar"},
                         Case{"x86-64-v4", 16, false, "f32_gemm_8x32__scalar"},
                         Case{"cortex-m4", 16, false, "f32_gemm_4x4__scalar"},
                         Case{"generic", 1, false, "f32_gemm_1x1__scalar"},  // 1x8x16: no packing
                         Case{"x86-64-v4", 1, true, "f32_gemm_1x1__scalar"},
-                        Case{"generic", 16, true, "f32_gemm_packed_4x16__scalar"},
+                        Case{"generic", 16, true, "f32_gemm_packed_6x16__scalar"},
                         Case{"x86-64-v4", 16, true, "f32_gemm_packed_8x32__scalar"},
                         Case{"cortex-m4", 16, true, "f32_gemm_packed_4x4__scalar"}}) {
     ModelBuilder mb(13);
@@ -144,7 +144,7 @@ TEST_CASE("pack-weights stores a constant B as the chosen variant's panels", "[p
   PassManager pm(options);
   REQUIRE(pm.run(*m, diag));
   const Node& fc = *m->graph->nodes.back();
-  REQUIRE(fc.kernel == "f32_gemm_packed_4x16__scalar");
+  REQUIRE(fc.kernel == "f32_gemm_packed_6x16__scalar");
   const Value* packed = fc.inputs[1];
   REQUIRE(packed->is_constant());
   CHECK(packed->name == "w_packed");

@@ -404,7 +404,7 @@ int check_gemm_rows(bool& ok) {
                const Workspace&);
   };
   const Gemm variants[] = {{"f32_gemm_8x32__scalar", f32_gemm_8x32__scalar},
-                           {"f32_gemm_4x16__scalar", f32_gemm_4x16__scalar}};
+                           {"f32_gemm_6x16__scalar", f32_gemm_6x16__scalar}};
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> ws(32 * 256);

@@ -51,18 +51,18 @@ void gemm_packed_e(const GemmParams& p, const float* a, const float* b, const fl
   Kernel(p, a, packed.data(), c, y, e, r);
 }
 template <index_t Bytes>
-void gemm_4x16(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
-  f32_gemm_4x16__scalar(p, a, b, c, y, test_workspace<Bytes>());
+void gemm_6x16(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
+  f32_gemm_6x16__scalar(p, a, b, c, y, test_workspace<Bytes>());
 }
 template <index_t Bytes>
 void gemm_8x32(const GemmParams& p, const float* a, const float* b, const float* c, float* y) {
   f32_gemm_8x32__scalar(p, a, b, c, y, test_workspace<Bytes>());
 }
 template <index_t Bytes>
-void gemm_4x16_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
+void gemm_6x16_e(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
                  const EpilogueSpec& e, const float* r) {
   with_epilogue(e, [&](const auto& typed) {
-    f32_gemm_4x16__scalar(p, a, b, c, y, typed, r, test_workspace<Bytes>());
+    f32_gemm_6x16__scalar(p, a, b, c, y, typed, r, test_workspace<Bytes>());
   });
 }
 template <index_t Bytes>
@@ -74,7 +74,7 @@ void gemm_8x32_e(const GemmParams& p, const float* a, const float* b, const floa
 }
 // gemm<Tile>: the entry point of the kernels that run GEMMs inside, at the tile of each
 // target class's blocked row (onnxc/variants.h).
-using HostedTile = GemmTile<4, 16>;
+using HostedTile = GemmTile<6, 16>;
 using WideTile = GemmTile<8, 32>;
 using McuTile = GemmTile<4, 4>;
 template <class Tile>
@@ -100,13 +100,13 @@ void gemm_tile(const GemmParams& p, const float* a, const float* b, const float*
 // clang-format off
 const Variant kVariants[] = {
     ONNXC_KERNEL_VARIANTS(ONNXC_TESTED_ROW)
-    {"f32_gemm_4x16__scalar, 3-row panel", gemm_4x16<3 * 16 * 4>},
+    {"f32_gemm_6x16__scalar, 3-row panel", gemm_6x16<3 * 16 * 4>},
     {"f32_gemm_8x32__scalar, 1-row panel", gemm_8x32<32 * 4>},
     {"f32_gemm_8x32__scalar, no workspace", gemm_8x32<0>},
-    {"gemm<GemmTile<4, 16>>", gemm_tile<HostedTile>},
+    {"gemm<GemmTile<6, 16>>", gemm_tile<HostedTile>},
     {"gemm<GemmTile<8, 32>>", gemm_tile<WideTile>},
     {"gemm<GemmTile<4, 4>>", gemm_tile<McuTile>},
-    {"gemm<GemmTile<4, 16>>, no workspace", gemm<HostedTile, float>},
+    {"gemm<GemmTile<6, 16>>, no workspace", gemm<HostedTile, float>},
 };
 // clang-format on
 
@@ -313,9 +313,9 @@ namespace {
 using GemmEpilogueFn = void (*)(const GemmParams&, const float*, const float*, const float*, float*,
                                 const EpilogueSpec&, const float*);
 
-void packed_4x16_fused(const GemmParams& p, const float* a, const float* b, const float* c,
+void packed_6x16_fused(const GemmParams& p, const float* a, const float* b, const float* c,
                        float* y, const EpilogueSpec& e, const float* r) {
-  ONNXC_GEMM_FUSED(f32_gemm_packed_4x16__scalar)(p, a, b, c, y, e, r);
+  ONNXC_GEMM_FUSED(f32_gemm_packed_6x16__scalar)(p, a, b, c, y, e, r);
 }
 void packed_4x4_fused(const GemmParams& p, const float* a, const float* b, const float* c, float* y,
                       const EpilogueSpec& e, const float* r) {
@@ -327,13 +327,13 @@ const struct {
   GemmEpilogueFn fused;
   GemmFn plain;
 } kEpilogueVariants[] = {
-    {"f32_gemm_4x16__scalar", gemm_4x16_e<32768>, gemm_4x16<32768>},
+    {"f32_gemm_6x16__scalar", gemm_6x16_e<32768>, gemm_6x16<32768>},
     {"f32_gemm_8x32__scalar", gemm_8x32_e<32768>, gemm_8x32<32768>},
-    {"f32_gemm_4x16__scalar, 5-row panel", gemm_4x16_e<5 * 16 * 4>, gemm_4x16<5 * 16 * 4>},
-    {"gemm<GemmTile<4, 16>>", ONNXC_GEMM_FUSED(gemm<HostedTile>), gemm<HostedTile, float>},
+    {"f32_gemm_6x16__scalar, 5-row panel", gemm_6x16_e<5 * 16 * 4>, gemm_6x16<5 * 16 * 4>},
+    {"gemm<GemmTile<6, 16>>", ONNXC_GEMM_FUSED(gemm<HostedTile>), gemm<HostedTile, float>},
     {"gemm_ref<float>", ONNXC_GEMM_FUSED(gemm_ref), gemm_ref<float>},
-    {"f32_gemm_packed_4x16__scalar", gemm_packed_e<16, packed_4x16_fused>,
-     gemm_packed<16, f32_gemm_packed_4x16__scalar>},
+    {"f32_gemm_packed_6x16__scalar", gemm_packed_e<16, packed_6x16_fused>,
+     gemm_packed<16, f32_gemm_packed_6x16__scalar>},
     {"f32_gemm_packed_4x4__scalar", gemm_packed_e<4, packed_4x4_fused>,
      gemm_packed<4, f32_gemm_packed_4x4__scalar>},
 };
@@ -505,8 +505,8 @@ TEST_CASE("packed GEMM variants split over threads give the serial result bit fo
           "[gemm-kernels][threads]") {
   check_packed_parallel<32, f32_gemm_packed_8x32__scalar, f32_gemm_packed_8x32__scalar>(
       "f32_gemm_packed_8x32__scalar");
-  check_packed_parallel<16, f32_gemm_packed_4x16__scalar, f32_gemm_packed_4x16__scalar>(
-      "f32_gemm_packed_4x16__scalar");
+  check_packed_parallel<16, f32_gemm_packed_6x16__scalar, f32_gemm_packed_6x16__scalar>(
+      "f32_gemm_packed_6x16__scalar");
 }
 
 namespace {
@@ -557,6 +557,6 @@ TEST_CASE(
     "[gemm-kernels][threads]") {
   check_row_products_parallel<f32_gemm_8x32__scalar<Relu>, f32_gemm_8x32__scalar<Relu>>(
       "f32_gemm_8x32__scalar");
-  check_row_products_parallel<f32_gemm_4x16__scalar<Relu>, f32_gemm_4x16__scalar<Relu>>(
-      "f32_gemm_4x16__scalar");
+  check_row_products_parallel<f32_gemm_6x16__scalar<Relu>, f32_gemm_6x16__scalar<Relu>>(
+      "f32_gemm_6x16__scalar");
 }

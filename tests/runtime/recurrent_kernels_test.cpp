@@ -197,7 +197,7 @@ void check(const Problem& pr, bool want_y = true, bool want_h = true, bool want_
   std::vector<T> y(want.y.size(), T(-7)), y_h(want.y_h.size(), T(-7)), y_c(want.y_c.size(), T(-7));
   std::vector<T> scratch(static_cast<size_t>(recurrent_scratch_elems(p)), T(12345));
   const bool lstm = p.cell == kCellLstm;
-  recurrent_ref<T, GemmTile<4, 16>>(
+  recurrent_ref<T, GemmTile<6, 16>>(
       p, x.data(), w.data(), r.data(), pr.has_b ? b.data() : nullptr,
       pr.has_lens ? pr.lens.data() : nullptr, pr.has_h0 ? h0.data() : nullptr,
       lstm && pr.has_c0 ? c0.data() : nullptr, lstm && pr.has_peep ? peep.data() : nullptr,
@@ -311,7 +311,7 @@ TEST_CASE("recurrent kernels: hand-computed RNN steps and sequence_lens semantic
   const std::int32_t lens[] = {3, 1};
   float y[6], y_h[2];
   std::vector<float> scratch(static_cast<size_t>(recurrent_scratch_elems(p)));
-  rnn_ref<float, GemmTile<4, 16>>(p, x, w, r, b, lens, static_cast<const float*>(nullptr), y, y_h,
+  rnn_ref<float, GemmTile<6, 16>>(p, x, w, r, b, lens, static_cast<const float*>(nullptr), y, y_h,
                                   scratch.data());
   // Batch 0 walks t = 2, 1, 0: h = 7, then 2*2 + 3.5 + 1 = 8.5, then 2 + 4.25 + 1 = 7.25.
   // Batch 1 has one step (t = 0): h = 21; its t = 1, 2 outputs are zero.

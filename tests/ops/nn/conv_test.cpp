@@ -244,7 +244,7 @@ TEST_CASE("ConvTranspose output shapes", "[conv]") {
     REQUIRE(h.infer());
     CHECK(h.out().shape == Shape{1, 2, 10, 8});
     CHECK(emits(h,
-                "onnxc::f32_convtranspose_gemm__scalar<onnxc::GemmTile<4, 16>>(p, x0, x1, nullptr, "
+                "onnxc::f32_convtranspose_gemm__scalar<onnxc::GemmTile<6, 16>>(p, x0, x1, nullptr, "
                 "y0, nullptr);"));
     // the 2 x 9 x 9 column tile (162 floats, rounded to 176: whole 64-byte lines), then a 1-deep
     // GEMM panel of 32 columns

@@ -26,8 +26,8 @@ TEST_CASE("Gemm output shape follows transA/transB", "[matmul]") {
   CHECK(h.out().shape == Shape{3, 5});
   CHECK(h.out().dtype == F);
   const std::string code = h.emit();
-  // (No variant chosen: no select-kernels here; the target's blocked tile, generic: 4x16.)
-  CHECK(code.find("onnxc::gemm<onnxc::GemmTile<4, 16>>(p, x0, x1, x2, y0);") != std::string::npos);
+  // (No variant chosen: no select-kernels here; the target's blocked tile, generic: 6x16.)
+  CHECK(code.find("onnxc::gemm<onnxc::GemmTile<6, 16>>(p, x0, x1, x2, y0);") != std::string::npos);
   // {m, n, k, transA, transB, lda, ldb, ldy, alpha, beta, c_row_stride, c_col_stride}
   CHECK(code.find("{/*m=*/3, /*n=*/5, /*k=*/4, /*trans_a=*/1, /*trans_b=*/1, /*lda=*/3, /*ldb=*/4, "
                   "/*ldy=*/5, /*alpha=*/0.5f, /*beta=*/1.0f, /*c_row_stride=*/0, "
@@ -201,7 +201,7 @@ TEST_CASE("MatMul on float16 runs the float kernel on widened scratch copies", "
   const std::string code = h.emit();
   CHECK(code.find("onnxc::f16_f32_cast__scalar(x0, half_in0, 6, onnxc::CastParams{});") !=
         std::string::npos);
-  CHECK(code.find("onnxc::matmul<onnxc::GemmTile<4, 16>>(p, half_in0, half_in1, half_out0);") !=
+  CHECK(code.find("onnxc::matmul<onnxc::GemmTile<6, 16>>(p, half_in0, half_in1, half_out0);") !=
         std::string::npos);
   CHECK(code.find("onnxc::f32_f16_cast__scalar(half_out0, y0, 8, onnxc::CastParams{});") !=
         std::string::npos);
@@ -223,7 +223,7 @@ TEST_CASE("MatMul with a fused bias, transB and epilogue", "[matmul]") {
   INFO(code);
   CHECK(code.find("/*batch_count=*/1, /*m=*/6, /*n=*/7, /*k=*/5, /*trans_a=*/0, /*trans_b=*/1}") !=
         std::string::npos);
-  CHECK(code.find("onnxc::matmul<onnxc::GemmTile<4, 16>>(p, x0, x1, x2, y0, e, "
+  CHECK(code.find("onnxc::matmul<onnxc::GemmTile<6, 16>>(p, x0, x1, x2, y0, e, "
                   "static_cast<const float*>(nullptr));") != std::string::npos);
 
   InferHarness bad("MatMul", 13);
@@ -261,7 +261,7 @@ TEST_CASE("a blocked Gemm packs B in a workspace sized for the target", "[matmul
     InferHarness h("Gemm", 13);
     gemm_node(h);
     CHECK(h.node().scratch_bytes == 256u * 32u * 4u);
-    CHECK(h.emit().find("onnxc::gemm<onnxc::GemmTile<4, 16>>(p, x0, x1, "
+    CHECK(h.emit().find("onnxc::gemm<onnxc::GemmTile<6, 16>>(p, x0, x1, "
                         "static_cast<const float*>(nullptr), y0, "
                         "onnxc::Workspace{nullptr + 0, 32768});") != std::string::npos);
   }
@@ -295,7 +295,7 @@ TEST_CASE("every workspace depth gives the product of the reference", "[matmul]"
     const index_t bytes = gemm_workspace_bytes(p, budget);
     CHECK(bytes <= budget);
     std::vector<float> ws(static_cast<size_t>(bytes / 4) + 1);
-    gemm<GemmTile<4, 16>>(p, a.data(), b.data(), static_cast<const float*>(nullptr), got.data(),
+    gemm<GemmTile<6, 16>>(p, a.data(), b.data(), static_cast<const float*>(nullptr), got.data(),
                           Workspace{ws.data(), bytes});
     CHECK(got == want);  // small integers: every summation order is exact
   }
@@ -304,13 +304,13 @@ TEST_CASE("every workspace depth gives the product of the reference", "[matmul]"
 TEST_CASE("MatMul, ConvTranspose and RNN name the target's blocked GEMM row as their tile",
           "[matmul][kernels]") {
   // The first gemm_blocked row of onnxc/variants.h each target may use: wide (AVX-512) 8x32,
-  // hosted 4x16, microcontrollers 4x4.
+  // hosted 6x16, microcontrollers 4x4.
   const struct {
     const char* target;
     const char* tile;
   } cases[] = {{"x86-64-v4", "onnxc::GemmTile<8, 32>"},
-               {"generic", "onnxc::GemmTile<4, 16>"},
-               {"aarch64", "onnxc::GemmTile<4, 16>"},
+               {"generic", "onnxc::GemmTile<6, 16>"},
+               {"aarch64", "onnxc::GemmTile<6, 16>"},
                {"cortex-m4", "onnxc::GemmTile<4, 4>"},
                {"cortex-m0plus", "onnxc::GemmTile<4, 4>"}};
   for (const auto& c : cases) {

@@ -45,7 +45,7 @@ TEST_CASE("LSTM shapes: bidirectional, layout 0 and 1, all outputs", "[recurrent
     CHECK(h.out(1).shape == (layout ? Shape{3, 2, 4} : Shape{2, 3, 4}));
     CHECK(h.out(2).shape == h.out(1).shape);
     const std::string code = h.emit();
-    CHECK(code.find("onnxc::recurrent_ref<float, onnxc::GemmTile<4, 16>>(p, x0, x1, x2, x3, x4, "
+    CHECK(code.find("onnxc::recurrent_ref<float, onnxc::GemmTile<6, 16>>(p, x0, x1, x2, x3, x4, "
                     "x5, x6, x7, y0, y1, y2, rec_scratch);") != std::string::npos);
     CHECK(code.find("/*num_directions*/ 2") != std::string::npos);
     RecurrentParams want{};
