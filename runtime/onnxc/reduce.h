@@ -306,6 +306,10 @@ inline void reduce_ref(const ReduceParams& p, const T* x, T* y) {
   using reduce_detail::kLanes;
   const int last = p.red_rank - 1;
   const index_t run = p.red_dims[last], run_stride = p.red_strides[last];
+  if (p.red_count == 0) {  // reads nothing (and an empty input may come as a null pointer)
+    for (index_t i = 0; i < p.outer_count * p.inner; ++i) y[i] = R::finish(R::init(), 0);
+    return;
+  }
   reduce_detail::OuterCursor outer;
   for (index_t o = 0; o < p.outer_count; ++o, outer.next(p)) {
     const T* xo = x + outer.offset;
