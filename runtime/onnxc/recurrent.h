@@ -159,22 +159,47 @@ inline index_t length(const std::int32_t* seq_lens, index_t b, index_t seq_lengt
   return len < 0 ? 0 : (len > seq_length ? seq_length : len);
 }
 
-// One LSTM step without peepholes for one batch entry, gate by gate over the hidden units so
-// that each loop vectorizes: hg [i, o, f, c] (ONNX's gate order) holds Ht-1 R^T + Rb and becomes
-// the activated gates; the same arithmetic per unit as the peephole path in recurrent_ref.
+// x[0..n) clipped to [-cl, cl] where cl > 0 (the ops' clip attribute; 0: none).
 template <typename T>
-inline void lstm_cell(const RecurrentAct* act, const T* xg, T* hg, T* cb, T* hb, T* yo, index_t H,
-                      T cl, bool input_forget) {
+inline void clip_span(T* x, index_t n, T cl) {
   if (cl > T(0))
-    for (index_t j = 0; j < 4 * H; ++j) hg[j] = clip(xg[j] + hg[j], cl);
-  else
-    for (index_t j = 0; j < 4 * H; ++j) hg[j] = xg[j] + hg[j];
-  // i, o and f share the first activation (f is 1 - i with input_forget).
-  recurrent_activate_span(act[0], hg, input_forget ? 2 * H : 3 * H);
-  recurrent_activate_span(act[1], hg + 3 * H, H);
+    for (index_t j = 0; j < n; ++j) x[j] = clip(x[j], cl);
+}
+
+// x[0..n) = a(clip(x[0..n) + xg[0..n))): a cell's gates from the two products, span by span.
+template <typename T>
+inline void gates_span(const RecurrentAct& a, const T* xg, T* x, index_t n, T cl) {
+  for (index_t j = 0; j < n; ++j) x[j] = xg[j] + x[j];
+  clip_span(x, n, cl);
+  recurrent_activate_span(a, x, n);
+}
+
+// One LSTM step for one batch entry, gate by gate over the hidden units so that each loop
+// vectorizes: hg [i, o, f, c] (ONNX's gate order) holds Ht-1 R^T + Rb and becomes the activated
+// gates. Peepholes pd [i, o, f] (or null) add P times the cell state to a gate before its clip:
+// the old state to i and f, the new one to o (so o is activated last).
+template <typename T>
+inline void lstm_cell(const RecurrentAct* act, const T* xg, T* hg, const T* pd, T* cb, T* hb, T* yo,
+                      index_t H, T cl, bool input_forget) {
   T* const it = hg;
+  T* const ot = hg + H;
   T* const ft = hg + 2 * H;
   T* const ct = hg + 3 * H;
+  for (index_t j = 0; j < 4 * H; ++j) hg[j] = xg[j] + hg[j];
+  if (pd) {
+    for (index_t j = 0; j < H; ++j) {
+      it[j] += pd[j] * cb[j];
+      ft[j] += pd[2 * H + j] * cb[j];
+    }
+    clip_span(it, H, cl);
+    clip_span(ft, 2 * H, cl);  // f and c
+  } else {
+    clip_span(hg, 4 * H, cl);
+  }
+  // i, with o and f where they are ready, in one span (f is 1 - i with input_forget).
+  recurrent_activate_span(act[0], hg, pd ? H : input_forget ? 2 * H : 3 * H);
+  if (pd && !input_forget) recurrent_activate_span(act[0], ft, H);
+  recurrent_activate_span(act[1], ct, H);
   if (input_forget)
     for (index_t j = 0; j < H; ++j) ft[j] = T(1) - it[j];
   for (index_t j = 0; j < H; ++j) {
@@ -182,8 +207,11 @@ inline void lstm_cell(const RecurrentAct* act, const T* xg, T* hg, T* cb, T* hb,
     cb[j] = c_new;
     hb[j] = c_new;
   }
+  if (pd) {
+    for (index_t j = 0; j < H; ++j) ot[j] = clip(ot[j] + pd[H + j] * cb[j], cl);
+    recurrent_activate_span(act[0], ot, H);
+  }
   recurrent_activate_span(act[2], hb, H);
-  const T* const ot = hg + H;
   for (index_t j = 0; j < H; ++j) hb[j] = ot[j] * hb[j];
   if (yo)
     for (index_t j = 0; j < H; ++j) yo[j] = hb[j];
@@ -260,34 +288,14 @@ inline void recurrent_ref(const RecurrentParams& p, const T* x, const T* w, cons
         T* cb = c + b * H;
         T* yo = y ? y + recurrent_detail::y_offset(p, t, d, b) : nullptr;
         if (p.cell == kCellRnn) {
-          for (index_t j = 0; j < H; ++j) {
-            hb[j] = recurrent_activate(act[0], clip(xg[j] + hg[j], cl));
-            if (yo) yo[j] = hb[j];
-          }
-        } else if (p.cell == kCellLstm && !pd) {
-          recurrent_detail::lstm_cell(act, xg, hg, cb, hb, yo, H, cl, p.input_forget != 0);
+          for (index_t j = 0; j < H; ++j) hb[j] = hg[j];
+          recurrent_detail::gates_span(act[0], xg, hb, H, cl);
+          if (yo)
+            for (index_t j = 0; j < H; ++j) yo[j] = hb[j];
         } else if (p.cell == kCellLstm) {
-          for (index_t j = 0; j < H; ++j) {
-            const T c_prev = cb[j];
-            T gi = xg[j] + hg[j], go = xg[H + j] + hg[H + j];
-            T gf = xg[2 * H + j] + hg[2 * H + j], gc = xg[3 * H + j] + hg[3 * H + j];
-            if (pd) {
-              gi += pd[j] * c_prev;
-              gf += pd[2 * H + j] * c_prev;
-            }
-            const T it = recurrent_activate(act[0], clip(gi, cl));
-            const T ft = p.input_forget ? T(1) - it : recurrent_activate(act[0], clip(gf, cl));
-            const T ct = recurrent_activate(act[1], clip(gc, cl));
-            const T c_new = ft * c_prev + it * ct;
-            if (pd) go += pd[H + j] * c_new;
-            const T ot = recurrent_activate(act[0], clip(go, cl));
-            cb[j] = c_new;
-            hb[j] = ot * recurrent_activate(act[2], c_new);
-            if (yo) yo[j] = hb[j];
-          }
+          recurrent_detail::lstm_cell(act, xg, hg, pd, cb, hb, yo, H, cl, p.input_forget != 0);
         } else {  // GRU: z and r now, the candidate after the reset-gated GEMM below
-          for (index_t j = 0; j < 2 * H; ++j)
-            hg[j] = recurrent_activate(act[0], clip(xg[j] + hg[j], cl));
+          recurrent_detail::gates_span(act[0], xg, hg, 2 * H, cl);
           if (gru_split)
             for (index_t j = 0; j < H; ++j) rh[b * H + j] = hg[H + j] * hb[j];
         }
