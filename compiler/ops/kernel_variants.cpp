@@ -126,6 +126,9 @@ bool class_fits(TargetClass c, const Target& target) {
       return !target.is_microcontroller() && target.isa == Isa::avx512f;
     case TargetClass::baseline:
       return !target.is_microcontroller() && (target.isa == Isa::scalar || target.isa == Isa::sse2);
+    case TargetClass::vector_fma:
+      return !target.is_microcontroller() &&
+             (target.isa == Isa::avx2_fma || target.isa == Isa::avx512f);
   }
   return false;
 }

@@ -40,7 +40,7 @@ enum class KernelFit {
 #undef ONNXC_FIT_ENUM
 };
 // The target classes a row's `targets` column names (see variants.h).
-#define ONNXC_TARGET_CLASSES(X) X(any) X(hosted) X(mcu) X(wide) X(baseline)
+#define ONNXC_TARGET_CLASSES(X) X(any) X(hosted) X(mcu) X(wide) X(baseline) X(vector_fma)
 enum class TargetClass {
 #define ONNXC_CLASS_ENUM(name) name,
   ONNXC_TARGET_CLASSES(ONNXC_CLASS_ENUM)

@@ -28,7 +28,8 @@
 //            are tuned for, though written in plain C++); baseline (hosted targets of the x86-64
 //            baseline, isa scalar or sse2: generic, x86-64-v2, whose plain C++ rows run AVX-512 or
 //            AVX2 copies picked at run time where the build is x86-64, ONNXC_X86_ISA_DISPATCH;
-//            the conv rows' AVX-512 copy runs the 8x32 tile).
+//            the conv rows' AVX-512 copy runs the 8x32 tile); vector_fma (hosted x86-64 targets
+//            compiled for AVX2 + FMA or AVX-512: x86-64-v3, x86-64-v4, native on such a CPU).
 //   panel:   for gemm_packed: the B panel width NR its register tile loads (pack_gemm_b<NR>); 0
 //            for the others.
 //   gflops:  about how fast it runs on one core (bench/run --layers on an AVX-512 core), the rate
@@ -60,7 +61,7 @@
   X(f32, dwconv, 5x5, scalar, "conv_variants.h", dwconv_kxk, any, baseline, 0, 15)                 \
   X(f32, dwconv, any, scalar, "conv.h", any, any, any, 0, 15)                                      \
   /* any other float convolution: Winograd (rate: direct-convolution flops / time), or a GEMM */   \
-  X(f32, conv, wino4x4, scalar, "conv_winograd.h", winograd, constant, wide, 0, 450)               \
+  X(f32, conv, wino4x4, scalar, "conv_winograd.h", winograd, constant, vector_fma, 0, 450)             \
   X(f32, conv, 8x32, scalar, "conv.h", any, any, wide, 0, 150)                                     \
   X(f32, conv, 6x16, scalar, "conv.h", any, any, hosted, 0, 150)                                   \
   X(f32, conv, 4x8, scalar, "conv.h", any, any, mcu, 0, 150)                                       \

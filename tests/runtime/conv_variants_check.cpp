@@ -121,6 +121,7 @@ struct Compiled {
 #define ONNXC_PARALLEL_hosted(fn) ONNXC_CONV_PARALLEL(fn)
 #define ONNXC_PARALLEL_wide(fn) ONNXC_CONV_PARALLEL(fn)
 #define ONNXC_PARALLEL_baseline(fn) ONNXC_CONV_PARALLEL(fn)
+#define ONNXC_PARALLEL_vector_fma(fn) ONNXC_CONV_PARALLEL(fn)
 #define ONNXC_PARALLEL_mcu(fn) nullptr
 #define ONNXC_COMPILED_AS(fn, targets) \
   { #fn, fn, ONNXC_CONV_FUSED(fn), ONNXC_PARALLEL_##targets(fn) }
