@@ -55,7 +55,12 @@ std::string output_flags(const CompileArgs& args, const std::string& name) {
   std::vector<std::string> trips = l.max_trip_counts;
   std::sort(trips.begin(), trips.end());
   for (const auto& t : trips) flags += " --max-trip-count " + t;
-  flags += " --target " + std::string(find_target(l.target)->name);  // "native" resolved
+  // "native" resolved to its table row, and the host's cache budget where it is not the row's
+  // (the one thing that row's code would not reproduce)
+  const Target& target = *find_target(l.target);
+  flags += " --target " + std::string(target.name);
+  if (target.cache_bytes != find_target(target.name)->cache_bytes)
+    flags += fmt::format(" (native: {}-byte cache budget)", target.cache_bytes);
   if (l.max_bytes != kMaxTensorBytes) flags += fmt::format(" --max-bytes {}", l.max_bytes);
   if (l.max_scratch) flags += " --max-scratch " + std::to_string(l.max_scratch);
   if (l.max_arena) flags += " --max-arena " + std::to_string(l.max_arena);

@@ -4,7 +4,7 @@
 //                 with no rated variant at kUnratedGflops (elementwise, pooling, reshapes: one
 //                 operation per output element, a memory-bound guess)
 //   split time    serial time x the largest part's share (OpHandler::parts_plan: the grid the
-//                 parallel form runs) + one parallel region's cost (kRegionSeconds)
+//                 parallel form runs) + one parallel region's cost (the target's split.region_s)
 // The model's N-thread time is the sum over nodes: nodes run one after the other, each whole or
 // split, so the critical path is that sum. Not modelled: memory bandwidth shared by the cores,
 // caches per core, clock changes with the active core count, the pool's wake-up after a long
@@ -24,9 +24,6 @@
 namespace onnxc {
 namespace {
 
-// One parallel region of onnxc::ThreadPool: dispatch and closing barrier (bench/pool_overhead:
-// 5.5-6.1 us at 16 threads on a 16-core Xeon).
-constexpr double kRegionSeconds = 6e-6;
 // The rate of nodes without a rated kernel variant (elementwise ops and the like).
 constexpr double kUnratedGflops = 4.0;
 
@@ -37,7 +34,7 @@ struct NodeCost {
   bool rated = false;  // its variant has a measured rate (else kUnratedGflops)
 };
 
-NodeCost cost_of(const Node& n) {
+NodeCost cost_of(const Node& n, const Target& target) {
   NodeCost c{&n, {"whole", 1.0}};
   const KernelVariant* v = n.kernel.empty() ? nullptr : find_kernel_variant(n.kernel);
   c.rated = v && v->gflops > 0;
@@ -46,7 +43,7 @@ NodeCost cost_of(const Node& n) {
   c.split_s = c.serial_s;
   if (n.kernel_tasks > 1 && n.handler) {
     c.plan = n.handler->parts_plan(n);
-    c.split_s = c.serial_s * c.plan.largest_share + kRegionSeconds;
+    c.split_s = c.serial_s * c.plan.largest_share + target.split.region_s;
   }
   return c;
 }
@@ -87,7 +84,7 @@ std::string thread_report(const Module& m) {
   double serial = 0, parallel = 0, whole_s = 0;
   for (const auto& n : m.graph->nodes) {
     if (n->elided) continue;  // a view: no code runs
-    const NodeCost c = cost_of(*n);
+    const NodeCost c = cost_of(*n, *m.target);
     serial += c.serial_s, parallel += c.split_s;
     if (n->kernel_tasks > 1) {
       split.push_back(c);

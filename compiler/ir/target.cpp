@@ -1,14 +1,22 @@
 #include "ir/target.h"
 
+#if __has_include(<unistd.h>)
+#include <unistd.h>  // sysconf
+#endif
+
+#include <algorithm>
+#include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <mutex>
+#include <string>
 
 namespace onnxc {
 
 const std::vector<Target>& all_targets() {
   static const std::vector<Target> targets = {
-#define ONNXC_TARGET_ROW(name, isa, fpu, cache, stack, flags, text) \
-  Target{name, Isa::isa, Fpu::fpu, cache, stack, flags, text},
+#define ONNXC_TARGET_ROW(name, isa, fpu, cache, stack, split, flags, text) \
+  Target{name, Isa::isa, Fpu::fpu, cache, stack, split, flags, text},
       ONNXC_TARGETS(ONNXC_TARGET_ROW)
 #undef ONNXC_TARGET_ROW
   };
@@ -34,10 +42,46 @@ std::string_view native_target_name() {
 #endif
 }
 
+// The size of the host's level-2 data (or unified) cache of CPU 0 in bytes, 0 when the host does
+// not say: Linux's sysfs first (it knows it on x86 and aarch64 alike), then glibc's sysconf.
+size_t host_l2_bytes() {
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level(dir + "/level"), type(dir + "/type"), size(dir + "/size");
+    int l = 0;
+    std::string kind, text;
+    if (!(level >> l) || !(type >> kind) || !(size >> text)) break;
+    if (l != 2 || kind == "Instruction") continue;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+    const unsigned long long unit = *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1;
+    return static_cast<size_t>(n * unit);
+  }
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (bytes > 0) return static_cast<size_t>(bytes);
+#endif
+  return 0;
+}
+
+// `--target native`: the host's table row, its tiles sized for the host's L2 (kept from the row
+// when the host does not tell it, or tells less than 64 KiB: no desktop core has so little).
+const Target* native_target() {
+  static const Target native = [] {
+    const std::string_view name = native_target_name();
+    Target t = *std::find_if(all_targets().begin(), all_targets().end(),
+                             [&](const Target& row) { return row.name == name; });
+    const size_t l2 = host_l2_bytes();
+    if (l2 >= 65536) t.cache_bytes = l2;
+    return t;
+  }();
+  return &native;
+}
+
 }  // namespace
 
 const Target* find_target(std::string_view name) {
-  if (name == "native") name = native_target_name();
+  if (name == "native") return native_target();
   for (const Target& t : all_targets())
     if (t.name == name) return &t;
   return nullptr;
@@ -64,7 +108,9 @@ const Target* target_copy(const Target& t, size_t max_scratch, int threads) {
   static std::deque<Target> copies;  // a deque: pointers to earlier copies stay valid
   const std::lock_guard<std::mutex> lock(mutex);
   for (const Target& c : copies)
-    if (c.name == t.name && c.max_scratch == max_scratch && c.threads == threads) return &c;
+    if (c.name == t.name && c.cache_bytes == t.cache_bytes && c.max_scratch == max_scratch &&
+        c.threads == threads)
+      return &c;
   copies.push_back(t);
   copies.back().max_scratch = max_scratch;
   copies.back().threads = threads;

@@ -38,30 +38,56 @@ enum class Isa {
 // float kernels must not promote); kNone: no FPU at all.
 enum class Fpu { kDouble, kSingle, kNone };
 
-// X(name, isa, fpu, cache_bytes, max_kernel_stack, cxx_flags, description)
+// --threads' costs on a target, in seconds (the table's ONNXC_SPLIT column).
+struct SplitCosts {
+  double region_s;    // one parallel region: dispatch and closing barrier
+  double min_call_s;  // the least one-core time of a kernel call's work worth splitting
+  double min_step_s;  // the same for one recurrent step's product
+};
+#define ONNXC_SPLIT(region_us, call_us, step_us)     \
+  SplitCosts {                                       \
+    region_us * 1e-6, call_us * 1e-6, step_us * 1e-6 \
+  }
+
+// X(name, isa, fpu, cache_bytes, max_kernel_stack, split, cxx_flags, description)
 //   cache_bytes:      the working-set budget tiles and scratch are sized for (L2 on desktop
-//                     cores, a fraction of SRAM on microcontrollers)
+//                     cores, a fraction of SRAM on microcontrollers); `native` takes the host's
+//                     L2 instead, where the host tells it
 //   max_kernel_stack: the most stack one kernel call may use, in bytes
+//   split:            --threads' cost table, ONNXC_SPLIT(region, call, step) in microseconds:
+//                     one parallel region of onnxc::ThreadPool (dispatch and closing barrier),
+//                     and the least one-core time of a kernel call's work (call) and of one
+//                     recurrent step's (step) that a split pays for. A call's parts hand their
+//                     outputs to another core's cache besides; a step's state stays in cache.
+//                     Region: bench/pool_overhead, 5.5-6.1 us at 16 threads on a 16-core Xeon.
+//                     Microcontrollers never split (--threads is refused there).
 //   cxx_flags:        what to pass the C++ compiler so that it may use the ISA
-#define ONNXC_TARGETS(X)                                                                           \
-  X("generic", scalar, kDouble, 262144, 1024, "", "portable C++, no ISA assumed (the default)")    \
-  X("x86-64-v2", sse2, kDouble, 262144, 1024, "-march=x86-64-v2", "x86-64 with SSE4.2")            \
-  X("x86-64-v3", avx2_fma, kDouble, 1048576, 1024, "-march=x86-64-v3", "x86-64 with AVX2 and FMA") \
-  X("x86-64-v4", avx512f, kDouble, 1048576, 1024, "-march=x86-64-v4", "x86-64 with AVX-512")       \
-  X("aarch64", neonfma, kDouble, 524288, 1024, "-march=armv8-a", "64-bit Arm (NEON with FMA)")     \
-  X("cortex-a7", neon, kDouble, 131072, 1024, "-mcpu=cortex-a7 -mfpu=neon-vfpv4 -mfloat-abi=hard", \
-    "32-bit Arm application core with NEON")                                                       \
-  X("cortex-m55", mve, kDouble, 16384, 256, "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard",           \
-    "Cortex-M55 with Helium (MVE) and a double-precision FPU")                                     \
-  X("cortex-m7", dsp, kDouble, 65536, 256,                                                         \
-    "-mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard",                                     \
-    "Cortex-M7 with a double-precision FPU")                                                       \
-  X("cortex-m4", dsp, kSingle, 16384, 256,                                                         \
-    "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard",                                  \
-    "Cortex-M4F (single-precision FPU)")                                                           \
-  X("cortex-m3", scalar, kNone, 16384, 256, "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft",            \
-    "Cortex-M3 (no FPU)")                                                                          \
-  X("cortex-m0plus", scalar, kNone, 8192, 256, "-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft",     \
+#define ONNXC_TARGETS(X)                                                                          \
+  X("generic", scalar, kDouble, 262144, 1024, ONNXC_SPLIT(6, 20, 5), "",                          \
+    "portable C++, no ISA assumed (the default)")                                                 \
+  X("x86-64-v2", sse2, kDouble, 262144, 1024, ONNXC_SPLIT(6, 20, 5), "-march=x86-64-v2",          \
+    "x86-64 with SSE4.2")                                                                         \
+  X("x86-64-v3", avx2_fma, kDouble, 1048576, 1024, ONNXC_SPLIT(6, 20, 5), "-march=x86-64-v3",     \
+    "x86-64 with AVX2 and FMA")                                                                   \
+  X("x86-64-v4", avx512f, kDouble, 1048576, 1024, ONNXC_SPLIT(6, 20, 5), "-march=x86-64-v4",      \
+    "x86-64 with AVX-512")                                                                        \
+  X("aarch64", neonfma, kDouble, 524288, 1024, ONNXC_SPLIT(6, 20, 5), "-march=armv8-a",           \
+    "64-bit Arm (NEON with FMA)")                                                                 \
+  X("cortex-a7", neon, kDouble, 131072, 1024, ONNXC_SPLIT(6, 20, 5),                              \
+    "-mcpu=cortex-a7 -mfpu=neon-vfpv4 -mfloat-abi=hard", "32-bit Arm application core with NEON") \
+  X("cortex-m55", mve, kDouble, 16384, 256, ONNXC_SPLIT(0, 0, 0),                                 \
+    "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard",                                                  \
+    "Cortex-M55 with Helium (MVE) and a double-precision FPU")                                    \
+  X("cortex-m7", dsp, kDouble, 65536, 256, ONNXC_SPLIT(0, 0, 0),                                  \
+    "-mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard",                                    \
+    "Cortex-M7 with a double-precision FPU")                                                      \
+  X("cortex-m4", dsp, kSingle, 16384, 256, ONNXC_SPLIT(0, 0, 0),                                  \
+    "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard",                                 \
+    "Cortex-M4F (single-precision FPU)")                                                          \
+  X("cortex-m3", scalar, kNone, 16384, 256, ONNXC_SPLIT(0, 0, 0),                                 \
+    "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft", "Cortex-M3 (no FPU)")                             \
+  X("cortex-m0plus", scalar, kNone, 8192, 256, ONNXC_SPLIT(0, 0, 0),                              \
+    "-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft",                                               \
     "Cortex-M0+ (ARMv6-M, no FPU, no unaligned access)")
 
 // The most parts --threads may split a kernel into.
@@ -73,6 +99,7 @@ struct Target {
   Fpu fpu;
   size_t cache_bytes;
   size_t max_kernel_stack;
+  SplitCosts split;
   std::string_view cxx_flags;
   std::string_view description;
   // --max-scratch: the most arena bytes one kernel's tiles and panels may take (0: no cap
@@ -92,7 +119,8 @@ struct Target {
 
 // Every target of ONNXC_TARGETS, in table order.
 const std::vector<Target>& all_targets();
-// The target named `name` ("native" resolves to the host's), or nullptr when there is none.
+// The target named `name`, or nullptr when there is none. "native" is the host's row with the
+// host's L2 size as its cache budget (the row's where the host does not tell it).
 const Target* find_target(std::string_view name);
 const Target& default_target();
 // `t` with max_scratch set to `bytes` (0: `t` itself). The copies live as long as the process.

@@ -164,9 +164,11 @@ std::string gemm_tile_type(const KernelVariant& v) {
   return "onnxc::GemmTile<" + v.tile.substr(0, x) + ", " + v.tile.substr(x + 1) + ">";
 }
 
-int kernel_parts(const KernelVariant& v, const KernelQuery& q, int threads) {
+int kernel_parts(const KernelVariant& v, const KernelQuery& q, const Target& target) {
+  const int threads = target.threads;
   if (threads < 2 || v.gflops <= 0 || q.max_parts < threads) return 1;
-  return q.flops / (v.gflops * 1e9) >= q.min_split_seconds ? threads : 1;
+  const double least_s = q.recurrent_step ? target.split.min_step_s : target.split.min_call_s;
+  return q.flops / (v.gflops * 1e9) >= least_s ? threads : 1;
 }
 
 std::string parallel_args(int tasks) {

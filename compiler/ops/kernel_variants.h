@@ -72,7 +72,7 @@ struct KernelQuery {
   bool constant_weights = false;      // its weights are constant and read as stored
   bool winograd_fits = false;         // winograd: Winograd pays and its blocks fit the scratch
   double flops = 0;                   // the work of one parallel region (a call, a step)
-  double min_split_seconds = 20e-6;   // the least time of that work a split pays for
+  bool recurrent_step = false;        // that region is a recurrent step's (else a kernel call's)
   int64_t max_parts = INT64_MAX;      // the most parts its work divides into
 };
 
@@ -109,12 +109,11 @@ const KernelVariant* first_fitting_variant(const KernelQuery& q, const Target& t
 const KernelVariant& blocked_gemm_variant(const Target& target);
 // "onnxc::GemmTile<6, 16>" for a GEMM row of tile "6x16".
 std::string gemm_tile_type(const KernelVariant& v);
-// --threads: the parts row `v` splits the node's work into: `threads` when the work, run at the
-// row's rate on one core, takes at least q.min_split_seconds (20 us for a kernel call: handing a
-// part to another core, about a microsecond, and then reading its output from that core's cache,
-// costs about as much as it saves) and divides into that many parts; else 1 (also for rows
-// without a parallel form, gflops 0).
-int kernel_parts(const KernelVariant& v, const KernelQuery& q, int threads);
+// --threads: the parts row `v` splits the node's work into on `target`: target.threads when the
+// work, run at the row's rate on one core, takes at least the target's least split time
+// (target.split: min_call_s for a kernel call, min_step_s for a recurrent step) and divides into
+// that many parts; else 1 (also for rows without a parallel form, gflops 0).
+int kernel_parts(const KernelVariant& v, const KernelQuery& q, const Target& target);
 // The arguments a variant's parallel form takes after its fused-epilogue ones (onnxc/parallel.h):
 // ", parallel, /*tasks=*/N".
 std::string parallel_args(int tasks);

@@ -43,7 +43,7 @@ const KernelVariant* select_node_kernel(Node& n, const Target& target) {
   if (q.families.empty()) return nullptr;
   const KernelVariant* v = first_fitting_variant(q, target);
   if (!v) return nullptr;
-  n.scratch_bytes = n.handler->use_kernel(n, *v, kernel_parts(*v, q, target.threads));
+  n.scratch_bytes = n.handler->use_kernel(n, *v, kernel_parts(*v, q, target));
   n.kernel = v->name;
   n.kernel_tasks = n.handler->kernel_tasks(n);
   return v;

@@ -276,6 +276,8 @@ inline void conv_gemm_group(const ConvParams& p, const float* xg, const float* w
             const index_t mr = i1 - i < MR ? i1 - i : MR,
                           nr = nc - jp * NR < NR ? nc - jp * NR : NR;
             const index_t at = i * positions + p0 + jp * NR;
+            if (jp + 1 < n_panels)  // the next panel's output lines of these rows
+              for (index_t r = 0; r < mr; ++r) ONNXC_PREFETCH_WRITE(y + at + r * positions + NR);
             kTile(w + i * depth + k0, depth, panels + jp * kc * NR, kc, y + at, positions, mr, nr,
                   b ? b + i : nullptr, k0 > 0);
             if (has_epilogue(e) && k0 + kc == depth)  // the tile is final: finish it in L1

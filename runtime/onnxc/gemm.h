@@ -226,6 +226,8 @@ inline void blocked_product(const GemmParams& p, const float* a, const float* b,
           const index_t mr = i0 + mc - i < MR ? i0 + mc - i : MR;
           const float* ai = a + i * a_is + k0 * a_ks;
           float* yi = y + i * p.ldy + j0;
+          if (j0 + NR < p.n)  // the next panel's output lines of these rows
+            for (index_t r = 0; r < mr; ++r) ONNXC_PREFETCH_WRITE(yi + r * p.ldy + NR);
           if (p.trans_a)
             tile<MR, NR, true>(ai, p.lda, pb, kc, yi, p.ldy, mr, nr, alpha);
           else

@@ -1,8 +1,11 @@
 // The target table: names are unique and resolvable, `native` resolves to a table row the host
-// runs, and the microcontroller rows carry the tighter stack limit.
+// runs (its cache budget the host's L2), the microcontroller rows carry the tighter stack limit,
+// and the split cost column is set for every target that may split.
 #include "ir/target.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -60,4 +63,39 @@ TEST_CASE("flag --max-scratch: caps the scratch budget of a copy of the target",
   CHECK(with_max_scratch(m4, 1u << 30)->scratch_budget() == m4.cache_bytes);  // never above
   CHECK(m4.max_scratch == 0u);  // the table row is untouched
   CHECK(find_target("cortex-m0plus")->fpu == Fpu::kNone);
+}
+
+TEST_CASE("native sizes its tiles for the host's L2 where sysfs tells it", "[target]") {
+  const Target& native = *find_target("native");
+  const Target& row = *std::find_if(all_targets().begin(), all_targets().end(),
+                                    [&](const Target& t) { return t.name == native.name; });
+  CHECK(native.isa == row.isa);
+  CHECK(native.cxx_flags == row.cxx_flags);
+  // cpu0's level-2 cache as Linux lists it (index2 is L2 on x86 and on the Arm cores we run).
+  std::ifstream level("/sys/devices/system/cpu/cpu0/cache/index2/level"),
+      size("/sys/devices/system/cpu/cpu0/cache/index2/size");
+  int l = 0;
+  std::string text;
+  if (level >> l && l == 2 && size >> text && text.back() == 'K') {
+    const size_t kib = std::stoul(text.substr(0, text.size() - 1));
+    if (kib >= 64) CHECK(native.cache_bytes == kib * 1024);
+  }
+  CHECK(native.cache_bytes >= 65536u);
+  CHECK(find_target("native") == &native);  // one copy for the process
+}
+
+TEST_CASE("the hosted targets' cost table allows splits, microcontrollers' never",
+          "[target][threads]") {
+  for (const Target& t : all_targets()) {
+    INFO(t.name);
+    if (t.is_microcontroller()) {  // --threads is refused there
+      CHECK(t.split.min_call_s == 0);
+      CHECK(t.split.min_step_s == 0);
+      continue;
+    }
+    CHECK(t.split.region_s > 0);
+    CHECK(t.split.min_step_s > 0);
+    // a call's parts also hand their outputs to another core's cache; a step's state stays put
+    CHECK(t.split.min_call_s >= t.split.min_step_s);
+  }
 }

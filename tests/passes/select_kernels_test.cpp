@@ -219,11 +219,34 @@ TEST_CASE("select-kernels picks Winograd for 3x3 stride-1 convolutions where it 
   }
 }
 
+namespace {
+
+// LSTM, hidden 192, 2 steps of `batch`, lowered for `target` up to plan-memory: the IR text.
+std::string lstm_ir(int64_t batch, const Target& target) {
+  ModelBuilder mb(14);
+  mb.input("x", onnx::TensorProto::FLOAT, {2, batch, 16});
+  mb.output("y", onnx::TensorProto::FLOAT, {2, 1, batch, 192});
+  mb.initializer("w", {1, 768, 16}, std::vector<float>(768 * 16, 0.01f));
+  mb.initializer("r", {1, 768, 192}, std::vector<float>(768 * 192, 0.01f));
+  ModelBuilder::int_attr(mb.node("LSTM", {"x", "w", "r"}, {"y"}, "lstm"), "hidden_size", 192);
+  Diagnostics diag;
+  std::unique_ptr<Module> m = import_model(mb.proto(), ImportOptions{}, diag);
+  REQUIRE(m);
+  m->target = &target;
+  PassOptions options;
+  options.stop_after = "plan-memory";
+  PassManager pm(options);
+  REQUIRE(pm.run(*m, diag));
+  return print_graph(*m->graph);
+}
+
+}  // namespace
+
 TEST_CASE("select-kernels splits a recurrent step's product by the table's recurrent row",
           "[passes][kernels][threads]") {
-  // LSTM, hidden 192: each step's product by R^T is 2 x batch x 768 x 192 flops. Batch 1 (0.29
-  // MFLOP, about 8 us at the row's 35 GFLOP/s: above the 5 us a step's dispatch needs) splits;
-  // batch 4 is no longer a vector product (the row's gemv_rows does not take it) and stays whole.
+  // Each step's product by R^T is 2 x batch x 768 x 192 flops. Batch 1 (0.29 MFLOP, about 8 us
+  // at the row's 35 GFLOP/s: above the target's min_step_s, 5 us) splits; batch 4 is no longer a
+  // vector product (the row's gemv_rows does not take it) and stays whole.
   struct Case {
     int64_t batch;
     int threads;
@@ -231,24 +254,30 @@ TEST_CASE("select-kernels splits a recurrent step's product by the table's recur
   };
   for (const Case& c : {Case{1, 2, "kernel: f32_recurrent_ref__scalar in 2 parts"},
                         Case{1, 1, "kernel: f32_recurrent_ref__scalar;"}, Case{4, 2, nullptr}}) {
-    ModelBuilder mb(14);
-    mb.input("x", onnx::TensorProto::FLOAT, {2, c.batch, 16});
-    mb.output("y", onnx::TensorProto::FLOAT, {2, 1, c.batch, 192});
-    mb.initializer("w", {1, 768, 16}, std::vector<float>(768 * 16, 0.01f));
-    mb.initializer("r", {1, 768, 192}, std::vector<float>(768 * 192, 0.01f));
-    ModelBuilder::int_attr(mb.node("LSTM", {"x", "w", "r"}, {"y"}, "lstm"), "hidden_size", 192);
-    Diagnostics diag;
-    std::unique_ptr<Module> m = import_model(mb.proto(), ImportOptions{}, diag);
-    REQUIRE(m);
-    m->target = with_threads(*find_target("x86-64-v4"), c.threads);
-    PassOptions options;
-    options.stop_after = "plan-memory";
-    PassManager pm(options);
-    REQUIRE(pm.run(*m, diag));
-    const std::string ir = print_graph(*m->graph);
+    const std::string ir = lstm_ir(c.batch, *with_threads(*find_target("x86-64-v4"), c.threads));
     INFO("batch " << c.batch << " threads " << c.threads << "\n" << ir);
     CHECK(filecheck(ir, {c.kernel ? std::string("CHECK: ") + c.kernel : "CHECK-NOT: kernel:"}) ==
           "");
+  }
+}
+
+TEST_CASE("select-kernels splits by the target's cost table", "[passes][kernels][threads]") {
+  // The LSTM step above (about 8 us at the row's rate) against a step threshold of 5 us (the
+  // hosted rows') and of 10 us (a target whose pool costs more): split, then whole. A kernel
+  // call's threshold does not apply to a step.
+  struct Case {
+    double min_step_s, min_call_s;
+    bool split;
+  };
+  for (const Case& c :
+       {Case{5e-6, 20e-6, true}, Case{10e-6, 20e-6, false}, Case{5e-6, 1.0, true}}) {
+    Target target = *with_threads(*find_target("x86-64-v4"), 2);
+    target.split.min_step_s = c.min_step_s;
+    target.split.min_call_s = c.min_call_s;
+    const std::string ir = lstm_ir(1, target);
+    INFO("min_step_s " << c.min_step_s << " min_call_s " << c.min_call_s << "\n" << ir);
+    CHECK(filecheck(ir, {c.split ? "CHECK: kernel: f32_recurrent_ref__scalar in 2 parts"
+                                 : "CHECK: kernel: f32_recurrent_ref__scalar;"}) == "");
   }
 }
 

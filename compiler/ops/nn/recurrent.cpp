@@ -66,12 +66,6 @@ struct RecurrentState : OpState {
   const KernelVariant* gemm_tile = nullptr;  // the target's blocked GEMM row (its products)
 };
 
-// The least time a step's product must take to pay for handing parts to the pool: each step is
-// a parallel region of its own, and a dispatch costs about 1 us on a spinning
-// onnxc::ThreadPool. (The rate, 35 GFLOP/s for the vector product a batch under 4 makes, is the
-// f32_recurrent row's in onnxc/variants.h.)
-constexpr double kMinStepSeconds = 5e-6;
-
 struct ActivationInfo {
   const char* name;  // lowercase
   int kind;
@@ -246,7 +240,7 @@ class RecurrentOp final : public OpHandler {
     q.families = {"recurrent"};
     q.gemm = &s.step;
     q.flops = 2.0 * static_cast<double>(s.step.m * s.step.n) * static_cast<double>(s.step.k);
-    q.min_split_seconds = kMinStepSeconds;
+    q.recurrent_step = true;  // each step is a parallel region of its own
     return q;
   }
   size_t use_kernel(Node& node, const KernelVariant&, int tasks) const override {
