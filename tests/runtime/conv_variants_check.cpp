@@ -43,6 +43,34 @@ int widest = 2;  // 2: AVX-512, 1: AVX2 + FMA, 0: the baseline
 #define ONNXC_CPU_HAS_AVX2_FMA() \
   (isa_cap::widest >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 
+#include "onnxc/activation_table.h"
+
+// The activations run_variant's cases check (its `epilogues`): the adapters compile each variant
+// for these alone (every variant's fused and parallel forms for all 11 activations of the table,
+// in each ISA copy, took most of the checker's build: 381 s for --target generic on a 2-core Zen
+// 3). A case naming another activation aborts instead of passing unchecked.
+constexpr bool is_checked_activation(onnxc::EpilogueActivation a) {
+  using namespace onnxc;
+  return a == kActNone || a == kActRelu || a == kActClip || a == kActSigmoid ||
+         a == kActHardSwish || a == kActSwish;
+}
+template <class F>
+void with_checked_epilogue(const onnxc::EpilogueSpec& s, F&& f) {
+  using namespace onnxc;
+  switch (s.activation) {
+#define ONNXC_CHECKED_CASE(kind, name, functor, polynomial)              \
+  case kind:                                                             \
+    if constexpr (is_checked_activation(kind))                           \
+      return f(Epilogue<functor>{functor{s.alpha, s.beta}, s.residual}); \
+    break;
+    ONNXC_EPILOGUE_ACTIVATIONS(ONNXC_CHECKED_CASE)
+#undef ONNXC_CHECKED_CASE
+  }
+  std::fprintf(stderr, "conv_variants_check: activation %d is not among the checked ones\n",
+               static_cast<int>(s.activation));
+  std::abort();
+}
+#define ONNXC_TESTED_EPILOGUE with_checked_epilogue
 #include "epilogue_adapters.h"
 #include "onnxc/conv_variants.h"
 #include "onnxc/conv_variants_sse2.h"
