@@ -42,8 +42,9 @@ TEST_CASE("inspect --threads lists each split node with its grid and predicts th
   const std::string report = thread_report(*two_convs(4));
   INFO(report);
   // 1024 positions in 32 panels of 32, 32 rows in 4 tiles of 8: grids of 4 parts cost
-  // panels x depth x (rows + 8 packing rows): 4 x 1 -> 8 x 40 per 32 x 40 whole = 25%;
-  // 2 x 2 -> 16 x 24 = 30%; 1 x 4 -> 32 x 16 = 40%. So 4 position groups, 25% the largest part.
+  // panels x depth x (rows + 48 packing rows, kConvPackRows): 4 x 1 -> 8 x 80 per 32 x 80 whole
+  // = 25%; 2 x 2 -> 16 x 64 = 40%; 1 x 4 -> 32 x 56 = 70%. So 4 position groups, 25% the largest
+  // part.
   CHECK(filecheck(report, {"CHECK: threads: 4", "CHECK: big", "CHECK-SAME: Conv",
                            "CHECK-SAME: 4 position groups x 1 channel groups", "CHECK-SAME: 25.0%",
                            "CHECK-NOT: small", "CHECK: model: 1 split nodes, 1 whole",
