@@ -86,24 +86,32 @@ constexpr index_t out_stage_floats(const ConvParams& p) {
   return kOut * kOut * tiles_w(p) * cout_padded(p);
 }
 
-using conv_detail::kLanes;
-using conv_detail::vfloat;
+// The transforms run on vectors of L floats: the build's own width (conv_detail::kLanes), or
+// in a baseline build's run-time copies (blocks) AVX2's 8 and AVX-512's 16. Every lane count
+// computes the same values: the transforms are lane-wise, and channels are padded to 16.
+template <index_t L>
+struct WinoVector {
+  typedef float type __attribute__((vector_size(L * sizeof(float))));
+};
 
 // Vectors pass by reference: by value, a generic build's 8-float vectors change the ABI (g++
 // -Wpsabi).
-inline void load(vfloat& v, const float* p) {
+template <class V>
+ONNXC_ALWAYS_INLINE void load(V& v, const float* p) {
   std::memcpy(&v, p, sizeof v);
 }
-inline void store(float* p, const vfloat& v) {
+template <class V>
+ONNXC_ALWAYS_INLINE void store(float* p, const V& v) {
   std::memcpy(p, &v, sizeof v);
 }
 
 // out = B^T in: one dimension of the input transform.
-inline void bt6(const vfloat* in, index_t stride, vfloat* out, index_t out_stride) {
-  const vfloat a = in[0], b = in[stride], c = in[2 * stride], d = in[3 * stride],
-               e = in[4 * stride], f = in[5 * stride];
-  const vfloat t1 = e - 4.0f * c, t2 = d - 4.0f * b;  // shared by rows 1 and 2
-  const vfloat t3 = e - c, t4 = 2.0f * (d - b);       // shared by rows 3 and 4
+template <class V>
+ONNXC_ALWAYS_INLINE void bt6(const V* in, index_t stride, V* out, index_t out_stride) {
+  const V a = in[0], b = in[stride], c = in[2 * stride], d = in[3 * stride], e = in[4 * stride],
+          f = in[5 * stride];
+  const V t1 = e - 4.0f * c, t2 = d - 4.0f * b;  // shared by rows 1 and 2
+  const V t3 = e - c, t4 = 2.0f * (d - b);       // shared by rows 3 and 4
   out[0] = 4.0f * a - 5.0f * c + e;
   out[out_stride] = t1 + t2;
   out[2 * out_stride] = t1 - t2;
@@ -113,9 +121,10 @@ inline void bt6(const vfloat* in, index_t stride, vfloat* out, index_t out_strid
 }
 
 // out = A^T in (6 -> 4): one dimension of the output transform.
-inline void at6(const vfloat* in, index_t stride, vfloat* out, index_t out_stride) {
-  const vfloat m1 = in[stride], m2 = in[2 * stride], m3 = in[3 * stride], m4 = in[4 * stride];
-  const vfloat s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4;
+template <class V>
+ONNXC_ALWAYS_INLINE void at6(const V* in, index_t stride, V* out, index_t out_stride) {
+  const V m1 = in[stride], m2 = in[2 * stride], m3 = in[3 * stride], m4 = in[4 * stride];
+  const V s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4;
   out[0] = in[0] + s12 + s34;
   out[out_stride] = d12 + 2.0f * d34;
   out[2 * out_stride] = s12 + 4.0f * s34;
@@ -152,10 +161,12 @@ inline void stage_input(const ConvParams& p, const float* x, index_t band, float
 }
 
 // V[xi][t][c] for the tiles of a staged band (tile j of the band is tile t0 + j of the block).
+template <index_t L>
 inline void transform_input(const ConvParams& p, const float* stage, index_t t0, float* v) {
+  using vfloat = typename WinoVector<L>::type;
   const index_t cp = cin_padded(p), cols = stage_cols(p), tb = block_tiles(p);
   for (index_t j = 0; j < tiles_w(p); ++j)
-    for (index_t c = 0; c < cp; c += kLanes) {
+    for (index_t c = 0; c < cp; c += L) {
       vfloat d[kPoints], t[kPoints];
       for (index_t r = 0; r < kAlpha; ++r)
         for (index_t col = 0; col < kAlpha; ++col)
@@ -168,18 +179,20 @@ inline void transform_input(const ConvParams& p, const float* stage, index_t t0,
 
 // The output band of the block's tiles [t0, t0 + tiles_w), channels [k0, k1) (multiples of
 // kNr): A^T M A + bias into `stage`, stage[(r * 4 * tiles_w + col) * cout_padded + k].
+template <index_t L>
 inline void transform_output(const ConvParams& p, const float* m, index_t t0, const float* bias,
                              index_t k0, index_t k1, float* stage) {
+  using vfloat = typename WinoVector<L>::type;
   const index_t kp = cout_padded(p), tb = block_tiles(p), cols = kOut * tiles_w(p);
   for (index_t j = 0; j < tiles_w(p); ++j)
-    for (index_t k = k0; k < k1; k += kLanes) {
+    for (index_t k = k0; k < k1; k += L) {
       vfloat s[kPoints], t[kOut * kAlpha], o[kOut * kOut];
       for (index_t xi = 0; xi < kPoints; ++xi) load(s[xi], m + (xi * tb + t0 + j) * kp + k);
       for (index_t col = 0; col < kAlpha; ++col) at6(s + col, kAlpha, t + col, kAlpha);
       for (index_t r = 0; r < kOut; ++r) at6(t + r * kAlpha, 1, o + r * kOut, 1);
       vfloat b = {};
       if (bias)
-        for (index_t l = 0; l < kLanes; ++l) b[l] = k + l < p.c_out ? bias[k + l] : 0.0f;
+        for (index_t l = 0; l < L; ++l) b[l] = k + l < p.c_out ? bias[k + l] : 0.0f;
       for (index_t r = 0; r < kOut; ++r)
         for (index_t col = 0; col < kOut; ++col)
           store(stage + (r * cols + j * kOut + col) * kp + k, o[r * kOut + col] += b);
@@ -208,8 +221,9 @@ inline void unstage_output(const ConvParams& p, const float* stage, index_t band
   }
 }
 
-// Bands [b0, b1) of one image, as one block, output channel panels [pn0, pn1) (of kNr).
-template <class Act>
+// Bands [b0, b1) of one image, as one block, output channel panels [pn0, pn1) (of kNr), on the
+// register tile kTile and transforms in vectors of L floats.
+template <auto kTile, index_t L, class Act>
 inline void block(const ConvParams& p, const float* x, const float* u, const float* bias, float* y,
                   float* scratch, index_t b0, index_t b1, index_t pn0, index_t pn1,
                   const Epilogue<Act>& e, const float* res) {
@@ -220,37 +234,74 @@ inline void block(const ConvParams& p, const float* x, const float* u, const flo
   float* out_stage = in_stage + in_stage_floats(p);
   for (index_t band = b0; band < b1; ++band) {
     stage_input(p, x, band, in_stage);
-    transform_input(p, in_stage, (band - b0) * tw, v);
+    transform_input<L>(p, in_stage, (band - b0) * tw, v);
   }
   const index_t tiles = (b1 - b0) * tw;
   for (index_t xi = 0; xi < kPoints; ++xi)
     for (index_t panel = pn0; panel < pn1; ++panel) {
       const float* u_panel = u + (xi * (kp / kNr) + panel) * cp * kNr;
       for (index_t t = 0; t < tiles; t += kMr)
-        conv_detail::gemm_tile<kMr, kNr>(v + (xi * tb + t) * cp, cp, u_panel, cp,
-                                         m + (xi * tb + t) * kp + panel * kNr, kp,
-                                         tiles - t < kMr ? tiles - t : kMr, kNr, nullptr, false);
+        kTile(v + (xi * tb + t) * cp, cp, u_panel, cp, m + (xi * tb + t) * kp + panel * kNr, kp,
+              tiles - t < kMr ? tiles - t : kMr, kNr, nullptr, false);
     }
   for (index_t band = b0; band < b1; ++band) {
-    transform_output(p, m, (band - b0) * tw, bias, pn0 * kNr, pn1 * kNr, out_stage);
+    transform_output<L>(p, m, (band - b0) * tw, bias, pn0 * kNr, pn1 * kNr, out_stage);
     unstage_output(p, out_stage, band, pn0 * kNr, pn1 * kNr, y, e, res);
   }
 }
 
 // Blocks [blk0, blk1) of the images' blocks (image-major), output channel panels [pn0, pn1),
 // each block in `scratch`.
-template <class Act>
-inline void blocks(const ConvParams& p, const float* x, const float* u, const float* b, float* y,
-                   void* scratch, const Epilogue<Act>& e, const float* res, index_t blk0,
-                   index_t blk1, index_t pn0, index_t pn1) {
+template <auto kTile, index_t L, class Act>
+inline void blocks_on(const ConvParams& p, const float* x, const float* u, const float* b, float* y,
+                      void* scratch, const Epilogue<Act>& e, const float* res, index_t blk0,
+                      index_t blk1, index_t pn0, index_t pn1) {
   const index_t per_image = (bands(p) + bands_per_block(p) - 1) / bands_per_block(p);
   const index_t in_size = p.c_in * p.in[1] * p.in[2], out_size = p.c_out * p.out[1] * p.out[2];
   for (index_t blk = blk0; blk < blk1; ++blk) {
     const index_t n = blk / per_image, b0 = blk % per_image * bands_per_block(p);
     const index_t b1 = b0 + bands_per_block(p) < bands(p) ? b0 + bands_per_block(p) : bands(p);
-    block(p, x + n * in_size, u, b, y + n * out_size, static_cast<float*>(scratch), b0, b1, pn0,
-          pn1, e, res ? res + n * out_size : res);
+    block<kTile, L>(p, x + n * in_size, u, b, y + n * out_size, static_cast<float*>(scratch), b0,
+                    b1, pn0, pn1, e, res ? res + n * out_size : res);
   }
+}
+
+// The run-time ISA copies (ONNXC_X86_ISA_DISPATCH, onnxc/base.h) of a baseline build: all of the
+// blocks (staging, transforms, epilogues) in the CPU's widest vectors, on native's 8 x 32 tile
+// (the conv variant checker's generic build runs each copy). Not yet selected for the baseline
+// targets (variants.h: vector_fma): with it, resnet18 at --target generic ran at 1.04x native
+// instead of 1.40x, but light_vgg19's transformed filters then failed to build (issue 37's note).
+#if defined(ONNXC_X86_ISA_DISPATCH)
+template <class Act>
+__attribute__((target("avx512f,avx2,fma"), flatten, noinline, ONNXC_VECTORIZE_COPY)) void
+blocks_avx512f(const ConvParams& p, const float* x, const float* u, const float* b, float* y,
+               void* scratch, const Epilogue<Act>& e, const float* res, index_t blk0, index_t blk1,
+               index_t pn0, index_t pn1) {
+  blocks_on<conv_detail::gemm_tile_avx512f<kMr, kNr>, 16>(p, x, u, b, y, scratch, e, res, blk0,
+                                                          blk1, pn0, pn1);
+}
+template <class Act>
+__attribute__((target("avx2,fma"), flatten, noinline, ONNXC_VECTORIZE_COPY)) void blocks_avx2_fma(
+    const ConvParams& p, const float* x, const float* u, const float* b, float* y, void* scratch,
+    const Epilogue<Act>& e, const float* res, index_t blk0, index_t blk1, index_t pn0,
+    index_t pn1) {
+  blocks_on<conv_detail::gemm_tile_avx2_fma<kMr, kNr>, 8>(p, x, u, b, y, scratch, e, res, blk0,
+                                                          blk1, pn0, pn1);
+}
+#endif
+
+template <class Act>
+inline void blocks(const ConvParams& p, const float* x, const float* u, const float* b, float* y,
+                   void* scratch, const Epilogue<Act>& e, const float* res, index_t blk0,
+                   index_t blk1, index_t pn0, index_t pn1) {
+#if defined(ONNXC_X86_ISA_DISPATCH)
+  if (ONNXC_CPU_HAS_AVX512F())
+    return blocks_avx512f(p, x, u, b, y, scratch, e, res, blk0, blk1, pn0, pn1);
+  if (ONNXC_CPU_HAS_AVX2_FMA())
+    return blocks_avx2_fma(p, x, u, b, y, scratch, e, res, blk0, blk1, pn0, pn1);
+#endif
+  blocks_on<conv_detail::gemm_tile<kMr, kNr>, conv_detail::kLanes>(p, x, u, b, y, scratch, e, res,
+                                                                   blk0, blk1, pn0, pn1);
 }
 
 }  // namespace wino_detail
